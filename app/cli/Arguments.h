@@ -1,0 +1,18 @@
+// Per-command argument parsing on QCommandLineParser, with Portolan's exit codes and help layout.
+#pragma once
+
+#include <QCommandLineParser>
+#include <QStringList>
+
+#include <optional>
+
+namespace portolan::cli {
+
+/// Parses `arguments` for command `name`. Prints help (and returns kExitOk) for --help, prints the
+/// error and the usage (and returns kExitUsage) on bad usage; returns nullopt when the command
+/// should go on. `positional` names the expected positional arguments, `minPositional` how many
+/// are required.
+std::optional<int> parseArguments(QCommandLineParser &parser, const QString &name, const QString &summary,
+                                  const QStringList &arguments, int minPositional, int maxPositional);
+
+} // namespace portolan::cli

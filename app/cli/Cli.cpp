@@ -1,0 +1,99 @@
+// CLI dispatch: global options (--help, --version, --verbose, --quiet), then one command.
+#include "cli/Command.h"
+
+#include "support/Log.h"
+
+#include <QCoreApplication>
+#include <QTextStream>
+
+#include <cstdio>
+#include <cstring>
+
+namespace portolan::cli {
+
+#define PORTOLAN_COMMAND(function, name, summary) int function(const QStringList &arguments);
+#include "cli/Commands.def"
+#undef PORTOLAN_COMMAND
+
+const std::vector<Command> &commands()
+{
+    static const std::vector<Command> list = {
+#define PORTOLAN_COMMAND(function, name, summary) {name, summary, &function},
+#include "cli/Commands.def"
+#undef PORTOLAN_COMMAND
+    };
+    return list;
+}
+
+static void printUsage(FILE *stream)
+{
+    std::fprintf(stream, "Portolan %s: inspect, compile, run and compare ONNX models for accelerator ports.\n\n"
+                         "Usage:\n"
+                         "  portolan [MODEL.onnx]                 open the workbench (GUI)\n"
+                         "  portolan [GLOBAL OPTIONS] COMMAND ARGS  run a command headless\n\n"
+                         "Commands:\n",
+                 PORTOLAN_VERSION);
+    for (const Command &c : commands())
+        std::fprintf(stream, "  %-10s %s\n", c.name, c.summary);
+    std::fprintf(stream, "\nGlobal options:\n"
+                         "  -h, --help     this help (COMMAND --help for a command's own)\n"
+                         "  --version      print the version\n"
+                         "  -v, --verbose  log more\n"
+                         "  -q, --quiet    log warnings and errors only\n\n"
+                         "Exit codes: 0 ok, 1 the model has findings or failed checks, 2 bad usage or unreadable input.\n");
+}
+
+bool isCliInvocation(const char *argument)
+{
+    if (argument[0] == '-')
+        return true; // options are the CLI's; the GUI takes only a model path
+    for (const Command &c : commands())
+        if (std::strcmp(argument, c.name) == 0)
+            return true;
+    return false;
+}
+
+int runCli(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName("portolan");
+    QCoreApplication::setApplicationVersion(PORTOLAN_VERSION);
+
+    QStringList args = app.arguments();
+    args.removeFirst();
+    support::LogLevel level = support::LogLevel::Normal;
+    while (!args.isEmpty() && args.front().startsWith('-')) {
+        const QString option = args.takeFirst();
+        if (option == "-h" || option == "--help") {
+            printUsage(stdout);
+            return kExitOk;
+        }
+        if (option == "--version") {
+            std::printf("portolan %s\n", PORTOLAN_VERSION);
+            return kExitOk;
+        }
+        if (option == "-v" || option == "--verbose") {
+            level = support::LogLevel::Verbose;
+        } else if (option == "-q" || option == "--quiet") {
+            level = support::LogLevel::Quiet;
+        } else {
+            std::fprintf(stderr, "portolan: unknown option '%s'\n\n", qPrintable(option));
+            printUsage(stderr);
+            return kExitUsage;
+        }
+    }
+    support::configureLogging(level);
+    if (args.isEmpty()) {
+        printUsage(stderr);
+        return kExitUsage;
+    }
+    const QString name = args.takeFirst();
+    for (const Command &c : commands())
+        if (name == c.name)
+            return c.run(args);
+    std::fprintf(stderr, "portolan: unknown command '%s'\n\n", qPrintable(name));
+    printUsage(stderr);
+    return kExitUsage;
+}
+
+} // namespace portolan::cli

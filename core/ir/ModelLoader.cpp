@@ -1,0 +1,387 @@
+// ModelProto → IR. Parses with protobuf limits, then builds each graph in passes: initializers and
+// inputs, node outputs (so unsorted files load), node inputs and subgraphs, value_info, outputs.
+// Structural faults (duplicate definitions, dangling reads, cycles, bad tensors) are load errors.
+#include "ir/ModelLoader.h"
+
+#include "ir/ExternalData.h"
+#include "ir/TensorValidation.h"
+#include "ir/Topology.h"
+
+#include <google/protobuf/io/coded_stream.h>
+
+#include <climits>
+#include <filesystem>
+
+namespace portolan::ir {
+
+using support::Error;
+using support::Expected;
+using support::makeError;
+
+namespace {
+
+// Protobuf nests three messages per subgraph level (Graph → Node → Attribute): this admits
+// ~100 levels of If/Loop nesting at parse time; our own depth limit then gives the clear message.
+constexpr int kProtoRecursionLimit = 320;
+
+class GraphBuilder {
+public:
+    GraphBuilder(Model &model, const std::string &modelName, const LoadOptions &options,
+                 support::Diagnostics &warnings)
+        : m_model(model), m_modelName(modelName), m_options(options), m_warnings(warnings),
+          m_external(model.baseDir)
+    {
+    }
+
+    support::Status build(onnx::GraphProto &proto, GraphId graphId);
+
+private:
+    Error fail(Error error, const Graph &graph, const std::string &node = {}) const
+    {
+        error.primary.model = m_modelName;
+        error.primary.graph = graphPath(graph);
+        if (!node.empty())
+            error.primary.node = node;
+        return error;
+    }
+    std::string graphPath(const Graph &graph) const;
+    support::Status addInitializers(onnx::GraphProto &proto, Graph &graph);
+    support::Status addInputs(onnx::GraphProto &proto, Graph &graph);
+    support::Status addNodes(onnx::GraphProto &proto, GraphId graphId);
+    support::Status wireNodeInputs(onnx::GraphProto &proto, GraphId graphId, std::size_t firstNode);
+    support::Status addValueInfos(onnx::GraphProto &proto, Graph &graph);
+    support::Status addOutputs(onnx::GraphProto &proto, Graph &graph);
+    support::Status validateAttributeTensors(const onnx::AttributeProto &attribute, const Graph &graph,
+                                             const std::string &nodeName) const;
+    void declare(Value &value, onnx::ValueInfoProto &&info, const Graph &graph);
+
+    Model &m_model;
+    const std::string &m_modelName;
+    const LoadOptions &m_options;
+    support::Diagnostics &m_warnings;
+    ExternalDataResolver m_external;
+};
+
+std::string GraphBuilder::graphPath(const Graph &graph) const
+{
+    if (graph.isMain())
+        return graph.name.empty() ? "main" : graph.name;
+    const Graph &parent = m_model.graph(graph.parent);
+    const Node &owner = m_model.node(graph.ownerNode);
+    return graphPath(parent) + "/" + (owner.name.empty() ? owner.opType : owner.name) + "." + graph.ownerAttribute;
+}
+
+void GraphBuilder::declare(Value &value, onnx::ValueInfoProto &&info, const Graph &graph)
+{
+    const bool typed = info.has_type();
+    if (value.hasDeclaredType && typed &&
+        info.type().SerializeAsString() != value.info.type().SerializeAsString()) {
+        support::Diagnostic d;
+        d.severity = support::Severity::Warning;
+        d.code = "conflicting-declarations";
+        d.message = "declared twice with different types; keeping " + typeString(value.info.type());
+        d.model = m_modelName;
+        d.graph = graphPath(graph);
+        d.value = value.name;
+        m_warnings.push_back(std::move(d));
+        return;
+    }
+    if (value.hasDeclaredType && !typed)
+        return;
+    value.info = std::move(info);
+    value.hasDeclaredType = typed;
+}
+
+support::Status GraphBuilder::addInitializers(onnx::GraphProto &proto, Graph &graph)
+{
+    for (auto &tensor : *proto.mutable_initializer()) {
+        if (tensor.name().empty())
+            return fail(makeError("unnamed-initializer", "an initializer has no name"), graph);
+        if (graph.scope.contains(tensor.name()))
+            return fail(makeError("duplicate-definition", "initializer is defined twice", {}, {}, tensor.name()),
+                        graph);
+        if (auto checked = validateTensorProto(tensor); !checked)
+            return fail(checked.takeError(), graph);
+
+        auto init = std::make_shared<Initializer>();
+        init->proto.Swap(&tensor);
+        if (init->proto.data_location() == onnx::TensorProto::EXTERNAL && m_options.loadExternalData) {
+            if (auto st = m_external.resolve(*init); !st) {
+                Error e = st.error();
+                e.primary.value = init->proto.name();
+                return fail(std::move(e), graph);
+            }
+        }
+        const ValueId id = m_model.addValue(graph.id, init->proto.name());
+        Value &v = m_model.value(id);
+        v.info.mutable_type()->mutable_tensor_type()->set_elem_type(init->proto.data_type());
+        v.initializer = std::move(init);
+        graph.initializers.push_back(id);
+    }
+    // Sparse initializers stay in the graph's extras; their names are defined all the same.
+    for (const auto &sparse : proto.sparse_initializer()) {
+        const std::string &name = sparse.values().name();
+        if (!name.empty() && !graph.scope.contains(name))
+            m_model.addValue(graph.id, name);
+    }
+    return support::Status::ok();
+}
+
+support::Status GraphBuilder::addInputs(onnx::GraphProto &proto, Graph &graph)
+{
+    for (auto &info : *proto.mutable_input()) {
+        const std::string name = info.name();
+        if (name.empty())
+            return fail(makeError("unnamed-input", "a graph input has no name"), graph);
+        ValueId id;
+        if (auto it = graph.scope.find(name); it != graph.scope.end()) {
+            // IR < 4 lists initializers among the inputs too; anything else is a duplicate.
+            const bool isInitializer = m_model.value(it->second).isInitializer();
+            for (const ValueId existing : graph.inputs)
+                if (existing == it->second)
+                    return fail(makeError("duplicate-definition", "graph input is listed twice", {}, {}, name), graph);
+            if (!isInitializer)
+                return fail(makeError("duplicate-definition", "graph input is defined twice", {}, {}, name), graph);
+            id = it->second;
+        } else {
+            id = m_model.addValue(graph.id, name);
+        }
+        Value &v = m_model.value(id);
+        if (v.isInitializer()) {
+            // keep the input's own declaration: it is what the file says
+            v.info = std::move(info);
+            v.hasDeclaredType = v.info.has_type();
+        } else {
+            declare(v, std::move(info), graph);
+        }
+        graph.inputs.push_back(id);
+    }
+    return support::Status::ok();
+}
+
+support::Status GraphBuilder::addNodes(onnx::GraphProto &proto, GraphId graphId)
+{
+    Graph &graph = m_model.graph(graphId);
+    for (int i = 0; i < proto.node_size(); ++i) {
+        onnx::NodeProto &np = *proto.mutable_node(i);
+        const NodeId id = m_model.addNode(graphId, np.name(), np.op_type(), np.domain());
+        if (np.op_type().empty())
+            return fail(makeError("missing-op-type", "node has no op_type"), graph, m_model.node(id).displayName(i));
+        for (const std::string &out : np.output()) {
+            if (out.empty()) {
+                m_model.appendOutput(id, ValueId());
+                continue;
+            }
+            if (auto it = graph.scope.find(out); it != graph.scope.end()) {
+                const Value &prior = m_model.value(it->second);
+                std::string what = "an input or initializer";
+                if (prior.producer.valid()) {
+                    const Node &other = m_model.node(prior.producer);
+                    what = "node '" + (other.name.empty() ? other.opType : other.name) + "'";
+                }
+                return fail(makeError("duplicate-definition",
+                                      "output '" + out + "' is already defined by " + what, {}, {}, out),
+                            graph, m_model.node(id).displayName(i));
+            }
+            m_model.appendOutput(id, m_model.addValue(graphId, out));
+        }
+    }
+    return support::Status::ok();
+}
+
+support::Status GraphBuilder::validateAttributeTensors(const onnx::AttributeProto &attribute, const Graph &graph,
+                                                       const std::string &nodeName) const
+{
+    auto check = [&](const onnx::TensorProto &t) -> support::Status {
+        if (t.data_location() == onnx::TensorProto::EXTERNAL)
+            return fail(makeError("external-in-attribute", "attribute '" + attribute.name() +
+                                                               "' stores its tensor as external data, which is not supported"),
+                        graph, nodeName);
+        if (auto checked = validateTensorProto(t); !checked) {
+            Error e = checked.takeError();
+            e.primary.message = "attribute '" + attribute.name() + "': " + e.primary.message;
+            return fail(std::move(e), graph, nodeName);
+        }
+        return support::Status::ok();
+    };
+    if (attribute.has_t())
+        if (auto st = check(attribute.t()); !st)
+            return st;
+    for (const auto &t : attribute.tensors())
+        if (auto st = check(t); !st)
+            return st;
+    return support::Status::ok();
+}
+
+support::Status GraphBuilder::wireNodeInputs(onnx::GraphProto &proto, GraphId graphId, std::size_t firstNode)
+{
+    for (int i = 0; i < proto.node_size(); ++i) {
+        onnx::NodeProto &np = *proto.mutable_node(i);
+        const NodeId id = m_model.graph(graphId).nodes[firstNode + static_cast<std::size_t>(i)];
+        const std::string display = m_model.node(id).displayName(static_cast<std::size_t>(i));
+
+        for (const std::string &in : np.input()) {
+            if (in.empty()) {
+                m_model.appendInput(id, ValueId());
+                continue;
+            }
+            const auto found = m_model.lookup(graphId, in);
+            if (!found)
+                return fail(makeError("missing-producer",
+                                      "input '" + in + "' is not produced by any node, graph input or initializer",
+                                      {}, {}, in),
+                            m_model.graph(graphId), display);
+            m_model.appendInput(id, *found);
+        }
+
+        // Attributes: subgraphs become IR graphs (loaded now, when every outer name is known).
+        for (auto &ap : *np.mutable_attribute()) {
+            if (auto st = validateAttributeTensors(ap, m_model.graph(graphId), display); !st)
+                return st;
+            Attribute attribute;
+            std::vector<std::unique_ptr<onnx::GraphProto>> bodies;
+            if (ap.has_g())
+                bodies.emplace_back(ap.release_g());
+            for (auto &g : *ap.mutable_graphs())
+                bodies.push_back(std::make_unique<onnx::GraphProto>(std::move(g)));
+            ap.clear_graphs();
+            for (auto &body : bodies) {
+                const int depth = m_model.graph(graphId).depth + 1;
+                if (depth > m_options.maxSubgraphDepth)
+                    return fail(makeError("nesting-too-deep", "subgraphs nest deeper than the limit of " +
+                                                                  std::to_string(m_options.maxSubgraphDepth) + " levels"),
+                                m_model.graph(graphId), display);
+                const GraphId sub = m_model.addGraph(body->name(), graphId, id, ap.name());
+                attribute.subgraphs.push_back(sub);
+                if (auto st = build(*body, sub); !st)
+                    return st;
+            }
+            attribute.proto.Swap(&ap);
+            m_model.node(id).attributes.push_back(std::move(attribute));
+        }
+        np.clear_input();
+        np.clear_output();
+        np.clear_attribute(); // name, op_type and domain stay: the saver rewrites them only when changed
+        m_model.node(id).extras.Swap(&np);
+    }
+    return support::Status::ok();
+}
+
+support::Status GraphBuilder::addValueInfos(onnx::GraphProto &proto, Graph &graph)
+{
+    for (auto &info : *proto.mutable_value_info()) {
+        const std::string name = info.name();
+        ValueId id;
+        if (auto found = m_model.lookup(graph.id, name))
+            id = *found;
+        else
+            id = m_model.addValue(graph.id, name); // annotates nothing: kept so saving loses nothing
+        declare(m_model.value(id), std::move(info), graph);
+        graph.valueInfos.push_back(id);
+    }
+    return support::Status::ok();
+}
+
+support::Status GraphBuilder::addOutputs(onnx::GraphProto &proto, Graph &graph)
+{
+    for (auto &info : *proto.mutable_output()) {
+        const std::string name = info.name();
+        const auto found = m_model.lookup(graph.id, name);
+        if (!found)
+            return fail(makeError("missing-producer", "graph output is not produced by any node, input or initializer",
+                                  {}, {}, name),
+                        graph);
+        declare(m_model.value(*found), std::move(info), graph);
+        graph.outputs.push_back(*found);
+    }
+    return support::Status::ok();
+}
+
+support::Status GraphBuilder::build(onnx::GraphProto &proto, GraphId graphId)
+{
+    Graph &graph = m_model.graph(graphId);
+    const std::size_t firstNode = graph.nodes.size();
+    if (auto st = addInitializers(proto, graph); !st)
+        return st;
+    if (auto st = addInputs(proto, graph); !st)
+        return st;
+    if (auto st = addNodes(proto, graphId); !st)
+        return st;
+    if (auto st = wireNodeInputs(proto, graphId, firstNode); !st)
+        return st;
+    Graph &g = m_model.graph(graphId); // subgraph loading may have grown the arena; deque keeps refs valid
+    if (auto st = addValueInfos(proto, g); !st)
+        return st;
+    if (auto st = addOutputs(proto, g); !st)
+        return st;
+    if (auto order = topologicalOrder(m_model, graphId); !order)
+        return fail(order.takeError(), g);
+
+    proto.clear_node();
+    proto.clear_input();
+    proto.clear_output();
+    proto.clear_initializer();
+    proto.clear_value_info();
+    g.extras.Swap(&proto);
+    return support::Status::ok();
+}
+
+Error notAModel(const std::string &displayName, std::string why)
+{
+    return makeError("not-a-model", std::move(why), displayName);
+}
+
+} // namespace
+
+Expected<LoadedModel> loadModelProto(onnx::ModelProto &&proto, const std::string &displayName,
+                                     const std::string &baseDir, const LoadOptions &options)
+{
+    if (!proto.has_graph())
+        return notAModel(displayName, "not an ONNX model: the protobuf has no graph");
+    if (proto.ir_version() <= 0)
+        return notAModel(displayName, "not an ONNX model: ir_version is missing");
+
+    LoadedModel loaded;
+    loaded.model = std::make_unique<Model>();
+    Model &model = *loaded.model;
+    model.sourcePath = displayName;
+    model.baseDir = baseDir;
+
+    std::unique_ptr<onnx::GraphProto> graph(proto.release_graph());
+    model.header = std::move(proto);
+    const GraphId main = model.addGraph(graph->name(), GraphId(), NodeId(), {});
+    GraphBuilder builder(model, displayName, options, loaded.warnings);
+    if (auto st = builder.build(*graph, main); !st)
+        return st.error();
+    return loaded;
+}
+
+Expected<LoadedModel> loadModelBytes(std::span<const std::byte> bytes, const std::string &displayName,
+                                     const std::string &baseDir, const LoadOptions &options)
+{
+    if (bytes.empty())
+        return notAModel(displayName, "the file is empty");
+    if (bytes.size() > static_cast<std::size_t>(INT_MAX))
+        return notAModel(displayName, "the model protobuf is over 2 GiB, protobuf's limit: store weights as external data");
+
+    onnx::ModelProto proto;
+    google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t *>(bytes.data()),
+                                                  static_cast<int>(bytes.size()));
+    stream.SetRecursionLimit(kProtoRecursionLimit);
+    if (!proto.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+        return notAModel(displayName, "cannot parse as an ONNX ModelProto: the bytes are truncated, corrupt, not a "
+                                      "model, or nest messages deeper than " +
+                                          std::to_string(kProtoRecursionLimit) + " levels");
+    return loadModelProto(std::move(proto), displayName, baseDir, options);
+}
+
+Expected<LoadedModel> loadModelFile(const std::string &path, const LoadOptions &options)
+{
+    auto file = support::MappedFile::open(path);
+    if (!file)
+        return file.takeError();
+    const std::string baseDir = std::filesystem::path(path).parent_path().string();
+    return loadModelBytes((*file)->bytes(), path, baseDir.empty() ? "." : baseDir, options);
+}
+
+} // namespace portolan::ir

@@ -1,0 +1,38 @@
+// A node (operator application) of the IR, with attributes whose subgraphs are IR graphs.
+#pragma once
+
+#include "ir/Ids.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <vector>
+
+namespace portolan::ir {
+
+/// An attribute as in the file, except that GRAPH/GRAPHS payloads live as IR subgraphs.
+struct Attribute {
+    onnx::AttributeProto proto;     ///< with `g` and `graphs` cleared
+    std::vector<GraphId> subgraphs; ///< one for GRAPH, n for GRAPHS, none otherwise
+
+    const std::string &name() const { return proto.name(); }
+};
+
+struct Node {
+    NodeId id;
+    GraphId graph;
+    std::string name;
+    std::string opType;
+    std::string domain;              ///< "" for the standard ai.onnx domain
+    std::vector<ValueId> inputs;     ///< invalid id = omitted optional input ("")
+    std::vector<ValueId> outputs;    ///< invalid id = omitted optional output ("")
+    std::vector<Attribute> attributes;
+    onnx::NodeProto extras;          ///< doc_string and unknown fields, input/output/attribute cleared
+    bool alive = true;               ///< false once removed: ids are never reused
+
+    const Attribute *attribute(const std::string &attributeName) const;
+    /// "name" or, when unnamed, "#index (OpType)" — how diagnostics refer to the node.
+    std::string displayName(std::size_t indexInGraph) const;
+};
+
+} // namespace portolan::ir

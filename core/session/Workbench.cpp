@@ -1,0 +1,51 @@
+// Workbench: loading and inspection so far; passes, runs and comparison join as they land.
+#include "session/Workbench.h"
+
+#include "analysis/ModelChecker.h"
+#include "analysis/ShapeInference.h"
+
+namespace portolan::session {
+
+support::Status Workbench::adopt(support::Expected<ir::LoadedModel> loaded)
+{
+    if (!loaded)
+        return loaded.takeError();
+    m_model = std::move(loaded->model);
+    m_loadWarnings = std::move(loaded->warnings);
+    m_findings.reset();
+    return support::Status::ok();
+}
+
+support::Status Workbench::open(const std::string &path, const ir::LoadOptions &options)
+{
+    return adopt(ir::loadModelFile(path, options));
+}
+
+support::Status Workbench::openBytes(std::span<const std::byte> bytes, const std::string &displayName,
+                                     const std::string &baseDir, const ir::LoadOptions &options)
+{
+    return adopt(ir::loadModelBytes(bytes, displayName, baseDir, options));
+}
+
+const support::Diagnostics &Workbench::findings()
+{
+    if (!m_findings) {
+        support::Diagnostics all = m_loadWarnings;
+        support::Diagnostics checked = analysis::checkModel(*m_model);
+        all.insert(all.end(), checked.begin(), checked.end());
+        // Shape inference errors are warnings: the model is valid, a target may still trip on it.
+        for (support::Diagnostic d : analysis::inferShapes(*m_model).findings) {
+            d.severity = support::Severity::Warning;
+            all.push_back(std::move(d));
+        }
+        m_findings = std::move(all);
+    }
+    return *m_findings;
+}
+
+analysis::ModelSummary Workbench::inspect()
+{
+    return analysis::summarize(*m_model, findings());
+}
+
+} // namespace portolan::session

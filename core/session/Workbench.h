@@ -1,0 +1,39 @@
+// The facade every client (CLI, GUI, tests) calls: one method per user-visible operation.
+#pragma once
+
+#include "analysis/ModelSummary.h"
+#include "ir/Model.h"
+#include "ir/ModelLoader.h"
+#include "support/Expected.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace portolan::session {
+
+class Workbench {
+public:
+    /// Loads a model file (replacing any open one). Load errors leave the previous model open.
+    support::Status open(const std::string &path, const ir::LoadOptions &options = {});
+    /// Loads serialized bytes (e.g. a model embedded as a resource); external data resolves in `baseDir`.
+    support::Status openBytes(std::span<const std::byte> bytes, const std::string &displayName,
+                              const std::string &baseDir = {}, const ir::LoadOptions &options = {});
+
+    bool hasModel() const { return m_model != nullptr; }
+    const ir::Model &model() const { return *m_model; }
+
+    /// Load warnings, checker findings and shape-inference findings (computed once per model).
+    const support::Diagnostics &findings();
+    /// The `portolan inspect` summary of the open model.
+    analysis::ModelSummary inspect();
+
+private:
+    support::Status adopt(support::Expected<ir::LoadedModel> loaded);
+
+    std::unique_ptr<ir::Model> m_model;
+    support::Diagnostics m_loadWarnings;
+    std::optional<support::Diagnostics> m_findings;
+};
+
+} // namespace portolan::session

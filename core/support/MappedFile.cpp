@@ -1,0 +1,50 @@
+// POSIX implementation of MappedFile.
+#include "support/MappedFile.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace portolan::support {
+
+MappedFile::MappedFile(std::string path, const std::byte *data, std::size_t size)
+    : m_path(std::move(path)), m_data(data), m_size(size)
+{
+}
+
+MappedFile::~MappedFile()
+{
+    if (m_data && m_size > 0)
+        ::munmap(const_cast<std::byte *>(m_data), m_size);
+}
+
+Expected<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string &path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return makeError("cannot-open", std::string("cannot open file: ") + std::strerror(errno), path);
+
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        return makeError("not-a-file", "not a regular file", path);
+    }
+    const auto size = static_cast<std::size_t>(info.st_size);
+    const std::byte *data = nullptr;
+    if (size > 0) {
+        void *mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (mapped == MAP_FAILED) {
+            const int err = errno;
+            ::close(fd);
+            return makeError("cannot-map", std::string("cannot map file: ") + std::strerror(err), path);
+        }
+        data = static_cast<const std::byte *>(mapped);
+    }
+    ::close(fd);
+    return std::shared_ptr<const MappedFile>(new MappedFile(path, data, size));
+}
+
+} // namespace portolan::support

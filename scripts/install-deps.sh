@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Portolan needs to build and test; does nothing when all are present.
+# Usage: scripts/install-deps.sh [--fixtures]   (--fixtures adds PyTorch for regenerating tests/data)
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  qt6-base-dev libqt6opengl6-dev qt6-svg-dev qt6-charts-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
+  libgl-dev libxkbcommon-dev
+  libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
+  libgraphviz-dev libspdlog-dev libfmt-dev
+  poppler-utils
+)
+if [[ "${1:-}" == "--fixtures" ]]; then
+  packages+=(python3-torch python3-torchvision python3-onnx python3-numpy)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "Installing: ${missing[*]}"
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -7,7 +7,8 @@
 #include <QTextStream>
 
 #include <cstdio>
-#include <cstring>
+#include <filesystem>
+#include <string_view>
 
 namespace portolan::cli {
 
@@ -45,12 +46,16 @@ static void printUsage(FILE *stream)
 
 bool isCliInvocation(const char *argument)
 {
-    if (argument[0] == '-')
-        return true; // options are the CLI's; the GUI takes only a model path
+    // The GUI takes only a model path; anything else (options, commands, typos) is the CLI's to answer.
+    const std::string_view arg(argument);
+    if (arg.empty() || arg.front() == '-')
+        return true;
     for (const Command &c : commands())
-        if (std::strcmp(argument, c.name) == 0)
+        if (arg == c.name)
             return true;
-    return false;
+    const bool onnxName = arg.size() > 5 && arg.substr(arg.size() - 5) == ".onnx";
+    std::error_code ec;
+    return !onnxName && !std::filesystem::is_regular_file(arg, ec);
 }
 
 int runCli(int argc, char **argv)

@@ -24,7 +24,8 @@ const std::vector<Command> &commands();
 /// Runs the CLI for argv (argv[1] is a command or a global option). Returns the exit code.
 int runCli(int argc, char **argv);
 
-/// True when `argument` selects the CLI rather than the GUI.
+/// True when `argument` selects the CLI rather than the GUI (which takes a model path: a *.onnx
+/// name or an existing file).
 bool isCliInvocation(const char *argument);
 
 } // namespace portolan::cli

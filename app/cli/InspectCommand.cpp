@@ -6,6 +6,8 @@
 #include "session/Workbench.h"
 #include "support/JsonWriter.h"
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
 
 namespace portolan::cli {
@@ -27,27 +29,47 @@ static std::string errorJson(const support::Error &error)
     return w.str() + "\n";
 }
 
+// Inspects one model: its text or JSON, and its exit code.
+static std::pair<std::string, int> inspectOne(const std::string &path, bool json)
+{
+    session::Workbench workbench;
+    if (auto status = workbench.open(path); !status) {
+        std::fprintf(stderr, "portolan inspect: error: %s\n", status.error().format().c_str());
+        return {json ? errorJson(status.error()) : std::string(), kExitUsage};
+    }
+    const analysis::ModelSummary summary = workbench.inspect();
+    return {json ? analysis::summaryJson(summary) : analysis::summaryText(summary),
+            support::hasErrors(summary.findings) ? kExitFindings : kExitOk};
+}
+
 int runInspect(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    const QCommandLineOption json("json", "Print JSON (schema: docs/inspect-json.md) instead of text.");
+    const QCommandLineOption json("json", "Print JSON (schema: docs/inspect-json.md) instead of text; with several "
+                                          "models, a JSON array in argument order.");
     parser.addOption(json);
-    parser.addPositionalArgument("MODEL", "The .onnx file to inspect.");
-    if (auto exit = parseArguments(parser, "inspect", "Summarize an ONNX model.", arguments, 1, 1))
+    parser.addPositionalArgument("MODEL...", "The .onnx file(s) to inspect.");
+    if (auto exit = parseArguments(parser, "inspect", "Summarize ONNX models.", arguments, 1, INT_MAX))
         return *exit;
 
-    const std::string path = parser.positionalArguments().front().toStdString();
-    session::Workbench workbench;
-    if (auto status = workbench.open(path); !status) {
-        if (parser.isSet(json))
-            std::fputs(errorJson(status.error()).c_str(), stdout);
-        std::fprintf(stderr, "portolan inspect: error: %s\n", status.error().format().c_str());
-        return kExitUsage;
+    const QStringList models = parser.positionalArguments();
+    const bool asJson = parser.isSet(json);
+    const bool several = models.size() > 1;
+    int exitCode = kExitOk;
+    if (asJson && several)
+        std::fputs("[\n", stdout);
+    for (qsizetype i = 0; i < models.size(); ++i) {
+        auto [text, code] = inspectOne(models[i].toStdString(), asJson);
+        exitCode = std::max(exitCode, code);
+        if (several && !asJson)
+            std::printf("%s==== %s\n", i ? "\n" : "", qPrintable(models[i]));
+        if (asJson && several && i + 1 < models.size())
+            text.back() = ',', text += '\n';
+        std::fwrite(text.data(), 1, text.size(), stdout);
     }
-    const analysis::ModelSummary summary = workbench.inspect();
-    const std::string text = parser.isSet(json) ? analysis::summaryJson(summary) : analysis::summaryText(summary);
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return support::hasErrors(summary.findings) ? kExitFindings : kExitOk;
+    if (asJson && several)
+        std::fputs("]\n", stdout);
+    return exitCode;
 }
 
 } // namespace portolan::cli

@@ -20,6 +20,9 @@
 #include <QTreeView>
 #include <QtConcurrent/QtConcurrentRun>
 
+// The resources live in a static library: name them so the linker keeps them.
+static void initResources() { Q_INIT_RESOURCE(samples); }
+
 namespace portolan::gui {
 
 /// What a background load hands back to the GUI thread.
@@ -32,6 +35,7 @@ struct MainWindow::LoadResult {
 
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 {
+    initResources();
     setWindowTitle(tr("Portolan"));
     resize(1200, 800);
 

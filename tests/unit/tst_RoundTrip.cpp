@@ -1,0 +1,74 @@
+// load → save reproduces the file's protobuf exactly (canonical bytes), on the fixtures and on every
+// model of ONNX's backend test suite; save → load → save is a fixed point.
+#include "support/TestSupport.h"
+
+#include "ir/ModelLoader.h"
+#include "ir/ModelSaver.h"
+#include "support/MappedFile.h"
+
+#include <QtTest>
+
+using namespace portolan;
+
+class TestRoundTrip : public QObject {
+    Q_OBJECT
+
+    static void addRow(const std::string &path)
+    {
+        QTest::newRow(path.c_str()) << QString::fromStdString(path);
+    }
+
+private slots:
+    void lossless_data()
+    {
+        QTest::addColumn<QString>("path");
+        for (const std::string &name : test::fixtureNames())
+            addRow(test::fixturesDir() + "/" + name + "/model.onnx");
+        const auto models = test::onnxTestDataModels();
+        if (models.empty())
+            qWarning("libonnx-testdata is not installed: only the fixtures are round-tripped");
+        for (const std::string &path : models)
+            addRow(path);
+    }
+
+    void lossless()
+    {
+        QFETCH(QString, path);
+        const std::string file = path.toStdString();
+        auto mapped = support::MappedFile::open(file);
+        QVERIFY(mapped.hasValue());
+        onnx::ModelProto original;
+        QVERIFY(original.ParseFromArray((*mapped)->bytes().data(), static_cast<int>((*mapped)->size())));
+        const std::string expected = test::canonicalBytes(original);
+
+        auto loaded = ir::loadModelFile(file);
+        QVERIFY2(loaded.hasValue(), loaded.hasValue() ? "" : loaded.error().format().c_str());
+        const std::string saved = ir::serializeModel(*loaded->model);
+        QCOMPARE(saved.size(), expected.size());
+        QVERIFY(saved == expected);
+
+        const std::string dir = loaded->model->baseDir;
+        auto reloaded = ir::loadModelBytes(std::as_bytes(std::span(saved.data(), saved.size())), file, dir);
+        QVERIFY(reloaded.hasValue());
+        QVERIFY(ir::serializeModel(*reloaded->model) == saved);
+    }
+
+    void saveRefusesToOverwrite()
+    {
+        QTemporaryDir dir;
+        auto loaded = ir::loadModelFile(test::fixturesDir() + "/cnn_bn/model.onnx");
+        QVERIFY(loaded.hasValue());
+        const std::string out = dir.filePath("out.onnx").toStdString();
+        QVERIFY(ir::saveModelFile(*loaded->model, out).isOk());
+        const auto again = ir::saveModelFile(*loaded->model, out);
+        QVERIFY(!again.isOk());
+        QCOMPARE(again.error().primary.code, std::string("file-exists"));
+        QVERIFY(ir::saveModelFile(*loaded->model, out, ir::Overwrite::Allow).isOk());
+        auto reread = ir::loadModelFile(out);
+        QVERIFY(reread.hasValue());
+        QCOMPARE(reread->model->liveNodeCount(), loaded->model->liveNodeCount());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRoundTrip)
+#include "tst_RoundTrip.moc"

@@ -301,6 +301,8 @@ support::Status GraphBuilder::build(onnx::GraphProto &proto, GraphId graphId)
 {
     Graph &graph = m_model.graph(graphId);
     const std::size_t firstNode = graph.nodes.size();
+    graph.scope.reserve(static_cast<std::size_t>(proto.initializer_size() + proto.input_size() + proto.node_size() * 2));
+    graph.nodes.reserve(static_cast<std::size_t>(proto.node_size()));
     if (auto st = addInitializers(proto, graph); !st)
         return st;
     if (auto st = addInputs(proto, graph); !st)

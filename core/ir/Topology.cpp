@@ -53,34 +53,47 @@ support::Expected<std::vector<NodeId>> topologicalOrder(const Model &model, Grap
 {
     const Graph &graph = model.graph(graphId);
     std::unordered_map<NodeId, std::size_t> position;
+    position.reserve(graph.nodes.size());
     std::vector<NodeId> live;
+    live.reserve(graph.nodes.size());
     for (const NodeId n : graph.nodes)
         if (model.node(n).alive) {
             position.emplace(n, live.size());
             live.push_back(n);
         }
 
-    // predecessors within this graph, explicit inputs and subgraph captures alike
-    std::vector<std::vector<std::size_t>> successors(live.size());
-    std::vector<std::vector<std::size_t>> predecessors(live.size());
-    std::vector<std::size_t> pending(live.size(), 0);
+    // Edges producer → consumer within this graph (explicit inputs and subgraph captures), as flat
+    // arrays: one allocation per graph rather than per node.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges; // (producer position, consumer position)
     for (std::size_t i = 0; i < live.size(); ++i) {
-        std::vector<ValueId> reads = model.node(live[i]).inputs;
-        if (!model.node(live[i]).attributes.empty()) {
-            const auto captured = capturedValues(model, live[i]);
-            reads.insert(reads.end(), captured.begin(), captured.end());
-        }
-        for (const ValueId in : reads) {
+        const Node &node = model.node(live[i]);
+        auto addEdge = [&](ValueId in) {
             if (!in.valid())
-                continue;
+                return;
             const NodeId producer = model.value(in).producer;
-            auto it = producer.valid() ? position.find(producer) : position.end();
-            if (it == position.end())
-                continue;
-            successors[it->second].push_back(i);
-            predecessors[i].push_back(it->second);
-            ++pending[i];
-        }
+            if (!producer.valid() || model.node(producer).graph != graphId || !model.node(producer).alive)
+                return;
+            edges.emplace_back(static_cast<std::uint32_t>(position.at(producer)), static_cast<std::uint32_t>(i));
+        };
+        for (const ValueId in : node.inputs)
+            addEdge(in);
+        if (!node.attributes.empty())
+            for (const ValueId in : capturedValues(model, live[i]))
+                addEdge(in);
+    }
+    std::vector<std::uint32_t> pending(live.size(), 0);
+    std::vector<std::uint32_t> firstSuccessor(live.size() + 1, 0);
+    for (const auto &[from, to] : edges) {
+        ++firstSuccessor[from + 1];
+        ++pending[to];
+    }
+    for (std::size_t i = 0; i < live.size(); ++i)
+        firstSuccessor[i + 1] += firstSuccessor[i];
+    std::vector<std::uint32_t> successors(edges.size());
+    {
+        std::vector<std::uint32_t> fill(firstSuccessor.begin(), firstSuccessor.end() - 1);
+        for (const auto &[from, to] : edges)
+            successors[fill[from]++] = to;
     }
 
     // min-heap on file position keeps the order stable
@@ -94,9 +107,9 @@ support::Expected<std::vector<NodeId>> topologicalOrder(const Model &model, Grap
         const std::size_t i = ready.top();
         ready.pop();
         order.push_back(live[i]);
-        for (const std::size_t s : successors[i])
-            if (--pending[s] == 0)
-                ready.push(s);
+        for (std::uint32_t k = firstSuccessor[i]; k < firstSuccessor[i + 1]; ++k)
+            if (--pending[successors[k]] == 0)
+                ready.push(successors[k]);
     }
     if (order.size() == live.size())
         return order;
@@ -110,9 +123,9 @@ support::Expected<std::vector<NodeId>> topologicalOrder(const Model &model, Grap
     while (!onPath.contains(at)) {
         onPath.emplace(at, path.size());
         path.push_back(at);
-        for (const std::size_t p : predecessors[at])
-            if (pending[p] != 0) {
-                at = p;
+        for (const auto &[from, to] : edges) // only on failure: a linear scan is fine
+            if (to == at && pending[from] != 0) {
+                at = from;
                 break;
             }
     }

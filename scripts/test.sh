@@ -5,4 +5,10 @@ cd "$(dirname "$0")/.."
 
 scripts/build.sh
 cd build
-QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j"${PORTOLAN_JOBS:-2}" "$@"
+status=0
+QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j"${PORTOLAN_JOBS:-2}" "$@" || status=$?
+# The figures tests report about the corpora (counts of models inspected, conformance totals).
+if [[ -f Testing/Temporary/LastTest.log ]]; then
+  grep -h '^QINFO' Testing/Temporary/LastTest.log | sed 's/^QINFO *: */  /' || true
+fi
+exit $status

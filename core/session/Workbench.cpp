@@ -4,12 +4,20 @@
 #include "analysis/ModelChecker.h"
 #include "analysis/ShapeInference.h"
 
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
 namespace portolan::session {
 
 support::Status Workbench::adopt(support::Expected<ir::LoadedModel> loaded)
 {
-    if (!loaded)
+    if (!loaded) {
+        spdlog::debug("load failed: {}", loaded.error().format());
         return loaded.takeError();
+    }
+    spdlog::debug("loaded {}: {} nodes in {} graphs, {} load warnings", loaded->model->sourcePath,
+                  loaded->model->liveNodeCount(), loaded->model->graphCount(), loaded->warnings.size());
     m_model = std::move(loaded->model);
     m_loadWarnings = std::move(loaded->warnings);
     m_findings.reset();
@@ -18,6 +26,7 @@ support::Status Workbench::adopt(support::Expected<ir::LoadedModel> loaded)
 
 support::Status Workbench::open(const std::string &path, const ir::LoadOptions &options)
 {
+    spdlog::debug("loading {}", path);
     return adopt(ir::loadModelFile(path, options));
 }
 
@@ -30,6 +39,7 @@ support::Status Workbench::openBytes(std::span<const std::byte> bytes, const std
 const support::Diagnostics &Workbench::findings()
 {
     if (!m_findings) {
+        const auto start = std::chrono::steady_clock::now();
         support::Diagnostics all = m_loadWarnings;
         support::Diagnostics checked = analysis::checkModel(*m_model);
         all.insert(all.end(), checked.begin(), checked.end());
@@ -38,6 +48,9 @@ const support::Diagnostics &Workbench::findings()
             d.severity = support::Severity::Warning;
             all.push_back(std::move(d));
         }
+        spdlog::debug("checked {} in {:.1f} ms: {} findings", m_model->sourcePath,
+                      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+                      all.size());
         m_findings = std::move(all);
     }
     return *m_findings;

@@ -53,6 +53,29 @@ private slots:
         QVERIFY(ir::serializeModel(*reloaded->model) == saved);
     }
 
+    // Fields a newer ONNX (or a vendor) adds are unknown to us; they must survive load → save.
+    void unknownFieldsSurvive()
+    {
+        onnx::ModelProto proto = test::parseModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+            g (float[2] x) => (float[2] z) { y = Relu(x)  z = Neg(y) })");
+        proto.mutable_unknown_fields()->AddVarint(990, 1);
+        proto.mutable_graph()->mutable_unknown_fields()->AddLengthDelimited(991, "graph-extra");
+        proto.mutable_graph()->mutable_node(1)->mutable_unknown_fields()->AddVarint(992, 7);
+        proto.mutable_graph()->mutable_input(0)->mutable_unknown_fields()->AddFixed32(993, 5);
+        proto.mutable_graph()->mutable_node(0)->add_attribute()->set_name("vendor_hint");
+        proto.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_type(onnx::AttributeProto::INT);
+        proto.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_unknown_fields()->AddVarint(994, 3);
+        const std::string bytes = test::canonicalBytes(proto);
+        auto loaded = ir::loadModelBytes(std::as_bytes(std::span(bytes.data(), bytes.size())), "unknown", {});
+        QVERIFY(loaded.hasValue());
+        const std::string saved = ir::serializeModel(*loaded->model);
+        QVERIFY(saved == bytes);
+        onnx::ModelProto reread;
+        QVERIFY(reread.ParseFromString(saved));
+        QCOMPARE(reread.graph().node(1).unknown_fields().field_count(), 1);
+        QCOMPARE(reread.graph().node(1).unknown_fields().field(0).number(), 992);
+    }
+
     void saveRefusesToOverwrite()
     {
         QTemporaryDir dir;

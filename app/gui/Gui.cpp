@@ -4,6 +4,9 @@
 #include "gui/MainWindow.h"
 
 #include <QApplication>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QTranslator>
 
 namespace portolan::gui {
 
@@ -13,6 +16,15 @@ int runGui(int argc, char **argv)
     QApplication::setApplicationName("Portolan");
     QApplication::setOrganizationName("Portolan");
     QApplication::setApplicationVersion(PORTOLAN_VERSION);
+    QApplication::setDesktopFileName("io.github.portolan.Portolan");
+
+    // Portolan's own strings, then Qt's (dialog buttons), in the user's language where we have it.
+    QTranslator portolanTranslator;
+    if (portolanTranslator.load(QLocale(), "portolan", "_", ":/i18n"))
+        QApplication::installTranslator(&portolanTranslator);
+    QTranslator qtTranslator;
+    if (qtTranslator.load(QLocale(), "qtbase", "_", QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+        QApplication::installTranslator(&qtTranslator);
 
     MainWindow window;
     window.show();

@@ -11,6 +11,7 @@
 #include <QFontDatabase>
 #include <QFutureWatcher>
 #include <QHeaderView>
+#include <QIcon>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -37,6 +38,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 {
     initResources();
     setWindowTitle(tr("Portolan"));
+    setWindowIcon(QIcon(":/icons/portolan.svg"));
     resize(1200, 800);
 
     auto *splitter = new QSplitter(this);

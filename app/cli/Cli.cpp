@@ -3,6 +3,13 @@
 
 #include "support/Log.h"
 
+#ifdef PORTOLAN_HAVE_CUDA
+#include "runtime/cuda/CudaDevices.h"
+#endif
+
+#include <google/protobuf/stubs/common.h>
+#include <onnx/common/version.h>
+
 #include <QCoreApplication>
 #include <QTextStream>
 
@@ -44,6 +51,34 @@ static void printUsage(FILE *stream)
                          "Exit codes: 0 ok, 1 the model has findings or failed checks, 2 bad usage or unreadable input.\n");
 }
 
+// Version and build features: what this binary can do on this machine.
+static void printVersion()
+{
+    std::printf("portolan %s\n", PORTOLAN_VERSION);
+    std::printf("  ONNX %s, protobuf %d.%d.%d, Qt %s\n", onnx::LAST_RELEASE_VERSION, GOOGLE_PROTOBUF_VERSION / 1000000,
+                GOOGLE_PROTOBUF_VERSION / 1000 % 1000, GOOGLE_PROTOBUF_VERSION % 1000, qVersion());
+#ifdef PORTOLAN_HAVE_GUI
+    std::printf("  GUI: built\n");
+#else
+    std::printf("  GUI: not built (PORTOLAN_BUILD_GUI=OFF)\n");
+#endif
+#ifdef PORTOLAN_HAVE_CUDA
+    const auto cuda = runtime::cuda::queryCudaDevices();
+    std::printf("  CUDA: built (runtime %d.%d", cuda.runtimeVersion / 1000, cuda.runtimeVersion % 1000 / 10);
+    if (cuda.driverVersion)
+        std::printf(", driver %d.%d", cuda.driverVersion / 1000, cuda.driverVersion % 1000 / 10);
+    std::printf(")");
+    if (!cuda.problem.empty())
+        std::printf("; %s", cuda.problem.c_str());
+    std::printf("\n");
+    for (const auto &d : cuda.devices)
+        std::printf("    GPU %d: %s, sm_%d%d, %.1f GiB, %d SMs\n", d.index, d.name.c_str(), d.computeMajor,
+                    d.computeMinor, static_cast<double>(d.memoryBytes) / (1 << 30), d.multiprocessors);
+#else
+    std::printf("  CUDA: not built (no nvcc at configure time)\n");
+#endif
+}
+
 bool isCliInvocation(const char *argument)
 {
     // The GUI takes only a model path; anything else (options, commands, typos) is the CLI's to answer.
@@ -74,7 +109,7 @@ int runCli(int argc, char **argv)
             return kExitOk;
         }
         if (option == "--version") {
-            std::printf("portolan %s\n", PORTOLAN_VERSION);
+            printVersion();
             return kExitOk;
         }
         if (option == "-v" || option == "--verbose") {

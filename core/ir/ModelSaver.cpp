@@ -89,16 +89,20 @@ onnx::ModelProto toModelProto(const Model &model)
     return out;
 }
 
-std::string serializeModel(const Model &model)
+std::string serializeDeterministic(const google::protobuf::MessageLite &message)
 {
-    const onnx::ModelProto proto = toModelProto(model);
     std::string bytes;
     google::protobuf::io::StringOutputStream stream(&bytes);
     google::protobuf::io::CodedOutputStream coded(&stream);
     coded.SetSerializationDeterministic(true);
-    proto.SerializeToCodedStream(&coded);
+    message.SerializeToCodedStream(&coded);
     coded.Trim();
     return bytes;
+}
+
+std::string serializeModel(const Model &model)
+{
+    return serializeDeterministic(toModelProto(model));
 }
 
 support::Status saveModelFile(const Model &model, const std::string &path, Overwrite overwrite)

@@ -17,6 +17,9 @@ onnx::NodeProto toNodeProto(const Model &model, NodeId node);
 /// Rebuilds one graph (and its subgraphs) as a GraphProto.
 onnx::GraphProto toGraphProto(const Model &model, GraphId graph);
 
+/// Protobuf's deterministic serialization of any message (canonical map and field order).
+std::string serializeDeterministic(const google::protobuf::MessageLite &message);
+
 /// Deterministic serialization of the model.
 std::string serializeModel(const Model &model);
 

@@ -3,8 +3,7 @@
 
 #include <onnx/defs/parser.h>
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include "ir/ModelSaver.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -59,13 +58,7 @@ onnx::ModelProto parseModelText(const char *text)
 
 std::string canonicalBytes(const google::protobuf::Message &message)
 {
-    std::string bytes;
-    google::protobuf::io::StringOutputStream stream(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    message.SerializeToCodedStream(&coded);
-    coded.Trim();
-    return bytes;
+    return ir::serializeDeterministic(message);
 }
 
 support::Expected<ir::LoadedModel> loadModelText(const char *text)

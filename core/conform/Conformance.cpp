@@ -1,0 +1,306 @@
+// Conformance runs: load, feed test_data_set inputs, compare outputs (ONNX's tolerances; exact for
+// integers, bools and strings). Training ops are set aside; ops with random outputs are checked for
+// type and shape only.
+#include "conform/Conformance.h"
+
+#include "ir/ModelLoader.h"
+#include "ir/Type.h"
+#include "runtime/TensorProtoIO.h"
+#include "runtime/reference/Interpreter.h"
+#include "runtime/reference/kernels/Dispatch.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+namespace portolan::conform {
+
+namespace fs = std::filesystem;
+using runtime::RuntimeValue;
+using runtime::Tensor;
+
+const char *outcomeName(Outcome outcome)
+{
+    switch (outcome) {
+    case Outcome::Pass: return "pass";
+    case Outcome::Fail: return "fail";
+    case Outcome::Error: return "error";
+    case Outcome::Random: return "random";
+    case Outcome::Skipped: return "skipped";
+    }
+    return "error";
+}
+
+namespace {
+
+const std::set<std::string> &trainingOps()
+{
+    static const std::set<std::string> ops{"Adagrad", "Adam", "Momentum", "Gradient"};
+    return ops;
+}
+
+const std::set<std::string> &randomOps()
+{
+    static const std::set<std::string> ops{"Bernoulli", "RandomNormal", "RandomNormalLike", "RandomUniform",
+                                           "RandomUniformLike", "Multinomial"};
+    return ops;
+}
+
+void collectOps(const ir::Model &model, std::set<std::string> &ops)
+{
+    for (std::size_t i = 0; i < model.nodeCapacity(); ++i) {
+        const ir::Node &n = model.node(ir::NodeId(static_cast<std::uint32_t>(i)));
+        if (n.alive)
+            ops.insert(n.domain.empty() ? n.opType : n.domain + "::" + n.opType);
+    }
+}
+
+std::string describeIndex(const runtime::Shape &shape, std::int64_t flat)
+{
+    std::vector<std::int64_t> index(shape.size());
+    for (std::size_t k = shape.size(); k-- > 0;) {
+        index[k] = shape[k] ? flat % shape[k] : 0;
+        flat = shape[k] ? flat / shape[k] : 0;
+    }
+    return runtime::shapeString(index);
+}
+
+// Empty when they match; else what differs (the worst element for numbers).
+std::string compareTensors(const Tensor &actual, const Tensor &expectedAsStored, const Tolerance &tol)
+{
+    // ONNX 1.12's test data stores 16-bit float results as uint16 bit patterns
+    const bool bitsOf16BitFloat = runtime::kernels::isHalfType(actual.dataType()) &&
+                                  expectedAsStored.dataType() == onnx::TensorProto::UINT16;
+    const Tensor expected = bitsOf16BitFloat ? Tensor::view(actual.dataType(), expectedAsStored.shape(),
+                                                            expectedAsStored.rawData(), nullptr)
+                                             : expectedAsStored;
+    if (actual.dataType() != expected.dataType())
+        return "element type " + ir::dataTypeName(actual.dataType()) + ", expected " +
+               ir::dataTypeName(expected.dataType());
+    if (actual.shape() != expected.shape())
+        return "shape " + runtime::shapeString(actual.shape()) + ", expected " + runtime::shapeString(expected.shape());
+    if (actual.dataType() == onnx::TensorProto::STRING) {
+        for (std::int64_t i = 0; i < actual.size(); ++i)
+            if (actual.strings()[static_cast<std::size_t>(i)] != expected.strings()[static_cast<std::size_t>(i)])
+                return "string at " + describeIndex(actual.shape(), i) + " is '" +
+                       actual.strings()[static_cast<std::size_t>(i)] + "', expected '" +
+                       expected.strings()[static_cast<std::size_t>(i)] + "'";
+        return {};
+    }
+    const bool isFloat = runtime::kernels::isHalfType(actual.dataType()) ||
+                         actual.dataType() == onnx::TensorProto::FLOAT || actual.dataType() == onnx::TensorProto::DOUBLE;
+    const Tensor a = runtime::kernels::convertTensor(actual, onnx::TensorProto::DOUBLE);
+    const Tensor e = runtime::kernels::convertTensor(expected, onnx::TensorProto::DOUBLE);
+    std::int64_t worst = -1;
+    double worstExcess = 0;
+    std::int64_t mismatches = 0;
+    for (std::int64_t i = 0; i < a.size(); ++i) {
+        const double x = a.data<double>()[i];
+        const double y = e.data<double>()[i];
+        if (std::isnan(x) && std::isnan(y))
+            continue;
+        if (x == y)
+            continue;
+        const double allowed = isFloat ? tol.atol + tol.rtol * std::fabs(y) : 0.0;
+        const double excess = std::isnan(x) || std::isnan(y) ? INFINITY : std::fabs(x - y) - allowed;
+        if (excess > 0 || std::isnan(excess)) {
+            ++mismatches;
+            if (worst < 0 || excess > worstExcess) {
+                worst = i;
+                worstExcess = excess;
+            }
+        }
+    }
+    if (worst < 0)
+        return {};
+    char buffer[200];
+    std::snprintf(buffer, sizeof buffer, "%lld of %lld elements differ; worst at %s: %.9g, expected %.9g",
+                  static_cast<long long>(mismatches), static_cast<long long>(a.size()),
+                  describeIndex(a.shape(), worst).c_str(), a.data<double>()[worst], e.data<double>()[worst]);
+    return buffer;
+}
+
+std::string compareValues(const RuntimeValue &actual, const RuntimeValue &expected, const Tolerance &tol)
+{
+    if (actual.kind != expected.kind)
+        return "got " + actual.describe() + ", expected " + expected.describe();
+    if (actual.kind == RuntimeValue::Kind::Tensor)
+        return compareTensors(actual.tensor, expected.tensor, tol);
+    if (actual.kind == RuntimeValue::Kind::Sequence) {
+        if (actual.sequence.size() != expected.sequence.size())
+            return "sequence of " + std::to_string(actual.sequence.size()) + ", expected " +
+                   std::to_string(expected.sequence.size());
+        for (std::size_t i = 0; i < actual.sequence.size(); ++i)
+            if (auto d = compareTensors(actual.sequence[i], expected.sequence[i], tol); !d.empty())
+                return "item " + std::to_string(i) + ": " + d;
+    }
+    return {};
+}
+
+std::vector<std::string> sortedFiles(const fs::path &dir, const std::string &prefix)
+{
+    std::vector<std::pair<int, std::string>> found;
+    for (const auto &entry : fs::directory_iterator(dir)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(prefix, 0) == 0 && entry.path().extension() == ".pb")
+            found.emplace_back(std::atoi(name.c_str() + prefix.size()), entry.path().string());
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> files;
+    for (auto &[index, path] : found)
+        files.push_back(std::move(path));
+    return files;
+}
+
+} // namespace
+
+std::vector<std::string> findCases(const std::vector<std::string> &roots)
+{
+    std::vector<std::string> cases;
+    for (const std::string &root : roots) {
+        if (fs::exists(fs::path(root) / "model.onnx")) {
+            cases.push_back(root);
+            continue;
+        }
+        std::error_code ec;
+        for (auto it = fs::recursive_directory_iterator(root, ec); it != fs::recursive_directory_iterator(); ++it)
+            if (it->is_regular_file() && it->path().filename() == "model.onnx")
+                cases.push_back(it->path().parent_path().string());
+    }
+    std::sort(cases.begin(), cases.end());
+    return cases;
+}
+
+CaseResult runCase(const std::string &dir, const Tolerance &tolerance)
+{
+    const auto start = std::chrono::steady_clock::now();
+    CaseResult result;
+    result.path = dir;
+    result.name = fs::path(dir).filename().string();
+    result.suite = fs::path(dir).parent_path().filename().string();
+    auto finish = [&](Outcome outcome, std::string detail) {
+        result.outcome = outcome;
+        result.detail = std::move(detail);
+        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        return result;
+    };
+
+    auto loaded = ir::loadModelFile((fs::path(dir) / "model.onnx").string());
+    if (!loaded)
+        return finish(Outcome::Error, loaded.error().format());
+    const ir::Model &model = *loaded->model;
+    std::set<std::string> ops;
+    collectOps(model, ops);
+    result.ops.assign(ops.begin(), ops.end());
+    auto opTypeOf = [](const std::string &qualified) { return qualified.substr(qualified.rfind(':') + 1); };
+    for (const std::string &op : ops)
+        if (trainingOps().contains(opTypeOf(op)))
+            return finish(Outcome::Skipped, "training op " + op);
+    // Outputs are random when a random op runs, or a Dropout whose training_mode comes from outside.
+    bool random = std::any_of(ops.begin(), ops.end(), [&](const auto &op) { return randomOps().contains(opTypeOf(op)); });
+    for (std::size_t i = 0; i < model.nodeCapacity(); ++i) {
+        const ir::Node &n = model.node(ir::NodeId(static_cast<std::uint32_t>(i)));
+        random = random || (n.opType == "Dropout" && n.inputs.size() >= 3 && n.inputs[2].valid());
+    }
+
+    runtime::Interpreter interpreter(model);
+    if (auto st = interpreter.checkSupported(); !st)
+        return finish(Outcome::Error, st.error().primary.message);
+
+    const ir::Graph &main = model.graph(model.mainGraph());
+    std::vector<ir::ValueId> feedable;
+    for (const ir::ValueId v : main.inputs)
+        if (!model.value(v).isInitializer())
+            feedable.push_back(v);
+
+    std::vector<fs::path> sets;
+    for (const auto &entry : fs::directory_iterator(dir))
+        if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
+            sets.push_back(entry.path());
+    std::sort(sets.begin(), sets.end());
+    if (sets.empty())
+        return finish(Outcome::Error, "no test_data_set_N directory");
+
+    std::string randomNote;
+    for (const fs::path &set : sets) {
+        const auto inputFiles = sortedFiles(set, "input_");
+        const auto outputFiles = sortedFiles(set, "output_");
+        runtime::NamedValues feeds;
+        // Inputs are positional (input_K is the K-th feedable input), as in ONNX's runner; a file
+        // that names its tensor may instead match an input by name (optional inputs left out).
+        for (std::size_t k = 0; k < inputFiles.size(); ++k) {
+            const onnx::TypeProto emptyType;
+            std::string name = k < feedable.size() ? model.value(feedable[k]).name : std::string();
+            const std::string stored = runtime::valueFileName(inputFiles[k], k < feedable.size() ? model.value(feedable[k]).type() : emptyType);
+            for (const ir::ValueId v : feedable)
+                if (!stored.empty() && model.value(v).name == stored)
+                    name = stored;
+            if (name.empty())
+                return finish(Outcome::Error, inputFiles[k] + ": more input files than model inputs");
+            const ir::ValueId id = *model.lookup(model.mainGraph(), name);
+            auto value = runtime::readValueFile(inputFiles[k], model.value(id).type());
+            if (!value)
+                return finish(Outcome::Error, value.error().format());
+            feeds.emplace_back(name, std::move(*value));
+        }
+        auto outputs = interpreter.run(feeds);
+        if (!outputs)
+            return finish(Outcome::Error, outputs.error().format());
+        if (outputFiles.size() != outputs->size())
+            return finish(Outcome::Error, std::to_string(outputFiles.size()) + " expected outputs for " +
+                                              std::to_string(outputs->size()) + " model outputs");
+        for (std::size_t k = 0; k < outputFiles.size(); ++k) {
+            const ir::ValueId id = main.outputs[k];
+            auto expected = runtime::readValueFile(outputFiles[k], model.value(id).type());
+            if (!expected)
+                return finish(Outcome::Error, expected.error().format());
+            const std::string diff = compareValues((*outputs)[k].second, *expected, tolerance);
+            if (diff.empty())
+                continue;
+            const std::string where = set.filename().string() + " output '" + (*outputs)[k].first + "': ";
+            if (random) {
+                // random outputs can only match in type and shape
+                const auto &a = (*outputs)[k].second;
+                if (a.isTensor() && expected->isTensor() && a.tensor.dataType() == expected->tensor.dataType() &&
+                    a.tensor.shape() == expected->tensor.shape())
+                    randomNote = "random output: type and shape match, values are not comparable";
+                else
+                    return finish(Outcome::Fail, where + diff);
+                continue;
+            }
+            return finish(Outcome::Fail, where + diff);
+        }
+        ++result.dataSets;
+    }
+    if (!randomNote.empty())
+        return finish(Outcome::Random, randomNote);
+    return finish(Outcome::Pass, {});
+}
+
+Report runAll(const std::vector<std::string> &dirs, const std::string &filter, const Tolerance &tolerance)
+{
+    Report report;
+    const std::regex pattern(filter.empty() ? ".*" : filter);
+    for (const std::string &dir : dirs) {
+        if (!std::regex_search(fs::path(dir).filename().string(), pattern))
+            continue;
+        CaseResult r = runCase(dir, tolerance);
+        ++report.totals[r.outcome];
+        for (const std::string &op : r.ops) {
+            OpTally &t = report.byOp[op];
+            switch (r.outcome) {
+            case Outcome::Pass: ++t.pass; break;
+            case Outcome::Fail: ++t.fail; break;
+            case Outcome::Error: ++t.error; break;
+            case Outcome::Random: ++t.random; break;
+            case Outcome::Skipped: ++t.skipped; break;
+            }
+        }
+        report.cases.push_back(std::move(r));
+    }
+    return report;
+}
+
+} // namespace portolan::conform

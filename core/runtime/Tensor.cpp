@@ -1,0 +1,115 @@
+// Tensor storage management.
+#include "runtime/Tensor.h"
+
+#include "ir/Type.h"
+
+#include <cstring>
+
+namespace portolan::runtime {
+
+std::int64_t elementCount(const Shape &shape)
+{
+    std::int64_t n = 1;
+    for (const auto d : shape)
+        n *= d;
+    return n;
+}
+
+std::string shapeString(const Shape &shape)
+{
+    std::string out = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        out += (i ? "," : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+static std::shared_ptr<std::byte[]> allocateBytes(std::size_t bytes)
+{
+    // value-initialized: zero-filled; at least one byte so data() is never null
+    return std::shared_ptr<std::byte[]>(new std::byte[bytes ? bytes : 1]());
+}
+
+Tensor Tensor::zeros(int dataType, Shape shape)
+{
+    Tensor t;
+    t.m_dataType = dataType;
+    t.m_size = elementCount(shape);
+    t.m_shape = std::move(shape);
+    if (dataType == onnx::TensorProto::STRING) {
+        t.m_strings = std::make_shared<std::vector<std::string>>(static_cast<std::size_t>(t.m_size));
+        return t;
+    }
+    auto buffer = allocateBytes(t.byteSize());
+    t.m_data = buffer.get();
+    t.m_owner = std::move(buffer);
+    t.m_ownsData = true;
+    return t;
+}
+
+Tensor Tensor::view(int dataType, Shape shape, const void *data, std::shared_ptr<const void> owner)
+{
+    Tensor t;
+    t.m_dataType = dataType;
+    t.m_size = elementCount(shape);
+    t.m_shape = std::move(shape);
+    t.m_data = static_cast<const std::byte *>(data);
+    t.m_owner = std::move(owner);
+    return t;
+}
+
+std::size_t Tensor::byteSize() const
+{
+    return static_cast<std::size_t>(m_size) * ir::dataTypeSize(m_dataType);
+}
+
+std::size_t Tensor::ownedBytes() const
+{
+    if (m_strings) {
+        std::size_t bytes = m_strings->size() * sizeof(std::string);
+        for (const auto &s : *m_strings)
+            bytes += s.capacity() > 15 ? s.capacity() : 0;
+        return bytes;
+    }
+    return m_ownsData ? byteSize() : 0;
+}
+
+std::vector<std::string> &Tensor::mutableStrings()
+{
+    if (m_strings.use_count() > 1)
+        m_strings = std::make_shared<std::vector<std::string>>(*m_strings);
+    return *m_strings;
+}
+
+void Tensor::makeUnique()
+{
+    if (m_dataType == onnx::TensorProto::STRING || (m_ownsData && m_owner.use_count() == 1))
+        return;
+    auto buffer = allocateBytes(byteSize());
+    if (byteSize())
+        std::memcpy(buffer.get(), m_data, byteSize());
+    m_data = buffer.get();
+    m_owner = std::move(buffer);
+    m_ownsData = true;
+}
+
+Tensor Tensor::reshaped(Shape shape) const
+{
+    Tensor t = *this;
+    t.m_shape = std::move(shape);
+    assert(elementCount(t.m_shape) == m_size);
+    return t;
+}
+
+Tensor Tensor::clone() const
+{
+    Tensor t = *this;
+    if (m_strings) {
+        t.m_strings = std::make_shared<std::vector<std::string>>(*m_strings);
+    } else {
+        t.m_ownsData = false; // forces the copy
+        t.makeUnique();
+    }
+    return t;
+}
+
+} // namespace portolan::runtime

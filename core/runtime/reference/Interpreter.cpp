@@ -1,0 +1,299 @@
+// Interpreter: frames of values per graph execution (subgraph frames see their parents'), use counts
+// for releasing intermediates, a memory budget, cancellation, and observer callbacks.
+#include "runtime/reference/Interpreter.h"
+
+#include "ir/Topology.h"
+#include "ir/Type.h"
+#include "runtime/TensorProtoIO.h"
+#include "runtime/reference/KernelRegistry.h"
+
+#include <map>
+#include <set>
+#include <unistd.h>
+
+namespace portolan::runtime {
+
+using support::makeError;
+
+std::size_t defaultMaxMemory()
+{
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long pageSize = ::sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || pageSize <= 0)
+        return std::size_t(8) << 30;
+    return static_cast<std::size_t>(pages) * static_cast<std::size_t>(pageSize) / 2;
+}
+
+static int opsetOf(const ir::Model &model, const ir::Node &node)
+{
+    return model.opsetVersion(node.domain).value_or(1);
+}
+
+Interpreter::Interpreter(const ir::Model &model) : m_model(model) {}
+Interpreter::~Interpreter() = default;
+
+support::Status Interpreter::checkSupported() const
+{
+    std::set<std::string> missing;
+    for (std::size_t i = 0; i < m_model.nodeCapacity(); ++i) {
+        const ir::Node &node = m_model.node(ir::NodeId(static_cast<std::uint32_t>(i)));
+        if (node.alive && !findReferenceKernel(node.domain, node.opType, opsetOf(m_model, node)))
+            missing.insert((node.domain.empty() ? "" : node.domain + "::") + node.opType + " (opset " +
+                           std::to_string(opsetOf(m_model, node)) + ")");
+    }
+    if (missing.empty())
+        return support::Status::ok();
+    std::string list;
+    for (const auto &m : missing)
+        list += (list.empty() ? "" : ", ") + m;
+    return makeError("no-kernel", "the reference interpreter has no kernel for " + std::to_string(missing.size()) +
+                                      " op(s): " + list,
+                     m_model.sourcePath);
+}
+
+/// One run: the frames, the budget and the caches it needs.
+class Interpreter::Execution final : public SubgraphRunner {
+public:
+    Execution(const ir::Model &model, const RunOptions &options) : m_model(model), m_options(options)
+    {
+        m_budget.cap = options.maxMemoryBytes ? options.maxMemoryBytes : defaultMaxMemory();
+    }
+
+    struct Frame {
+        const Frame *parent = nullptr;
+        std::unordered_map<std::uint32_t, RuntimeValue> values;
+    };
+
+    support::Expected<std::vector<RuntimeValue>> runGraph(ir::GraphId graph, Frame &frame);
+
+    support::Expected<std::vector<RuntimeValue>> runSubgraph(ir::GraphId graph,
+                                                             std::vector<RuntimeValue> inputs) override
+    {
+        const ir::Graph &g = m_model.graph(graph);
+        if (inputs.size() != g.inputs.size())
+            return makeError("subgraph-inputs", "subgraph '" + g.name + "' takes " + std::to_string(g.inputs.size()) +
+                                                    " inputs, was given " + std::to_string(inputs.size()));
+        Frame frame;
+        frame.parent = m_current;
+        for (std::size_t i = 0; i < inputs.size(); ++i)
+            frame.values[g.inputs[i].index] = std::move(inputs[i]);
+        const Frame *saved = m_current;
+        auto result = runGraph(graph, frame);
+        m_current = saved;
+        return result;
+    }
+
+    std::int64_t maxLoopIterations() const override { return m_options.maxLoopIterations; }
+
+    MemoryBudget &budget() { return m_budget; }
+    std::size_t nodesRun() const { return m_nodesRun; }
+
+private:
+    const RuntimeValue *lookup(const Frame &frame, ir::ValueId id);
+    const std::vector<ir::NodeId> &order(ir::GraphId graph);
+    const std::unordered_map<std::uint32_t, std::uint32_t> &useCounts(ir::GraphId graph);
+
+    const ir::Model &m_model;
+    const RunOptions &m_options;
+    MemoryBudget m_budget;
+    const Frame *m_current = nullptr;
+    std::size_t m_nodesRun = 0;
+    std::unordered_map<std::uint32_t, RuntimeValue> m_constants; // initializers, converted once
+    std::unordered_map<std::uint32_t, std::vector<ir::NodeId>> m_orders;
+    std::unordered_map<std::uint32_t, std::unordered_map<std::uint32_t, std::uint32_t>> m_uses;
+};
+
+const RuntimeValue *Interpreter::Execution::lookup(const Frame &frame, ir::ValueId id)
+{
+    for (const Frame *f = &frame; f; f = f->parent)
+        if (auto it = f->values.find(id.index); it != f->values.end())
+            return &it->second;
+    const ir::Value &value = m_model.value(id);
+    if (!value.isInitializer())
+        return nullptr;
+    if (auto it = m_constants.find(id.index); it != m_constants.end())
+        return &it->second;
+    auto tensor = tensorFromInitializer(value.initializer);
+    if (!tensor)
+        return nullptr;
+    return &m_constants.emplace(id.index, RuntimeValue::ofTensor(std::move(*tensor))).first->second;
+}
+
+const std::vector<ir::NodeId> &Interpreter::Execution::order(ir::GraphId graph)
+{
+    auto it = m_orders.find(graph.index);
+    if (it == m_orders.end()) {
+        auto sorted = ir::topologicalOrder(m_model, graph);
+        it = m_orders.emplace(graph.index, sorted ? std::move(*sorted) : std::vector<ir::NodeId>{}).first;
+    }
+    return it->second;
+}
+
+// How many times each value defined in `graph` is read there (by nodes, their subgraphs, or as an
+// output); a value is released when its count reaches zero.
+const std::unordered_map<std::uint32_t, std::uint32_t> &Interpreter::Execution::useCounts(ir::GraphId graph)
+{
+    auto it = m_uses.find(graph.index);
+    if (it != m_uses.end())
+        return it->second;
+    std::unordered_map<std::uint32_t, std::uint32_t> counts;
+    for (const ir::NodeId n : order(graph)) {
+        const ir::Node &node = m_model.node(n);
+        for (const ir::ValueId in : node.inputs)
+            if (in.valid())
+                ++counts[in.index];
+        if (!node.attributes.empty())
+            for (const ir::ValueId in : ir::capturedValues(m_model, n))
+                ++counts[in.index];
+    }
+    for (const ir::ValueId out : m_model.graph(graph).outputs)
+        counts[out.index] += 1u << 30; // never released before the graph returns
+    return m_uses.emplace(graph.index, std::move(counts)).first->second;
+}
+
+support::Expected<std::vector<RuntimeValue>> Interpreter::Execution::runGraph(ir::GraphId graphId, Frame &frame)
+{
+    const ir::Graph &graph = m_model.graph(graphId);
+    auto remaining = useCounts(graphId); // a copy, consumed by this execution
+    for (const ir::NodeId n : order(graphId)) {
+        if (m_options.cancel && m_options.cancel->load())
+            return makeError("cancelled", "the run was cancelled", m_model.sourcePath);
+        const ir::Node &node = m_model.node(n);
+        std::vector<const RuntimeValue *> inputs;
+        inputs.reserve(node.inputs.size());
+        for (const ir::ValueId in : node.inputs) {
+            const RuntimeValue *v = in.valid() ? lookup(frame, in) : nullptr;
+            if (in.valid() && !v)
+                return makeError("missing-value", "input '" + m_model.value(in).name + "' has no value at run time",
+                                 m_model.sourcePath, node.name.empty() ? node.opType : node.name);
+            inputs.push_back(v);
+        }
+        const int opset = opsetOf(m_model, node);
+        const KernelFunction kernel = findReferenceKernel(node.domain, node.opType, opset);
+        if (!kernel)
+            return makeError("no-kernel", "no reference kernel for " + node.opType + " at opset " + std::to_string(opset),
+                             m_model.sourcePath, node.name.empty() ? node.opType : node.name);
+
+        KernelContext ctx(m_model, node, opset, std::move(inputs), m_budget, *this);
+        m_current = &frame;
+        if (auto st = kernel(ctx); !st)
+            return st.error();
+        ++m_nodesRun;
+
+        auto &outputs = ctx.outputs();
+        for (std::size_t k = 0; k < node.outputs.size(); ++k) {
+            if (!node.outputs[k].valid())
+                continue;
+            const RuntimeValue &v = outputs[k];
+            if (v.isTensor() && !v.tensor.defined())
+                return ctx.error("produced no value for output " + std::to_string(k) + " '" +
+                                 m_model.value(node.outputs[k]).name + "'");
+            m_budget.charge(v.ownedBytes());
+        }
+        if (m_options.observer)
+            m_options.observer->nodeFinished(node, outputs);
+        for (std::size_t k = 0; k < node.outputs.size(); ++k)
+            if (node.outputs[k].valid()) {
+                const ir::ValueId out = node.outputs[k];
+                if (remaining.contains(out.index))
+                    frame.values[out.index] = std::move(outputs[k]);
+                else
+                    m_budget.release(outputs[k].ownedBytes()); // nobody reads it
+            }
+
+        // release what this node was the last to read (only values of this frame)
+        auto releaseIfDone = [&](ir::ValueId in) {
+            auto it = remaining.find(in.index);
+            if (it == remaining.end() || --it->second != 0)
+                return;
+            if (auto v = frame.values.find(in.index); v != frame.values.end()) {
+                m_budget.release(v->second.ownedBytes());
+                frame.values.erase(v);
+            }
+        };
+        for (const ir::ValueId in : node.inputs)
+            if (in.valid())
+                releaseIfDone(in);
+        if (!node.attributes.empty())
+            for (const ir::ValueId in : ir::capturedValues(m_model, n))
+                releaseIfDone(in);
+    }
+
+    std::vector<RuntimeValue> results;
+    for (const ir::ValueId out : graph.outputs) {
+        const RuntimeValue *v = lookup(frame, out);
+        if (!v)
+            return makeError("missing-output", "graph output '" + m_model.value(out).name + "' was never produced",
+                             m_model.sourcePath);
+        results.push_back(*v);
+    }
+    return results;
+}
+
+static support::Status checkFeed(const ir::Value &input, const RuntimeValue &value, const std::string &model)
+{
+    const onnx::TypeProto &type = input.type();
+    if (!type.has_tensor_type())
+        return support::Status::ok();
+    if (!value.isTensor())
+        return makeError("bad-feed", "input '" + input.name + "' expects a tensor, was given " + value.describe(), model);
+    const int expected = type.tensor_type().elem_type();
+    if (expected && expected != value.tensor.dataType())
+        return makeError("bad-feed", "input '" + input.name + "' expects " + ir::dataTypeName(expected) + ", was given " +
+                                         value.describe(), model);
+    const ir::Shape shape = input.shape();
+    if (!shape.dims)
+        return support::Status::ok();
+    if (shape.dims->size() != value.tensor.rank())
+        return makeError("bad-feed", "input '" + input.name + "' expects shape " + shape.str() + ", was given " +
+                                         value.describe(), model);
+    for (std::size_t i = 0; i < shape.dims->size(); ++i)
+        if ((*shape.dims)[i].isStatic() && (*shape.dims)[i].extent() != value.tensor.dim(i))
+            return makeError("bad-feed", "input '" + input.name + "' expects shape " + shape.str() + ", was given " +
+                                             value.describe(), model);
+    return support::Status::ok();
+}
+
+support::Expected<NamedValues> Interpreter::run(const NamedValues &feeds, const RunOptions &options)
+{
+    if (auto st = checkSupported(); !st)
+        return st.error();
+    const ir::Graph &main = m_model.graph(m_model.mainGraph());
+    Execution execution(m_model, options);
+    Execution::Frame frame;
+
+    std::map<std::string, const RuntimeValue *> byName;
+    for (const auto &[name, value] : feeds)
+        byName[name] = &value;
+    std::string missing;
+    for (const ir::ValueId in : main.inputs) {
+        const ir::Value &input = m_model.value(in);
+        auto it = byName.find(input.name);
+        if (it == byName.end()) {
+            if (!input.isInitializer())
+                missing += (missing.empty() ? "" : ", ") + input.name;
+            continue;
+        }
+        if (auto st = checkFeed(input, *it->second, m_model.sourcePath); !st)
+            return st.error();
+        frame.values[in.index] = *it->second;
+        byName.erase(it);
+    }
+    if (!missing.empty())
+        return makeError("missing-feed", "no value given for input(s): " + missing, m_model.sourcePath);
+    if (!byName.empty())
+        return makeError("unknown-feed", "the model has no input named '" + byName.begin()->first + "'",
+                         m_model.sourcePath);
+
+    auto results = execution.runGraph(m_model.mainGraph(), frame);
+    m_stats.nodesRun = execution.nodesRun();
+    m_stats.peakBytes = execution.budget().peak;
+    if (!results)
+        return results.takeError();
+    NamedValues named;
+    for (std::size_t i = 0; i < main.outputs.size(); ++i)
+        named.emplace_back(m_model.value(main.outputs[i]).name, std::move((*results)[i]));
+    return named;
+}
+
+} // namespace portolan::runtime

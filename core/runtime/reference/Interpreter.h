@@ -1,0 +1,65 @@
+// The reference interpreter: runs a model node by node in topological order on the reference kernels,
+// accurate first. Intermediates are released after their last use unless an observer keeps them.
+#pragma once
+
+#include "ir/Model.h"
+#include "runtime/RuntimeValue.h"
+#include "runtime/reference/KernelContext.h"
+#include "support/Expected.h"
+
+#include <atomic>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace portolan::runtime {
+
+using NamedValues = std::vector<std::pair<std::string, RuntimeValue>>;
+
+/// Sees every node's outputs as they are produced (main graph and subgraphs). Copying a RuntimeValue
+/// shares its storage, so an observer keeps a tensor alive cheaply.
+class RunObserver {
+public:
+    virtual ~RunObserver() = default;
+    virtual void nodeFinished(const ir::Node &node, std::span<const RuntimeValue> outputs) = 0;
+};
+
+struct RunOptions {
+    std::size_t maxMemoryBytes = 0;          ///< 0: defaultMaxMemory()
+    const std::atomic<bool> *cancel = nullptr;
+    RunObserver *observer = nullptr;
+    std::int64_t maxLoopIterations = 10'000'000;
+};
+
+/// Half of the machine's physical memory.
+std::size_t defaultMaxMemory();
+
+struct RunStats {
+    std::size_t nodesRun = 0;
+    std::size_t peakBytes = 0;
+};
+
+class Interpreter {
+public:
+    explicit Interpreter(const ir::Model &model);
+    ~Interpreter();
+
+    /// Fails listing every op (with its domain and opset) that has no reference kernel.
+    support::Status checkSupported() const;
+
+    /// Runs the main graph. `feeds` name every graph input that is not an initializer; outputs come
+    /// back in graph-output order.
+    support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options = {});
+
+    const RunStats &lastStats() const { return m_stats; }
+
+private:
+    class Execution;
+    const ir::Model &m_model;
+    RunStats m_stats;
+};
+
+} // namespace portolan::runtime

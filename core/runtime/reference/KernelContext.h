@@ -1,0 +1,93 @@
+// What a reference kernel sees: its node, attributes, inputs, the memory budget, and a way to run
+// subgraphs. Errors made here name the node, its op and its inputs' shapes.
+#pragma once
+
+#include "ir/Model.h"
+#include "runtime/RuntimeValue.h"
+#include "support/Expected.h"
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace portolan::runtime {
+
+/// Bytes a run may hold in live values; every kernel allocation is checked against it first.
+struct MemoryBudget {
+    std::size_t cap = 0;
+    std::size_t live = 0;
+    std::size_t peak = 0;
+
+    void charge(std::size_t bytes) { live += bytes; peak = std::max(peak, live); }
+    void release(std::size_t bytes) { live -= std::min(live, bytes); }
+};
+
+/// Runs a subgraph of the current node (If branches, Loop and Scan bodies) with outer-scope values visible.
+class SubgraphRunner {
+public:
+    virtual ~SubgraphRunner() = default;
+    virtual support::Expected<std::vector<RuntimeValue>> runSubgraph(ir::GraphId graph,
+                                                                     std::vector<RuntimeValue> inputs) = 0;
+    virtual std::int64_t maxLoopIterations() const = 0;
+};
+
+class KernelContext {
+public:
+    KernelContext(const ir::Model &model, const ir::Node &node, int opset, std::vector<const RuntimeValue *> inputs,
+                  MemoryBudget &budget, SubgraphRunner &subgraphs);
+
+    const ir::Model &model() const { return m_model; }
+    const ir::Node &node() const { return m_node; }
+    int opset() const { return m_opset; }
+
+    // --- inputs ---
+    std::size_t inputCount() const { return m_inputs.size(); }
+    /// Present (not omitted with "") and a tensor.
+    bool hasInput(std::size_t i) const;
+    /// Input i as a tensor; an undefined tensor when absent or not a tensor.
+    const Tensor &input(std::size_t i) const;
+    const RuntimeValue *inputValue(std::size_t i) const { return i < m_inputs.size() ? m_inputs[i] : nullptr; }
+    /// Fails unless inputs [0, required) are present tensors.
+    support::Status requireInputs(std::size_t required) const;
+
+    // --- attributes (the schema's defaults are the caller's fallback) ---
+    bool hasAttribute(const char *name) const { return m_node.attribute(name) != nullptr; }
+    std::int64_t attrInt(const char *name, std::int64_t fallback) const;
+    float attrFloat(const char *name, float fallback) const;
+    std::string attrString(const char *name, const std::string &fallback = {}) const;
+    std::vector<std::int64_t> attrInts(const char *name) const;
+    std::vector<float> attrFloats(const char *name) const;
+    std::vector<std::string> attrStrings(const char *name) const;
+    const onnx::TensorProto *attrTensor(const char *name) const;
+    ir::GraphId attrGraph(const char *name) const;
+
+    // --- outputs ---
+    std::size_t outputCount() const { return m_node.outputs.size(); }
+    /// True when output i is wanted (not omitted with "").
+    bool wantsOutput(std::size_t i) const { return i < m_node.outputs.size() && m_node.outputs[i].valid(); }
+    /// A zero-filled tensor for an output or scratch, after checking dims and the memory budget.
+    support::Expected<Tensor> allocate(int dataType, const Shape &shape);
+    void setOutput(std::size_t i, Tensor tensor);
+    void setOutputValue(std::size_t i, RuntimeValue value);
+    std::vector<RuntimeValue> &outputs() { return m_outputs; }
+
+    // --- errors and control flow ---
+    /// An error naming this node, its op and the shapes of its inputs.
+    support::Error error(const std::string &message) const;
+    SubgraphRunner &subgraphs() { return m_subgraphs; }
+
+private:
+    const ir::Model &m_model;
+    const ir::Node &m_node;
+    int m_opset;
+    std::vector<const RuntimeValue *> m_inputs;
+    std::vector<RuntimeValue> m_outputs;
+    MemoryBudget &m_budget;
+    SubgraphRunner &m_subgraphs;
+};
+
+using KernelFunction = support::Status (*)(KernelContext &);
+
+} // namespace portolan::runtime

@@ -1,0 +1,357 @@
+// Broadcasting elementwise kernels on two or more inputs: arithmetic, comparison, logic, PRelu,
+// the variadic Max/Min/Sum/Mean, Where and Clip. Opsets before 7 broadcast B into A from `axis`
+// when `broadcast=1` (the legacy rule); later opsets broadcast both ways as numpy does.
+#include "runtime/reference/KernelContext.h"
+#include "runtime/reference/kernels/Broadcast.h"
+#include "runtime/reference/kernels/Dispatch.h"
+
+#include "ir/Type.h"
+
+#include <cmath>
+#include <limits>
+#include <string_view>
+
+namespace portolan::runtime::kernels {
+
+namespace {
+
+// The legacy (opset < 7) rule: B's dims line up with A's starting at `axis` (default: trailing).
+Tensor legacyAlign(const KernelContext &ctx, const Tensor &a, const Tensor &b)
+{
+    if (ctx.opset() >= 7 || ctx.attrInt("broadcast", 0) == 0 || b.rank() == a.rank())
+        return b;
+    const auto rankA = static_cast<std::int64_t>(a.rank());
+    const auto rankB = static_cast<std::int64_t>(b.rank());
+    const std::int64_t axis = ctx.attrInt("axis", rankA - rankB);
+    if (axis < 0 || axis + rankB > rankA)
+        return b;
+    Shape shape(static_cast<std::size_t>(axis), 1);
+    shape.insert(shape.end(), b.shape().begin(), b.shape().end());
+    shape.resize(static_cast<std::size_t>(rankA), 1);
+    return b.reshaped(shape);
+}
+
+/// out[i] = f(a[ia], b[ib]) over the broadcast of a and b.
+template <typename A, typename B, typename O, typename F>
+void broadcastApply(const Tensor &a, const Tensor &b, Tensor &out, F &&f)
+{
+    const A *x = a.data<A>();
+    const B *y = b.data<B>();
+    O *z = out.mutableData<O>();
+    const std::int64_t n = out.size();
+    if (a.shape() == b.shape()) {
+        for (std::int64_t i = 0; i < n; ++i)
+            z[i] = f(x[i], y[i]);
+    } else if (b.size() == 1 && a.size() == n) {
+        for (std::int64_t i = 0; i < n; ++i)
+            z[i] = f(x[i], y[0]);
+    } else if (a.size() == 1 && b.size() == n) {
+        for (std::int64_t i = 0; i < n; ++i)
+            z[i] = f(x[0], y[i]);
+    } else {
+        BroadcastWalker walk(out.shape(), {a.shape(), b.shape()});
+        for (std::int64_t i = 0; i < n; ++i, walk.next())
+            z[i] = f(x[walk.offset(0)], y[walk.offset(1)]);
+    }
+}
+
+support::Expected<Shape> outputShape(KernelContext &ctx, const Tensor &a, const Tensor &b)
+{
+    auto shape = broadcastShapes({a.shape(), b.shape()});
+    if (!shape)
+        return ctx.error("cannot broadcast " + shapeString(a.shape()) + " with " + shapeString(b.shape()));
+    return *shape;
+}
+
+template <typename T>
+T pythonMod(T x, T y)
+{
+    if constexpr (std::is_floating_point_v<T>) {
+        const T r = std::fmod(x, y);
+        return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+    } else if constexpr (std::is_signed_v<T>) {
+        if (y == 0)
+            return 0;
+        const T r = static_cast<T>(x % y);
+        return (r != 0 && ((r < 0) != (y < 0))) ? static_cast<T>(r + y) : r;
+    } else {
+        return y == 0 ? T(0) : static_cast<T>(x % y);
+    }
+}
+
+template <typename T>
+T divide(T x, T y)
+{
+    if constexpr (std::is_integral_v<T>)
+        return y == 0 ? T(0) : static_cast<T>(x / y); // ONNX leaves it undefined; never trap
+    else
+        return x / y;
+}
+
+// Arithmetic ops: same-type operands, result of that type.
+support::Status arithmetic(KernelContext &ctx, std::string_view op, const Tensor &a, const Tensor &b)
+{
+    if (a.dataType() != b.dataType())
+        return ctx.error("operands have different element types");
+    auto shape = outputShape(ctx, a, b);
+    if (!shape)
+        return shape.takeError();
+    auto out = ctx.allocate(a.dataType(), *shape);
+    if (!out)
+        return out.takeError();
+    const bool fmodMode = ctx.attrInt("fmod", 0) != 0;
+    const bool left = ctx.attrString("direction") == "LEFT";
+    support::Status status;
+    const bool known = visitNumeric(a.dataType(), [&]<typename T>() {
+        if (op == "Add")
+            broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return static_cast<T>(x + y); });
+        else if (op == "Sub")
+            broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return static_cast<T>(x - y); });
+        else if (op == "Mul")
+            broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return static_cast<T>(x * y); });
+        else if (op == "Div")
+            broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return divide(x, y); });
+        else if (op == "Mod") {
+            if constexpr (std::is_floating_point_v<T>)
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return std::fmod(x, y); });
+            else if (fmodMode)
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return y == 0 ? T(0) : static_cast<T>(x % y); });
+            else
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return pythonMod(x, y); });
+        } else if (op == "BitShift") {
+            if constexpr (std::is_unsigned_v<T>)
+                broadcastApply<T, T, T>(a, b, *out, [left](T x, T y) {
+                    if (y >= T(sizeof(T) * 8))
+                        return T(0);
+                    return static_cast<T>(left ? x << y : x >> y);
+                });
+            else
+                status = ctx.error("BitShift takes unsigned integers");
+        } else if (op == "PRelu") {
+            broadcastApply<T, T, T>(a, b, *out, [](T x, T slope) { return x < T(0) ? static_cast<T>(slope * x) : x; });
+        }
+    });
+    if (!known)
+        return ctx.error(std::string(op) + " does not take " + ir::dataTypeName(a.dataType()));
+    if (!status)
+        return status;
+    ctx.setOutput(0, std::move(*out));
+    return support::Status::ok();
+}
+
+support::Status power(KernelContext &ctx, const Tensor &a, const Tensor &b)
+{
+    auto shape = outputShape(ctx, a, b);
+    if (!shape)
+        return shape.takeError();
+    auto out = ctx.allocate(a.dataType(), *shape);
+    if (!out)
+        return out.takeError();
+    bool known = false;
+    visitNumeric(a.dataType(), [&]<typename T>() {
+        known = visitNumeric(b.dataType(), [&]<typename E>() {
+            broadcastApply<T, E, T>(a, b, *out, [](T x, E y) {
+                return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+            });
+        });
+    });
+    if (!known)
+        return ctx.error("Pow does not take these element types");
+    ctx.setOutput(0, std::move(*out));
+    return support::Status::ok();
+}
+
+support::Status comparison(KernelContext &ctx, std::string_view op, const Tensor &a, const Tensor &b)
+{
+    if (a.dataType() != b.dataType())
+        return ctx.error("operands have different element types");
+    auto shape = outputShape(ctx, a, b);
+    if (!shape)
+        return shape.takeError();
+    auto out = ctx.allocate(TensorProto::BOOL, *shape);
+    if (!out)
+        return out.takeError();
+    auto run = [&]<typename T>() {
+        using R = std::uint8_t;
+        if (op == "Equal")
+            broadcastApply<T, T, R>(a, b, *out, [](T x, T y) { return R(x == y); });
+        else if (op == "Less")
+            broadcastApply<T, T, R>(a, b, *out, [](T x, T y) { return R(x < y); });
+        else if (op == "LessOrEqual")
+            broadcastApply<T, T, R>(a, b, *out, [](T x, T y) { return R(x <= y); });
+        else if (op == "Greater")
+            broadcastApply<T, T, R>(a, b, *out, [](T x, T y) { return R(x > y); });
+        else if (op == "GreaterOrEqual")
+            broadcastApply<T, T, R>(a, b, *out, [](T x, T y) { return R(x >= y); });
+    };
+    if (a.dataType() == TensorProto::BOOL)
+        run.template operator()<std::uint8_t>();
+    else if (!visitNumeric(a.dataType(), run))
+        return ctx.error(std::string(op) + " does not take " + ir::dataTypeName(a.dataType()));
+    ctx.setOutput(0, std::move(*out));
+    return support::Status::ok();
+}
+
+support::Status logical(KernelContext &ctx, std::string_view op, const Tensor &a, const Tensor &b)
+{
+    if (a.dataType() != TensorProto::BOOL || b.dataType() != TensorProto::BOOL)
+        return ctx.error(std::string(op) + " takes bool inputs");
+    auto shape = outputShape(ctx, a, b);
+    if (!shape)
+        return shape.takeError();
+    auto out = ctx.allocate(TensorProto::BOOL, *shape);
+    if (!out)
+        return out.takeError();
+    using R = std::uint8_t;
+    if (op == "And")
+        broadcastApply<R, R, R>(a, b, *out, [](R x, R y) { return R(x && y); });
+    else if (op == "Or")
+        broadcastApply<R, R, R>(a, b, *out, [](R x, R y) { return R(x || y); });
+    else
+        broadcastApply<R, R, R>(a, b, *out, [](R x, R y) { return R((x != 0) != (y != 0)); });
+    ctx.setOutput(0, std::move(*out));
+    return support::Status::ok();
+}
+
+} // namespace
+
+support::Status binary(KernelContext &ctx)
+{
+    if (auto st = ctx.requireInputs(2); !st)
+        return st;
+    const std::string_view op = ctx.node().opType;
+    const Tensor &rawA = ctx.input(0);
+    const int originalType = rawA.dataType();
+    const Tensor a = toComputeType(rawA);
+    const Tensor b = toComputeType(legacyAlign(ctx, rawA, ctx.input(1)));
+
+    if (op == "Equal" || op == "Less" || op == "LessOrEqual" || op == "Greater" || op == "GreaterOrEqual")
+        return comparison(ctx, op, a, b);
+    if (op == "And" || op == "Or" || op == "Xor")
+        return logical(ctx, op, a, b);
+    const auto st = op == "Pow" ? power(ctx, a, b) : arithmetic(ctx, op, a, b);
+    if (st && isHalfType(originalType))
+        ctx.setOutput(0, fromComputeType(ctx.outputs()[0].tensor, originalType));
+    return st;
+}
+
+support::Status variadic(KernelContext &ctx)
+{
+    if (ctx.inputCount() == 0)
+        return ctx.error("needs at least one input");
+    if (auto st = ctx.requireInputs(ctx.inputCount()); !st)
+        return st;
+    const std::string_view op = ctx.node().opType;
+    const int originalType = ctx.input(0).dataType();
+    Tensor acc = toComputeType(ctx.input(0));
+    for (std::size_t k = 1; k < ctx.inputCount(); ++k) {
+        const Tensor next = toComputeType(ctx.input(k));
+        if (next.dataType() != acc.dataType())
+            return ctx.error("inputs have different element types");
+        auto shape = outputShape(ctx, acc, next);
+        if (!shape)
+            return shape.takeError();
+        auto out = ctx.allocate(acc.dataType(), *shape);
+        if (!out)
+            return out.takeError();
+        const bool known = visitNumeric(acc.dataType(), [&]<typename T>() {
+            if (op == "Max")
+                broadcastApply<T, T, T>(acc, next, *out, [](T x, T y) {
+                    if constexpr (std::is_floating_point_v<T>)
+                        if (std::isnan(x) || std::isnan(y))
+                            return std::numeric_limits<T>::quiet_NaN();
+                    return x > y ? x : y;
+                });
+            else if (op == "Min")
+                broadcastApply<T, T, T>(acc, next, *out, [](T x, T y) {
+                    if constexpr (std::is_floating_point_v<T>)
+                        if (std::isnan(x) || std::isnan(y))
+                            return std::numeric_limits<T>::quiet_NaN();
+                    return x < y ? x : y;
+                });
+            else
+                broadcastApply<T, T, T>(acc, next, *out, [](T x, T y) { return static_cast<T>(x + y); });
+        });
+        if (!known)
+            return ctx.error(std::string(op) + " does not take " + ir::dataTypeName(acc.dataType()));
+        acc = std::move(*out);
+    }
+    if (op == "Mean") {
+        const auto count = static_cast<double>(ctx.inputCount());
+        Tensor mean = acc.clone();
+        visitFloat(mean.dataType(), [&]<typename T>() {
+            for (std::int64_t i = 0; i < mean.size(); ++i)
+                mean.mutableData<T>()[i] = static_cast<T>(mean.data<T>()[i] / count);
+        });
+        acc = std::move(mean);
+    }
+    ctx.setOutput(0, fromComputeType(acc, originalType));
+    return support::Status::ok();
+}
+
+support::Status where(KernelContext &ctx)
+{
+    if (auto st = ctx.requireInputs(3); !st)
+        return st;
+    const Tensor &c = ctx.input(0);
+    const Tensor &x = ctx.input(1);
+    const Tensor &y = ctx.input(2);
+    if (c.dataType() != TensorProto::BOOL || x.dataType() != y.dataType())
+        return ctx.error("takes a bool condition and two inputs of one type");
+    auto shape = broadcastShapes({c.shape(), x.shape(), y.shape()});
+    if (!shape)
+        return ctx.error("cannot broadcast the three inputs");
+    auto out = ctx.allocate(x.dataType(), *shape);
+    if (!out)
+        return out.takeError();
+    BroadcastWalker walk(*shape, {c.shape(), x.shape(), y.shape()});
+    if (x.dataType() == TensorProto::STRING) {
+        auto &o = out->mutableStrings();
+        for (std::int64_t i = 0; i < out->size(); ++i, walk.next())
+            o[static_cast<std::size_t>(i)] = c.data<std::uint8_t>()[walk.offset(0)]
+                                                 ? x.strings()[static_cast<std::size_t>(walk.offset(1))]
+                                                 : y.strings()[static_cast<std::size_t>(walk.offset(2))];
+    } else {
+        visitStorage(x.dataType(), [&]<typename T>() {
+            T *o = out->mutableData<T>();
+            for (std::int64_t i = 0; i < out->size(); ++i, walk.next())
+                o[i] = c.data<std::uint8_t>()[walk.offset(0)] ? x.data<T>()[walk.offset(1)] : y.data<T>()[walk.offset(2)];
+        });
+    }
+    ctx.setOutput(0, std::move(*out));
+    return support::Status::ok();
+}
+
+support::Status clip(KernelContext &ctx)
+{
+    if (auto st = ctx.requireInputs(1); !st)
+        return st;
+    const int originalType = ctx.input(0).dataType();
+    const Tensor x = toComputeType(ctx.input(0));
+    auto out = ctx.allocate(x.dataType(), x.shape());
+    if (!out)
+        return out.takeError();
+    const bool known = visitNumeric(x.dataType(), [&]<typename T>() {
+        T lo = std::numeric_limits<T>::lowest();
+        T hi = std::numeric_limits<T>::max();
+        if (ctx.opset() < 11) {
+            lo = static_cast<T>(ctx.attrFloat("min", static_cast<float>(std::numeric_limits<float>::lowest())));
+            hi = static_cast<T>(ctx.attrFloat("max", std::numeric_limits<float>::max()));
+        } else {
+            if (ctx.hasInput(1))
+                lo = toComputeType(ctx.input(1)).data<T>()[0];
+            if (ctx.hasInput(2))
+                hi = toComputeType(ctx.input(2)).data<T>()[0];
+        }
+        const T *in = x.data<T>();
+        T *o = out->mutableData<T>();
+        for (std::int64_t i = 0; i < x.size(); ++i)
+            o[i] = in[i] < lo ? lo : (in[i] > hi ? hi : in[i]);
+    });
+    if (!known)
+        return ctx.error("Clip does not take " + ir::dataTypeName(x.dataType()));
+    ctx.setOutput(0, fromComputeType(*out, originalType));
+    return support::Status::ok();
+}
+
+} // namespace portolan::runtime::kernels

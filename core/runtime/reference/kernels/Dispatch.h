@@ -1,0 +1,81 @@
+// Type dispatch for kernels: call a templated lambda with the C++ type of an ONNX element type.
+// 16-bit floats are computed in float: kernels convert them with toComputeType()/fromComputeType().
+#pragma once
+
+#include "runtime/Half.h"
+#include "runtime/Tensor.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+
+namespace portolan::runtime::kernels {
+
+using onnx::TensorProto;
+
+/// f.template operator()<T>() for the float types (float, double); false for any other type.
+template <typename F>
+bool visitFloat(int dataType, F &&f)
+{
+    switch (dataType) {
+    case TensorProto::FLOAT: f.template operator()<float>(); return true;
+    case TensorProto::DOUBLE: f.template operator()<double>(); return true;
+    default: return false;
+    }
+}
+
+/// The integer types (signed and unsigned, 8 to 64 bits).
+template <typename F>
+bool visitInteger(int dataType, F &&f)
+{
+    switch (dataType) {
+    case TensorProto::INT8: f.template operator()<std::int8_t>(); return true;
+    case TensorProto::INT16: f.template operator()<std::int16_t>(); return true;
+    case TensorProto::INT32: f.template operator()<std::int32_t>(); return true;
+    case TensorProto::INT64: f.template operator()<std::int64_t>(); return true;
+    case TensorProto::UINT8: f.template operator()<std::uint8_t>(); return true;
+    case TensorProto::UINT16: f.template operator()<std::uint16_t>(); return true;
+    case TensorProto::UINT32: f.template operator()<std::uint32_t>(); return true;
+    case TensorProto::UINT64: f.template operator()<std::uint64_t>(); return true;
+    default: return false;
+    }
+}
+
+/// float, double and the integers (not bool, strings or 16-bit floats).
+template <typename F>
+bool visitNumeric(int dataType, F &&f)
+{
+    return visitFloat(dataType, f) || visitInteger(dataType, f);
+}
+
+/// Every fixed-size type, bool and 16-bit floats included, as storage (for data movement kernels).
+template <typename F>
+bool visitStorage(int dataType, F &&f)
+{
+    switch (dataType) {
+    case TensorProto::BOOL: f.template operator()<std::uint8_t>(); return true;
+    case TensorProto::FLOAT16:
+    case TensorProto::BFLOAT16: f.template operator()<std::uint16_t>(); return true;
+    case TensorProto::COMPLEX64: f.template operator()<std::uint64_t>(); return true;
+    default: return visitNumeric(dataType, f);
+    }
+}
+
+inline bool isHalfType(int dataType)
+{
+    return dataType == TensorProto::FLOAT16 || dataType == TensorProto::BFLOAT16;
+}
+
+/// Converts between any two numeric element types (bool, 16-bit floats included) with ONNX Cast
+/// semantics (saturation is not applied: out-of-range float → int is what C++ gives for in-range values).
+Tensor convertTensor(const Tensor &input, int toType);
+
+/// float tensor for a float16/bfloat16 one (the type kernels compute 16-bit floats in); others unchanged.
+inline Tensor toComputeType(const Tensor &t) { return isHalfType(t.dataType()) ? convertTensor(t, TensorProto::FLOAT) : t; }
+/// Back to `originalType` after computing in float.
+inline Tensor fromComputeType(const Tensor &t, int originalType)
+{
+    return isHalfType(originalType) ? convertTensor(t, originalType) : t;
+}
+
+} // namespace portolan::runtime::kernels

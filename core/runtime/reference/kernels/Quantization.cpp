@@ -1,0 +1,2 @@
+// (being written)
+#include "runtime/reference/KernelContext.h"

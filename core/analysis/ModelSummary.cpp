@@ -49,6 +49,15 @@ struct Walker {
             if (init.proto.data_location() == onnx::TensorProto::EXTERNAL)
                 summary.externalBytes += init.byteSize();
         }
+        for (const auto &sparse : graph.extras.sparse_initializer()) {
+            const std::uint64_t bytes = sparse.values().ByteSizeLong() + sparse.indices().ByteSizeLong();
+            DtypeBytes &entry = byType[sparse.values().data_type()];
+            entry.elementType = ir::dataTypeName(sparse.values().data_type());
+            ++entry.count;
+            entry.bytes += bytes;
+            ++summary.initializers;
+            summary.initializerBytes += bytes;
+        }
         for (const ir::NodeId n : graph.nodes) {
             const ir::Node &node = model.node(n);
             if (!node.alive)
@@ -120,7 +129,7 @@ ModelSummary summarize(const ir::Model &model, support::Diagnostics findings)
     const ir::NameScopeTree tree = ir::NameScopeTree::build(model, model.mainGraph());
     s.groups = tree.groupCount() - 1;
     for (const std::size_t child : tree.root().children)
-        s.topGroups.push_back({tree.group(child).path, tree.group(child).totalNodes});
+        s.topGroups.push_back({tree.pathOf(child), tree.group(child).totalNodes});
 
     s.findings = std::move(findings);
     return s;

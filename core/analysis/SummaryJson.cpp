@@ -61,10 +61,10 @@ std::string summaryJson(const ModelSummary &s)
     for (const auto &[domain, version] : s.opsets)
         w.beginObject().field("domain", domain).field("version", version).endObject();
     w.endArray();
-    w.key("metadata").beginObject();
+    w.key("metadata").beginArray(); // an array: a file may repeat a key
     for (const auto &[key, value] : s.metadata)
-        w.field(key, value);
-    w.endObject();
+        w.beginObject().field("key", key).field("value", value).endObject();
+    w.endArray();
 
     w.key("inputs").beginArray();
     for (const IoSummary &io : s.inputs)

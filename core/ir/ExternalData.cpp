@@ -48,6 +48,8 @@ ExternalDataResolver::mapInsideBase(const std::string &location)
     if (!::realpath(joined.c_str(), buffer))
         return makeError("external-missing", "external data file '" + location + "' does not exist beside the model");
     const std::string real = buffer;
+    if (!fs::is_regular_file(real))
+        return makeError("external-not-a-file", "external data location '" + location + "' is not a regular file");
     if (real.rfind(m_realBase + "/", 0) != 0)
         return makeError("external-path-escapes",
                          "external data location '" + location + "' resolves (through a link) to '" + real +
@@ -56,8 +58,11 @@ ExternalDataResolver::mapInsideBase(const std::string &location)
     if (auto it = m_files.find(real); it != m_files.end())
         return it->second;
     auto mapped = support::MappedFile::open(real);
-    if (!mapped)
-        return mapped.takeError();
+    if (!mapped) {
+        support::Error e = mapped.takeError();
+        e.primary.message = "external data '" + location + "': " + e.primary.message;
+        return e;
+    }
     m_files.emplace(real, *mapped);
     return *mapped;
 }
@@ -94,7 +99,10 @@ support::Status ExternalDataResolver::resolve(Initializer &init)
         return makeError("external-out-of-range", "external data [" + std::to_string(offset) + ", " +
                                                       std::to_string(offset + length) + ") runs past the end of '" +
                                                       location + "' (" + std::to_string(fileSize) + " bytes)");
-    if (const auto expected = expectedByteSize(init.proto); expected && *expected != length)
+    const auto expected = expectedByteSize(init.proto);
+    if (!expected && init.proto.data_type() != onnx::TensorProto::STRING)
+        return makeError("dims-overflow", "the tensor's dims need more bytes than a 64-bit size can count");
+    if (expected && *expected != length)
         return makeError("data-size-mismatch", "external data in '" + location + "' holds " + std::to_string(length) +
                                                    " bytes but the tensor's dims need " + std::to_string(*expected));
     init.file = *file;

@@ -5,11 +5,16 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace portolan::ir {
+
+/// The three lists of a GraphProto that declare values.
+enum class DeclarationList { Input, Output, ValueInfo };
 
 struct Graph {
     GraphId id;
@@ -25,6 +30,9 @@ struct Graph {
     std::vector<ValueId> initializers; ///< in file order
     std::vector<ValueId> valueInfos;   ///< values that had a value_info entry, in file order
     onnx::GraphProto extras;        ///< doc_string, sparse initializers, quantization annotations, unknown fields
+    /// List entries that declare a value differently from the value's effective declaration (a name
+    /// declared twice with other types or doc strings), saved exactly as they were read.
+    std::map<std::pair<DeclarationList, std::size_t>, onnx::ValueInfoProto> verbatimDeclarations;
 
     std::unordered_map<std::string, ValueId> scope; ///< names this graph defines
 

@@ -4,11 +4,13 @@
 #include "ir/ModelLoader.h"
 
 #include "ir/ExternalData.h"
+#include "ir/ModelBytesDiagnosis.h"
 #include "ir/TensorValidation.h"
 #include "ir/Topology.h"
 
 #include <google/protobuf/io/coded_stream.h>
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 
@@ -51,15 +53,20 @@ private:
     support::Status wireNodeInputs(onnx::GraphProto &proto, GraphId graphId, std::size_t firstNode);
     support::Status addValueInfos(onnx::GraphProto &proto, Graph &graph);
     support::Status addOutputs(onnx::GraphProto &proto, Graph &graph);
-    support::Status validateAttributeTensors(const onnx::AttributeProto &attribute, const Graph &graph,
-                                             const std::string &nodeName) const;
-    void declare(Value &value, onnx::ValueInfoProto &&info, const Graph &graph);
+    support::Status loadAttributeTensors(Attribute &attribute, const Graph &graph, const std::string &nodeName);
+    void declare(Value &value, onnx::ValueInfoProto &&info, Graph &graph, DeclarationList list, std::size_t position);
 
     Model &m_model;
     const std::string &m_modelName;
     const LoadOptions &m_options;
     support::Diagnostics &m_warnings;
     ExternalDataResolver m_external;
+    struct Declaration {
+        GraphId graph;
+        DeclarationList list;
+        std::size_t position;
+    };
+    std::unordered_map<ValueId, Declaration> m_firstDeclaration;
 };
 
 std::string GraphBuilder::graphPath(const Graph &graph) const
@@ -71,25 +78,41 @@ std::string GraphBuilder::graphPath(const Graph &graph) const
     return graphPath(parent) + "/" + (owner.name.empty() ? owner.opType : owner.name) + "." + graph.ownerAttribute;
 }
 
-void GraphBuilder::declare(Value &value, onnx::ValueInfoProto &&info, const Graph &graph)
+// The first declaration of a value becomes its effective one (a later typed one replaces an untyped
+// first); any entry that then differs from the effective declaration is kept verbatim for saving.
+void GraphBuilder::declare(Value &value, onnx::ValueInfoProto &&info, Graph &graph, DeclarationList list,
+                           std::size_t position)
 {
-    const bool typed = info.has_type();
-    if (value.hasDeclaredType && typed &&
+    auto first = m_firstDeclaration.find(value.id);
+    if (first == m_firstDeclaration.end()) {
+        m_firstDeclaration.emplace(value.id, Declaration{graph.id, list, position});
+        value.hasDeclaredType = info.has_type();
+        value.info = std::move(info);
+        return;
+    }
+    if (info.SerializeAsString() == value.info.SerializeAsString())
+        return;
+    if (!value.hasDeclaredType && info.has_type()) {
+        const Declaration &earlier = first->second; // keep that untyped entry as it was read
+        m_model.graph(earlier.graph).verbatimDeclarations[{earlier.list, earlier.position}] = value.info;
+        first->second = {graph.id, list, position};
+        value.hasDeclaredType = true;
+        value.info = std::move(info);
+        return;
+    }
+    if (value.hasDeclaredType && info.has_type() &&
         info.type().SerializeAsString() != value.info.type().SerializeAsString()) {
         support::Diagnostic d;
         d.severity = support::Severity::Warning;
         d.code = "conflicting-declarations";
-        d.message = "declared twice with different types; keeping " + typeString(value.info.type());
+        d.message = "declared twice with different types; using " + typeString(value.info.type()) + ", not " +
+                    typeString(info.type());
         d.model = m_modelName;
         d.graph = graphPath(graph);
         d.value = value.name;
         m_warnings.push_back(std::move(d));
-        return;
     }
-    if (value.hasDeclaredType && !typed)
-        return;
-    value.info = std::move(info);
-    value.hasDeclaredType = typed;
+    graph.verbatimDeclarations[{list, position}] = std::move(info);
 }
 
 support::Status GraphBuilder::addInitializers(onnx::GraphProto &proto, Graph &graph)
@@ -118,11 +141,26 @@ support::Status GraphBuilder::addInitializers(onnx::GraphProto &proto, Graph &gr
         v.initializer = std::move(init);
         graph.initializers.push_back(id);
     }
-    // Sparse initializers stay in the graph's extras; their names are defined all the same.
+    // Sparse initializers stay in the graph's extras (saved as read); their names are defined all the
+    // same, and their values and indices are checked like any tensor.
     for (const auto &sparse : proto.sparse_initializer()) {
         const std::string &name = sparse.values().name();
-        if (!name.empty() && !graph.scope.contains(name))
-            m_model.addValue(graph.id, name);
+        if (name.empty())
+            return fail(makeError("unnamed-initializer", "a sparse initializer has no name"), graph);
+        if (graph.scope.contains(name))
+            return fail(makeError("duplicate-definition", "sparse initializer is defined twice", {}, {}, name), graph);
+        for (const onnx::TensorProto *part : {&sparse.values(), &sparse.indices()})
+            if (auto checked = validateTensorProto(*part); !checked) {
+                Error e = checked.takeError();
+                e.primary.value = name;
+                e.primary.message = "sparse initializer: " + e.primary.message;
+                return fail(std::move(e), graph);
+            }
+        Value &v = m_model.value(m_model.addValue(graph.id, name));
+        auto *type = v.info.mutable_type()->mutable_sparse_tensor_type();
+        type->set_elem_type(sparse.values().data_type());
+        for (const auto d : sparse.dims())
+            type->mutable_shape()->add_dim()->set_dim_value(d);
     }
     return support::Status::ok();
 }
@@ -146,14 +184,7 @@ support::Status GraphBuilder::addInputs(onnx::GraphProto &proto, Graph &graph)
         } else {
             id = m_model.addValue(graph.id, name);
         }
-        Value &v = m_model.value(id);
-        if (v.isInitializer()) {
-            // keep the input's own declaration: it is what the file says
-            v.info = std::move(info);
-            v.hasDeclaredType = v.info.has_type();
-        } else {
-            declare(v, std::move(info), graph);
-        }
+        declare(m_model.value(id), std::move(info), graph, DeclarationList::Input, graph.inputs.size());
         graph.inputs.push_back(id);
     }
     return support::Status::ok();
@@ -189,14 +220,10 @@ support::Status GraphBuilder::addNodes(onnx::GraphProto &proto, GraphId graphId)
     return support::Status::ok();
 }
 
-support::Status GraphBuilder::validateAttributeTensors(const onnx::AttributeProto &attribute, const Graph &graph,
-                                                       const std::string &nodeName) const
+// Checks an attribute's tensors; a `t` stored as external data is resolved like an initializer.
+support::Status GraphBuilder::loadAttributeTensors(Attribute &attribute, const Graph &graph, const std::string &nodeName)
 {
     auto check = [&](const onnx::TensorProto &t) -> support::Status {
-        if (t.data_location() == onnx::TensorProto::EXTERNAL)
-            return fail(makeError("external-in-attribute", "attribute '" + attribute.name() +
-                                                               "' stores its tensor as external data, which is not supported"),
-                        graph, nodeName);
         if (auto checked = validateTensorProto(t); !checked) {
             Error e = checked.takeError();
             e.primary.message = "attribute '" + attribute.name() + "': " + e.primary.message;
@@ -204,12 +231,29 @@ support::Status GraphBuilder::validateAttributeTensors(const onnx::AttributeProt
         }
         return support::Status::ok();
     };
-    if (attribute.has_t())
-        if (auto st = check(attribute.t()); !st)
+    const onnx::AttributeProto &proto = attribute.proto;
+    if (proto.has_t()) {
+        if (auto st = check(proto.t()); !st)
             return st;
-    for (const auto &t : attribute.tensors())
+        if (proto.t().data_location() == onnx::TensorProto::EXTERNAL && m_options.loadExternalData) {
+            auto init = std::make_shared<Initializer>();
+            init->proto = proto.t();
+            if (auto st = m_external.resolve(*init); !st) {
+                Error e = st.error();
+                e.primary.message = "attribute '" + attribute.name() + "': " + e.primary.message;
+                return fail(std::move(e), graph, nodeName);
+            }
+            attribute.externalTensor = std::move(init);
+        }
+    }
+    for (const auto &t : proto.tensors()) {
+        if (t.data_location() == onnx::TensorProto::EXTERNAL)
+            return fail(makeError("external-in-attribute", "attribute '" + attribute.name() +
+                                                               "' keeps a tensor list in external data, which is not supported"),
+                        graph, nodeName);
         if (auto st = check(t); !st)
             return st;
+    }
     return support::Status::ok();
 }
 
@@ -236,12 +280,12 @@ support::Status GraphBuilder::wireNodeInputs(onnx::GraphProto &proto, GraphId gr
 
         // Attributes: subgraphs become IR graphs (loaded now, when every outer name is known).
         for (auto &ap : *np.mutable_attribute()) {
-            if (auto st = validateAttributeTensors(ap, m_model.graph(graphId), display); !st)
-                return st;
             Attribute attribute;
             std::vector<std::unique_ptr<onnx::GraphProto>> bodies;
-            if (ap.has_g())
+            if (ap.has_g()) {
                 bodies.emplace_back(ap.release_g());
+                attribute.firstFromG = true;
+            }
             for (auto &g : *ap.mutable_graphs())
                 bodies.push_back(std::make_unique<onnx::GraphProto>(std::move(g)));
             ap.clear_graphs();
@@ -257,6 +301,8 @@ support::Status GraphBuilder::wireNodeInputs(onnx::GraphProto &proto, GraphId gr
                     return st;
             }
             attribute.proto.Swap(&ap);
+            if (auto st = loadAttributeTensors(attribute, m_model.graph(graphId), display); !st)
+                return st;
             m_model.node(id).attributes.push_back(std::move(attribute));
         }
         np.clear_input();
@@ -272,11 +318,13 @@ support::Status GraphBuilder::addValueInfos(onnx::GraphProto &proto, Graph &grap
     for (auto &info : *proto.mutable_value_info()) {
         const std::string name = info.name();
         ValueId id;
-        if (auto found = m_model.lookup(graph.id, name))
+        if (auto found = m_model.lookup(graph.id, name)) {
             id = *found;
-        else
+        } else {
             id = m_model.addValue(graph.id, name); // annotates nothing: kept so saving loses nothing
-        declare(m_model.value(id), std::move(info), graph);
+            m_model.value(id).declarationOnly = true;
+        }
+        declare(m_model.value(id), std::move(info), graph, DeclarationList::ValueInfo, graph.valueInfos.size());
         graph.valueInfos.push_back(id);
     }
     return support::Status::ok();
@@ -287,11 +335,11 @@ support::Status GraphBuilder::addOutputs(onnx::GraphProto &proto, Graph &graph)
     for (auto &info : *proto.mutable_output()) {
         const std::string name = info.name();
         const auto found = m_model.lookup(graph.id, name);
-        if (!found)
+        if (!found || m_model.value(*found).declarationOnly)
             return fail(makeError("missing-producer", "graph output is not produced by any node, input or initializer",
                                   {}, {}, name),
                         graph);
-        declare(m_model.value(*found), std::move(info), graph);
+        declare(m_model.value(*found), std::move(info), graph, DeclarationList::Output, graph.outputs.size());
         graph.outputs.push_back(*found);
     }
     return support::Status::ok();
@@ -371,9 +419,8 @@ Expected<LoadedModel> loadModelBytes(std::span<const std::byte> bytes, const std
                                                   static_cast<int>(bytes.size()));
     stream.SetRecursionLimit(kProtoRecursionLimit);
     if (!proto.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
-        return notAModel(displayName, "cannot parse as an ONNX ModelProto: the bytes are truncated, corrupt, not a "
-                                      "model, or nest messages deeper than " +
-                                          std::to_string(kProtoRecursionLimit) + " levels");
+        return notAModel(displayName, "cannot parse as an ONNX model: " +
+                                          diagnoseModelBytes(bytes, std::min(options.maxSubgraphDepth, kProtoRecursionLimit / 3 - 1)));
     return loadModelProto(std::move(proto), displayName, baseDir, options);
 }
 

@@ -39,11 +39,11 @@ static void writeNode(const Model &model, const Node &node, onnx::NodeProto *out
     for (const Attribute &attribute : node.attributes) {
         onnx::AttributeProto *a = out->add_attribute();
         *a = attribute.proto;
-        if (attribute.proto.type() == onnx::AttributeProto::GRAPHS) {
-            for (const GraphId sub : attribute.subgraphs)
-                *a->add_graphs() = toGraphProto(model, sub);
-        } else if (!attribute.subgraphs.empty()) {
-            *a->mutable_g() = toGraphProto(model, attribute.subgraphs.front());
+        for (std::size_t k = 0; k < attribute.subgraphs.size(); ++k) {
+            if (k == 0 && attribute.firstFromG)
+                *a->mutable_g() = toGraphProto(model, attribute.subgraphs[k]);
+            else
+                *a->add_graphs() = toGraphProto(model, attribute.subgraphs[k]);
         }
     }
 }
@@ -73,12 +73,18 @@ onnx::GraphProto toGraphProto(const Model &model, GraphId graphId)
         if (t->name() != value.name)
             t->set_name(value.name);
     }
-    for (const ValueId v : graph.inputs)
-        writeInfo(model.value(v), out.add_input());
-    for (const ValueId v : graph.outputs)
-        writeInfo(model.value(v), out.add_output());
-    for (const ValueId v : graph.valueInfos)
-        writeInfo(model.value(v), out.add_value_info());
+    auto writeList = [&](DeclarationList list, const std::vector<ValueId> &values, auto add) {
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const auto verbatim = graph.verbatimDeclarations.find({list, i});
+            if (verbatim != graph.verbatimDeclarations.end())
+                *add() = verbatim->second;
+            else
+                writeInfo(model.value(values[i]), add());
+        }
+    };
+    writeList(DeclarationList::Input, graph.inputs, [&] { return out.add_input(); });
+    writeList(DeclarationList::Output, graph.outputs, [&] { return out.add_output(); });
+    writeList(DeclarationList::ValueInfo, graph.valueInfos, [&] { return out.add_value_info(); });
     return out;
 }
 

@@ -5,11 +5,11 @@
 
 namespace portolan::ir {
 
-std::vector<std::string> NameScopeTree::scopeOf(const std::string &nodeName)
+std::vector<std::string> NameScopeTree::scopeOf(const std::string &nodeName, std::size_t maxParts)
 {
     std::vector<std::string> parts;
     std::size_t start = 0;
-    while (true) {
+    while (parts.size() < maxParts) {
         const std::size_t slash = nodeName.find('/', start);
         if (slash == std::string::npos)
             break; // the remainder is the node's own name, not a scope
@@ -36,7 +36,6 @@ NameScopeTree NameScopeTree::build(const Model &model, GraphId graphId)
             if (inserted) {
                 ScopeGroup g;
                 g.name = part;
-                g.path = tree.m_groups[at].path + "/" + part;
                 g.parent = at;
                 g.indexInParent = tree.m_groups[at].children.size();
                 tree.m_groups.push_back(std::move(g));
@@ -53,6 +52,17 @@ NameScopeTree NameScopeTree::build(const Model &model, GraphId graphId)
         }
     }
     return tree;
+}
+
+std::string NameScopeTree::pathOf(std::size_t index) const
+{
+    std::vector<const std::string *> names;
+    for (std::size_t g = index; g != 0; g = m_groups[g].parent)
+        names.push_back(&m_groups[g].name);
+    std::string path;
+    for (auto it = names.rbegin(); it != names.rend(); ++it)
+        path += "/" + **it;
+    return path;
 }
 
 std::optional<std::size_t> NameScopeTree::groupOf(NodeId node) const

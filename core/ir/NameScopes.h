@@ -12,7 +12,6 @@ namespace portolan::ir {
 
 struct ScopeGroup {
     std::string name;                 ///< last path component ("attn"); "" for the root
-    std::string path;                 ///< full scope ("/encoder/layer.0/attn"); "" for the root
     std::size_t parent = 0;           ///< index of the parent group (the root is its own parent)
     std::size_t indexInParent = 0;    ///< position among the parent's children
     std::vector<std::size_t> children; ///< child groups, in order of first appearance
@@ -20,9 +19,13 @@ struct ScopeGroup {
     std::size_t totalNodes = 0;       ///< nodes in this group and all below
 };
 
-/// Groups of one graph. Group 0 is the root; node names without a scope sit in it.
+/// Groups of one graph. Group 0 is the root; node names without a scope sit in it. Scopes deeper
+/// than kMaxDepth fold into their kMaxDepth-th ancestor (a hostile name must not cost memory
+/// quadratic in its length).
 class NameScopeTree {
 public:
+    static constexpr std::size_t kMaxDepth = 32;
+
     static NameScopeTree build(const Model &model, GraphId graph);
 
     const ScopeGroup &root() const { return m_groups.front(); }
@@ -30,9 +33,12 @@ public:
     std::size_t groupCount() const { return m_groups.size(); }
     /// Index of the group that directly holds `node`.
     std::optional<std::size_t> groupOf(NodeId node) const;
+    /// Full scope of a group ("/encoder/layer.0/attn"), built on demand; "" for the root.
+    std::string pathOf(std::size_t index) const;
 
     /// Scope components of a node name: "/a/b/MatMul" → {"a","b"}; "a/b/c" → {"a","b"}; "Conv_3" → {}.
-    static std::vector<std::string> scopeOf(const std::string &nodeName);
+    /// At most `maxParts` components are returned (the rest of a deeper name is ignored).
+    static std::vector<std::string> scopeOf(const std::string &nodeName, std::size_t maxParts = kMaxDepth);
 
 private:
     std::vector<ScopeGroup> m_groups;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ir/Ids.h"
+#include "ir/Value.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -14,6 +15,8 @@ namespace portolan::ir {
 struct Attribute {
     onnx::AttributeProto proto;     ///< with `g` and `graphs` cleared
     std::vector<GraphId> subgraphs; ///< one for GRAPH, n for GRAPHS, none otherwise
+    bool firstFromG = false;        ///< subgraphs[0] was the `g` field (the rest were `graphs`)
+    std::shared_ptr<const Initializer> externalTensor; ///< `t` when stored as external data, resolved
 
     const std::string &name() const { return proto.name(); }
 };

@@ -115,13 +115,19 @@ Shape tensorShape(const onnx::TypeProto &type)
     return {};
 }
 
+// "[1,3]" after the element type; nothing when even the rank is unknown ("float").
+static std::string shapeSuffix(const Shape &shape)
+{
+    return shape.rankKnown() ? shape.str() : std::string();
+}
+
 std::string typeString(const onnx::TypeProto &type)
 {
     switch (type.value_case()) {
     case onnx::TypeProto::kTensorType:
-        return dataTypeName(type.tensor_type().elem_type()) + tensorShape(type).str();
+        return dataTypeName(type.tensor_type().elem_type()) + shapeSuffix(tensorShape(type));
     case onnx::TypeProto::kSparseTensorType:
-        return "sparse(" + dataTypeName(type.sparse_tensor_type().elem_type()) + tensorShape(type).str() + ")";
+        return "sparse(" + dataTypeName(type.sparse_tensor_type().elem_type()) + shapeSuffix(tensorShape(type)) + ")";
     case onnx::TypeProto::kSequenceType:
         return "seq(" + typeString(type.sequence_type().elem_type()) + ")";
     case onnx::TypeProto::kOptionalType:

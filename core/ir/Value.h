@@ -42,6 +42,7 @@ struct Value {
     std::string name;              ///< ONNX name, unique within its scope
     onnx::ValueInfoProto info;     ///< declared type, doc string and unknown fields (name kept in sync on save)
     bool hasDeclaredType = false;  ///< the file declared a type (input, output or value_info)
+    bool declarationOnly = false;  ///< only a value_info names it: nothing defines it
 
     NodeId producer;               ///< invalid for graph inputs, initializers and dangling value_info
     std::uint32_t producerOutput = 0;

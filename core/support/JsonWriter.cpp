@@ -6,12 +6,41 @@
 
 namespace portolan::support {
 
+// Length of the valid UTF-8 sequence starting at text[i], or 0 when it is not valid UTF-8.
+static std::size_t utf8SequenceLength(std::string_view text, std::size_t i)
+{
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char lead = byte(i);
+    std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xe ? 3 : (lead >> 3) == 0x1e ? 4 : 0;
+    if (length == 0 || i + length > text.size())
+        return 0;
+    for (std::size_t k = 1; k < length; ++k)
+        if ((byte(i + k) & 0xc0) != 0x80)
+            return 0;
+    if ((length == 2 && lead < 0xc2) || (length == 3 && lead == 0xe0 && byte(i + 1) < 0xa0) ||
+        (length == 4 && (lead > 0xf4 || (lead == 0xf0 && byte(i + 1) < 0x90))))
+        return 0; // overlong or beyond U+10FFFF
+    return length;
+}
+
 std::string JsonWriter::quote(std::string_view text)
 {
     std::string out;
     out.reserve(text.size() + 2);
     out += '"';
-    for (const char c : text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (static_cast<unsigned char>(c) >= 0x80) {
+            // names in a hostile file need not be UTF-8: invalid bytes become U+FFFD
+            const std::size_t length = utf8SequenceLength(text, i);
+            if (length == 0) {
+                out += "\ufffd";
+            } else {
+                out.append(text.substr(i, length));
+                i += length - 1;
+            }
+            continue;
+        }
         switch (c) {
         case '"': out += "\\\""; break;
         case '\\': out += "\\\\"; break;

@@ -23,7 +23,8 @@ MappedFile::~MappedFile()
 
 Expected<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string &path)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; non-regular files are refused below.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return makeError("cannot-open", std::string("cannot open file: ") + std::strerror(errno), path);
 

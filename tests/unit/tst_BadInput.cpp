@@ -6,6 +6,10 @@
 
 #include <QtTest>
 
+#include "ir/NameScopes.h"
+
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -140,19 +144,25 @@ private slots:
             cnn.assign(std::istreambuf_iterator<char>(in), {});
         }
         QTest::newRow("truncated") << QByteArray::fromStdString(cnn.substr(0, cnn.size() / 2)) << "not-a-model"
-                                   << "truncated";
+                                   << "is truncated";
         std::mt19937 rng(7);
         std::string noise(4096, '\0');
         for (char &c : noise)
             c = static_cast<char>(rng() & 0xff);
-        QTest::newRow("random bytes") << QByteArray::fromStdString(noise) << "not-a-model" << "cannot parse";
+        QTest::newRow("random bytes") << QByteArray::fromStdString(noise) << "not-a-model" << "cannot parse as an ONNX model";
         onnx::GraphProto graph; // its fields parse as a ModelProto's, but it is no model
         graph.set_name("g");
         graph.set_doc_string("a graph on its own");
         QTest::newRow("a GraphProto, not a model") << QByteArray::fromStdString(bytesOf(graph)) << "not-a-model"
                                                    << "no graph";
         QTest::newRow("nested 10000 deep") << QByteArray::fromStdString(nestedModel(10000)) << "not-a-model"
-                                           << "nest messages deeper";
+                                           << "subgraphs nest more than 64 levels";
+        onnx::TensorProto tensor;
+        tensor.set_name("x");
+        tensor.set_data_type(onnx::TensorProto::FLOAT);
+        tensor.add_dims(2);
+        tensor.set_raw_data(std::string(8, '\0'));
+        QTest::newRow("a tensor file") << QByteArray::fromStdString(bytesOf(tensor)) << "not-a-model" << "is a TensorProto";
         QTest::newRow("nested 80 deep") << QByteArray::fromStdString(nestedModel(80)) << "nesting-too-deep"
                                         << "limit of 64 levels";
     }
@@ -164,6 +174,35 @@ private slots:
         QFETCH(QString, fragment);
         const std::string path = writeFile("model.onnx", bytes.toStdString());
         expectError(ir::loadModelFile(path), code.toStdString(), fragment.toStdString());
+    }
+
+    void fifoDoesNotHang()
+    {
+        const std::string path = m_dir.filePath("fifo.onnx").toStdString();
+        QCOMPARE(::mkfifo(path.c_str(), 0600), 0);
+        expectError(ir::loadModelFile(path), "not-a-file", "not a regular file");
+    }
+
+    void deepScopeNamesCostLinearMemory()
+    {
+        onnx::ModelProto m = test::parseModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+            g (float[2] x) => (float[2] y) { y = Relu(x) })");
+        std::string name;
+        for (int i = 0; i < 100000; ++i)
+            name += "a/";
+        m.mutable_graph()->mutable_node(0)->set_name(name + "Relu");
+        auto loaded = loadBytes(bytesOf(m));
+        QVERIFY(loaded.hasValue());
+        const auto tree = ir::NameScopeTree::build(*loaded->model, loaded->model->mainGraph());
+        QCOMPARE(tree.groupCount(), ir::NameScopeTree::kMaxDepth + 1); // folded at the depth cap
+    }
+
+    void valueInfoIsNoDefinition()
+    {
+        onnx::ModelProto m = test::parseModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+            g (float[2] x) => (float[2] y) { z = Relu(x) })");
+        m.mutable_graph()->add_value_info()->set_name("y"); // names the output, defines nothing
+        expectError(loadBytes(bytesOf(m)), "missing-producer", "value 'y'");
     }
 
     void missingFile()

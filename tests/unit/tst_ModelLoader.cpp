@@ -64,7 +64,7 @@ private slots:
         QCOMPARE(ir::NameScopeTree::scopeOf("Conv_3"), std::vector<std::string>{});
         bool foundLayer1 = false;
         for (const std::size_t child : tree.root().children)
-            if (tree.group(child).path == "/layer1") {
+            if (tree.pathOf(child) == "/layer1") {
                 foundLayer1 = true;
                 QVERIFY(tree.group(child).totalNodes >= 3); // conv, bn, relu
             }

@@ -76,6 +76,64 @@ private slots:
         QCOMPARE(reread.graph().node(1).unknown_fields().field(0).number(), 992);
     }
 
+    // Names declared more than once, differently; attributes with both g and graphs; sparse initializers.
+    void awkwardButValidFilesSurvive_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        auto base = [] {
+            return test::parseModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+                g (float[2] x) => (float[2] y) { y = Relu(x) })");
+        };
+        {
+            onnx::ModelProto m = base();
+            m.mutable_graph()->mutable_input(0)->set_doc_string("as an input");
+            *m.mutable_graph()->add_output() = m.graph().input(0);
+            m.mutable_graph()->mutable_output(1)->set_doc_string("as an output");
+            QTest::newRow("input also an output, other doc") << QByteArray::fromStdString(test::canonicalBytes(m));
+        }
+        {
+            onnx::ModelProto m = base();
+            onnx::ValueInfoProto *vi = m.mutable_graph()->add_value_info();
+            vi->set_name("x");
+            vi->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::DOUBLE);
+            *m.mutable_graph()->add_value_info() = *vi;
+            m.mutable_graph()->mutable_value_info(1)->set_doc_string("second");
+            QTest::newRow("conflicting and repeated value_info") << QByteArray::fromStdString(test::canonicalBytes(m));
+        }
+        {
+            onnx::ModelProto m = test::parseModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+                g (bool c, float[2] x) => (float[2] y) {
+                    y = If(c) <then_branch = t () => (float[2] a) { a = Neg(x) },
+                               else_branch = e () => (float[2] b) { b = Relu(x) }>
+                })");
+            auto *attr = m.mutable_graph()->mutable_node(0)->mutable_attribute(0);
+            *attr->add_graphs() = attr->g(); // both g and graphs set: invalid, but must round-trip
+            QTest::newRow("attribute with g and graphs") << QByteArray::fromStdString(test::canonicalBytes(m));
+        }
+        {
+            onnx::ModelProto m = base();
+            auto *sparse = m.mutable_graph()->add_sparse_initializer();
+            sparse->add_dims(4);
+            sparse->mutable_values()->set_name("s");
+            sparse->mutable_values()->set_data_type(onnx::TensorProto::FLOAT);
+            sparse->mutable_values()->add_dims(1);
+            sparse->mutable_values()->add_float_data(2.0f);
+            sparse->mutable_indices()->set_data_type(onnx::TensorProto::INT64);
+            sparse->mutable_indices()->add_dims(1);
+            sparse->mutable_indices()->add_int64_data(3);
+            QTest::newRow("sparse initializer") << QByteArray::fromStdString(test::canonicalBytes(m));
+        }
+    }
+
+    void awkwardButValidFilesSurvive()
+    {
+        QFETCH(QByteArray, bytes);
+        auto loaded = ir::loadModelBytes(std::as_bytes(std::span(bytes.constData(), static_cast<std::size_t>(bytes.size()))),
+                                         "awkward", {});
+        QVERIFY2(loaded.hasValue(), loaded.hasValue() ? "" : loaded.error().format().c_str());
+        QVERIFY(ir::serializeModel(*loaded->model) == bytes.toStdString());
+    }
+
     void saveRefusesToOverwrite()
     {
         QTemporaryDir dir;

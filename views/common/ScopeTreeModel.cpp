@@ -89,7 +89,7 @@ QVariant ScopeTreeModel::data(const QModelIndex &index, int role) const
             return QString::fromStdString(g.name);
         return tr("%n node(s)", nullptr, static_cast<int>(g.totalNodes));
     case Qt::ToolTipRole:
-    case GroupPathRole: return QString::fromStdString(g.path);
+    case GroupPathRole: return QString::fromStdString(m_tree->pathOf(key >> 1));
     case IsGroupRole: return true;
     default: return {};
     }

@@ -15,7 +15,13 @@ namespace portolan::runtime::kernels {
 
 support::Status constant(KernelContext &ctx)
 {
-    if (const onnx::TensorProto *t = ctx.attrTensor("value")) {
+    const ir::Attribute *valueAttribute = ctx.node().attribute("value");
+    if (valueAttribute && valueAttribute->externalTensor) {
+        auto tensor = tensorFromInitializer(valueAttribute->externalTensor);
+        if (!tensor)
+            return ctx.error(tensor.error().primary.message);
+        ctx.setOutput(0, std::move(*tensor));
+    } else if (const onnx::TensorProto *t = ctx.attrTensor("value")) {
         auto tensor = tensorFromProto(*t);
         if (!tensor)
             return ctx.error(tensor.error().primary.message);

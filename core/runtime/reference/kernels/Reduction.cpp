@@ -1,2 +1,250 @@
-// (being written)
+// Reductions (ReduceSum … ReduceLogSumExp) and the axis-wise normalizers Softmax, LogSoftmax, Hardmax.
+// Floats accumulate in double; integers accumulate in (u)int64 so sums and products stay exact.
 #include "runtime/reference/KernelContext.h"
+#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/reference/kernels/ReducePlan.h"
+
+#include "ir/Type.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+
+namespace portolan::runtime::kernels {
+
+namespace {
+
+template <typename T>
+using Accumulator = std::conditional_t<std::is_floating_point_v<T>, double,
+                                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
+
+enum class Reduce { Sum, Mean, Prod, Max, Min, L1, L2, SumSquare, LogSum, LogSumExp };
+
+std::optional<Reduce> reduceKind(std::string_view op)
+{
+    if (op == "ReduceSum") return Reduce::Sum;
+    if (op == "ReduceMean") return Reduce::Mean;
+    if (op == "ReduceProd") return Reduce::Prod;
+    if (op == "ReduceMax") return Reduce::Max;
+    if (op == "ReduceMin") return Reduce::Min;
+    if (op == "ReduceL1") return Reduce::L1;
+    if (op == "ReduceL2") return Reduce::L2;
+    if (op == "ReduceSumSquare") return Reduce::SumSquare;
+    if (op == "ReduceLogSum") return Reduce::LogSum;
+    if (op == "ReduceLogSumExp") return Reduce::LogSumExp;
+    return std::nullopt;
+}
+
+/// acc[o] = combine(acc[o], transform(x)) over every input element of each output's group.
+template <typename T, typename A, typename Transform, typename Combine>
+void accumulate(const ReducePlan &plan, const T *x, A *acc, Transform transform, Combine combine)
+{
+    walkPlan(plan, [&](std::int64_t in, std::int64_t out, std::int64_t length, std::int64_t step) {
+        for (std::int64_t i = 0; i < length; ++i)
+            acc[out + i * step] = combine(acc[out + i * step], transform(x[in + i], out + i * step));
+    });
+}
+
+template <typename T>
+void reduceTyped(Reduce kind, const ReducePlan &plan, const Tensor &in, Tensor &out)
+{
+    using A = Accumulator<T>;
+    const T *x = in.data<T>();
+    T *y = out.mutableData<T>();
+    const std::int64_t n = plan.outCount;
+    const auto plus = [](auto a, auto b) { return a + b; };
+    const auto asAcc = [](T v, std::int64_t) { return static_cast<A>(v); };
+
+    if (kind == Reduce::Max || kind == Reduce::Min) {
+        const bool isMax = kind == Reduce::Max;
+        const T init = std::is_floating_point_v<T>
+                           ? (isMax ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity())
+                           : (isMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
+        std::fill(y, y + n, init);
+        // NaN wins, as numpy's max/min propagate it.
+        accumulate(plan, x, y, [](T v, std::int64_t) { return v; }, [isMax](T a, T b) {
+            if constexpr (std::is_floating_point_v<T>)
+                if (std::isnan(a) || std::isnan(b))
+                    return std::numeric_limits<T>::quiet_NaN();
+            return isMax ? std::max(a, b) : std::min(a, b);
+        });
+        return;
+    }
+
+    std::vector<A> acc(static_cast<std::size_t>(n), kind == Reduce::Prod ? A(1) : A(0));
+    std::vector<double> shift;
+    switch (kind) {
+    case Reduce::Prod: accumulate(plan, x, acc.data(), asAcc, [](A a, A b) { return static_cast<A>(a * b); }); break;
+    case Reduce::L1:
+        accumulate(plan, x, acc.data(), [](T v, std::int64_t) { return static_cast<A>(v < T(0) ? A(0) - A(v) : A(v)); }, plus);
+        break;
+    case Reduce::L2:
+    case Reduce::SumSquare:
+        accumulate(plan, x, acc.data(), [](T v, std::int64_t) { return static_cast<A>(A(v) * A(v)); }, plus);
+        break;
+    case Reduce::LogSumExp: {
+        // exp(x - max) keeps large inputs finite; the max is added back after the log.
+        shift.assign(static_cast<std::size_t>(n), -std::numeric_limits<double>::infinity());
+        accumulate(plan, x, shift.data(), [](T v, std::int64_t) { return static_cast<double>(v); },
+                   [](double a, double b) { return std::max(a, b); });
+        for (double &s : shift)
+            s = std::isfinite(s) ? s : 0.0;
+        std::vector<double> sums(static_cast<std::size_t>(n), 0.0);
+        accumulate(plan, x, sums.data(), [&](T v, std::int64_t o) { return std::exp(static_cast<double>(v) - shift[o]); }, plus);
+        for (std::int64_t o = 0; o < n; ++o)
+            y[o] = static_cast<T>(std::log(sums[o]) + shift[o]);
+        return;
+    }
+    default: accumulate(plan, x, acc.data(), asAcc, plus); break;
+    }
+
+    for (std::int64_t o = 0; o < n; ++o) {
+        const A a = acc[o];
+        switch (kind) {
+        case Reduce::Mean: y[o] = static_cast<T>(static_cast<double>(a) / static_cast<double>(plan.groupSize)); break;
+        case Reduce::L2: y[o] = static_cast<T>(std::sqrt(static_cast<double>(a))); break;
+        case Reduce::LogSum: y[o] = static_cast<T>(std::log(static_cast<double>(a))); break;
+        default: y[o] = static_cast<T>(a); break;
+        }
+    }
+}
+
+// Axes from the `axes` input (ReduceSum from opset 13, every reduction from 18) or attribute.
+support::Expected<std::vector<std::int64_t>> reductionAxes(KernelContext &ctx)
+{
+    const bool fromInput = ctx.opset() >= 18 || (ctx.opset() >= 13 && ctx.node().opType == "ReduceSum");
+    if (!fromInput)
+        return ctx.attrInts("axes");
+    if (!ctx.hasInput(1))
+        return std::vector<std::int64_t>{};
+    const Tensor &t = ctx.input(1);
+    if (t.dataType() != TensorProto::INT64 || t.rank() > 1)
+        return ctx.error("the axes input must be a 1-D int64 tensor");
+    return std::vector<std::int64_t>(t.data<std::int64_t>(), t.data<std::int64_t>() + t.size());
+}
+
+/// Normalizes `axis` into [0, rank); false when it is outside [-rank, rank).
+bool normalizeAxis(std::int64_t &axis, std::int64_t rank)
+{
+    if (axis < -rank || axis >= rank)
+        return false;
+    if (axis < 0)
+        axis += rank;
+    return true;
+}
+
+} // namespace
+
+support::Status reduce(KernelContext &ctx)
+{
+    if (auto st = ctx.requireInputs(1); !st)
+        return st;
+    const auto kind = reduceKind(ctx.node().opType);
+    if (!kind)
+        return ctx.error("is not a reduction");
+    const Tensor in = toComputeType(ctx.input(0));
+    const auto rank = static_cast<std::int64_t>(in.rank());
+    auto axes = reductionAxes(ctx);
+    if (!axes)
+        return axes.takeError();
+    if (axes->empty() && ctx.attrInt("noop_with_empty_axes", 0) != 0) {
+        ctx.setOutput(0, ctx.input(0));
+        return support::Status::ok();
+    }
+
+    std::vector<bool> reduced(in.rank(), axes->empty());
+    for (std::int64_t axis : *axes) {
+        if (!normalizeAxis(axis, rank))
+            return ctx.error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+        if (reduced[static_cast<std::size_t>(axis)])
+            return ctx.error("axis " + std::to_string(axis) + " is listed twice");
+        reduced[static_cast<std::size_t>(axis)] = true;
+    }
+    const bool keepDims = ctx.attrInt("keepdims", 1) != 0;
+    Shape outShape;
+    for (std::size_t i = 0; i < in.rank(); ++i)
+        if (!reduced[i])
+            outShape.push_back(in.dim(i));
+        else if (keepDims)
+            outShape.push_back(1);
+
+    auto out = ctx.allocate(in.dataType(), outShape);
+    if (!out)
+        return out.takeError();
+    // An empty group leaves the operation's identity (0, 1, ∓inf or the type's extreme for max/min).
+    const ReducePlan plan = makePlan(in.shape(), reduced);
+    const bool known = visitNumeric(in.dataType(), [&]<typename T>() { reduceTyped<T>(*kind, plan, in, *out); });
+    if (!known)
+        return ctx.error(ctx.node().opType + " does not take " + ir::dataTypeName(in.dataType()));
+    ctx.setOutput(0, fromComputeType(*out, ctx.input(0).dataType()));
+    return support::Status::ok();
+}
+
+support::Status softmax(KernelContext &ctx)
+{
+    if (auto st = ctx.requireInputs(1); !st)
+        return st;
+    const Tensor in = toComputeType(ctx.input(0));
+    const std::string_view op = ctx.node().opType;
+    const auto rank = static_cast<std::int64_t>(std::max<std::size_t>(in.rank(), 1));
+    const bool legacy = ctx.opset() < 13; // the input is coerced to 2-D at `axis`
+    std::int64_t axis = ctx.attrInt("axis", legacy ? 1 : -1);
+    if (!normalizeAxis(axis, rank) && !(legacy && axis == rank))
+        return ctx.error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(in.rank()));
+
+    // The op runs along `length` elements `inner` apart, for each of `outer` × `inner` lines.
+    std::int64_t outer = 1, length = 1, inner = 1;
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(in.rank()); ++i) {
+        const std::int64_t d = in.dim(static_cast<std::size_t>(i));
+        if (i < axis)
+            outer *= d;
+        else if (i == axis || legacy)
+            length *= d;
+        else
+            inner *= d;
+    }
+    auto out = ctx.allocate(in.dataType(), in.shape());
+    if (!out)
+        return out.takeError();
+    const bool known = visitFloat(in.dataType(), [&]<typename T>() {
+        const T *x = in.data<T>();
+        T *y = out->mutableData<T>();
+        for (std::int64_t o = 0; o < outer; ++o)
+            for (std::int64_t k = 0; k < inner; ++k) {
+                const std::int64_t base = o * length * inner + k;
+                const auto at = [&](std::int64_t i) { return base + i * inner; };
+                std::int64_t best = 0;
+                double maxValue = -std::numeric_limits<double>::infinity();
+                for (std::int64_t i = 0; i < length; ++i) {
+                    const double v = static_cast<double>(x[at(i)]);
+                    if (v > maxValue || (std::isnan(v) && !std::isnan(maxValue))) { // the first max or NaN
+                        maxValue = v;
+                        best = i;
+                    }
+                }
+                if (op == "Hardmax") {
+                    for (std::int64_t i = 0; i < length; ++i)
+                        y[at(i)] = static_cast<T>(i == best ? 1 : 0);
+                    continue;
+                }
+                const double shift = std::isfinite(maxValue) ? maxValue : 0.0;
+                double sum = 0;
+                for (std::int64_t i = 0; i < length; ++i)
+                    sum += std::exp(static_cast<double>(x[at(i)]) - shift);
+                const double logSum = std::log(sum);
+                for (std::int64_t i = 0; i < length; ++i) {
+                    const double v = static_cast<double>(x[at(i)]) - shift;
+                    y[at(i)] = static_cast<T>(op == "LogSoftmax" ? v - logSum : std::exp(v) / sum);
+                }
+            }
+    });
+    if (!known)
+        return ctx.error(std::string(op) + " needs a floating-point input, not " + ir::dataTypeName(in.dataType()));
+    ctx.setOutput(0, fromComputeType(*out, ctx.input(0).dataType()));
+    return support::Status::ok();
+}
+
+} // namespace portolan::runtime::kernels

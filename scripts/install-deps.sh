@@ -9,7 +9,6 @@ packages=(
   libgl-dev libxkbcommon-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libgraphviz-dev libspdlog-dev libfmt-dev
-  poppler-utils
 )
 if [[ "${1:-}" == "--fixtures" ]]; then
   packages+=(python3-torch python3-torchvision python3-onnx python3-numpy)
@@ -25,7 +24,14 @@ fi
 
 echo "Installing: ${missing[*]}"
 sudo_cmd=()
-if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+if [[ $(id -u) -ne 0 ]]; then
+  if ! command -v sudo >/dev/null; then
+    echo "install-deps: these packages are missing and installing them needs root (no sudo here):" >&2
+    echo "  apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  sudo_cmd=(sudo)
+fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

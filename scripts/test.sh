@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 scripts/build.sh
 cd build
 status=0
-QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j"${PORTOLAN_JOBS:-2}" "$@" || status=$?
+QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j"${PORTOLAN_JOBS:-$(nproc)}" "$@" || status=$?
 # The figures tests report about the corpora (counts of models inspected, conformance totals).
 if [[ -f Testing/Temporary/LastTest.log ]]; then
   grep -h '^QINFO' Testing/Temporary/LastTest.log | sed 's/^QINFO *: */  /' || true

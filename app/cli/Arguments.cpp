@@ -2,6 +2,9 @@
 #include "cli/Arguments.h"
 
 #include "cli/Command.h"
+#include "support/Log.h"
+
+#include <QCoreApplication>
 
 #include <cstdio>
 
@@ -13,25 +16,36 @@ std::optional<int> parseArguments(QCommandLineParser &parser, const QString &nam
     parser.setApplicationDescription(summary);
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
     const QCommandLineOption help({"h", "help"}, "Show this help.");
-    parser.addOption(help);
+    const QCommandLineOption verbose({"v", "verbose"}, "Log more.");
+    const QCommandLineOption quiet({"q", "quiet"}, "Log warnings and errors only.");
+    parser.addOptions({help, verbose, quiet});
 
+    // Qt's help names the executable's path; ours names the command.
+    const QString usage = "portolan " + name;
+    auto helpText = [&] {
+        QString text = parser.helpText();
+        text.replace(QCoreApplication::applicationFilePath(), usage);
+        text.replace(QCoreApplication::arguments().value(0), usage);
+        return text;
+    };
     QStringList argv = arguments;
-    argv.prepend("portolan " + name);
+    argv.prepend(usage);
     if (!parser.parse(argv)) {
-        std::fprintf(stderr, "portolan %s: %s\n\n%s", qPrintable(name), qPrintable(parser.errorText()),
-                     qPrintable(parser.helpText()));
+        std::fprintf(stderr, "%s: %s\n\n%s", qPrintable(usage), qPrintable(parser.errorText()), qPrintable(helpText()));
         return kExitUsage;
     }
     if (parser.isSet(help)) {
-        std::printf("%s", qPrintable(parser.helpText()));
+        std::printf("%s", qPrintable(helpText()));
         return kExitOk;
     }
+    if (parser.isSet(verbose))
+        support::configureLogging(support::LogLevel::Verbose);
+    else if (parser.isSet(quiet))
+        support::configureLogging(support::LogLevel::Quiet);
     const auto count = parser.positionalArguments().size();
     if (count < minPositional || count > maxPositional) {
-        std::fprintf(stderr, "portolan %s: expected %s\n\n%s", qPrintable(name),
-                     minPositional == maxPositional ? qPrintable(QString::number(minPositional) + " argument(s)")
-                                                    : "a different number of arguments",
-                     qPrintable(parser.helpText()));
+        std::fprintf(stderr, "%s: %s\n\n%s", qPrintable(usage),
+                     count < minPositional ? "an argument is missing" : "too many arguments", qPrintable(helpText()));
         return kExitUsage;
     }
     return std::nullopt;

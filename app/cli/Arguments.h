@@ -10,8 +10,8 @@ namespace portolan::cli {
 
 /// Parses `arguments` for command `name`. Prints help (and returns kExitOk) for --help, prints the
 /// error and the usage (and returns kExitUsage) on bad usage; returns nullopt when the command
-/// should go on. `positional` names the expected positional arguments, `minPositional` how many
-/// are required.
+/// should go on. Every command also takes --help, --verbose and --quiet. Between `minPositional`
+/// and `maxPositional` positional arguments are accepted.
 std::optional<int> parseArguments(QCommandLineParser &parser, const QString &name, const QString &summary,
                                   const QStringList &arguments, int minPositional, int maxPositional);
 

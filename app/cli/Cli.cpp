@@ -77,6 +77,11 @@ static void printVersion()
 #else
     std::printf("  CUDA: not built (no nvcc at configure time)\n");
 #endif
+#ifdef PORTOLAN_HAVE_GRAPHVIZ
+    std::printf("  Graphviz layout: built\n");
+#else
+    std::printf("  Graphviz layout: not built (the layered layout is used)\n");
+#endif
 }
 
 bool isCliInvocation(const char *argument)

@@ -3,6 +3,8 @@
 
 #include <QStringList>
 
+#include <vector>
+
 namespace portolan::cli {
 
 /// Exit codes shared by every command.

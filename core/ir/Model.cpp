@@ -1,4 +1,4 @@
-// Model arenas and the primitive edits used by the loader (passes go through the Rewriter).
+// Model arenas and the primitive edits the loader builds a model with.
 #include "ir/Model.h"
 
 #include <cassert>

@@ -4,8 +4,12 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace portolan::ir {
 
@@ -113,23 +117,45 @@ std::string serializeModel(const Model &model)
 
 support::Status saveModelFile(const Model &model, const std::string &path, Overwrite overwrite)
 {
-    namespace fs = std::filesystem;
     std::error_code ec;
-    if (overwrite == Overwrite::Refuse && fs::exists(path, ec))
+    if (overwrite == Overwrite::Refuse && std::filesystem::exists(path, ec))
         return support::makeError("file-exists", "refusing to overwrite an existing file (use --force)", path);
     const std::string bytes = serializeModel(model);
-    const std::string temporary = path + ".tmp-portolan";
-    {
-        std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-        if (!file)
-            return support::makeError("cannot-write", "cannot open for writing", path);
-        file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!file)
-            return support::makeError("cannot-write", "writing failed (disk full?)", path);
+
+    // Write a uniquely named file beside the target, then move it into place in one step, so a reader
+    // never sees half a model and an existing file is never clobbered unless asked for.
+    std::string temporary = path + ".XXXXXX";
+    const int fd = ::mkstemp(temporary.data());
+    if (fd < 0)
+        return support::makeError("cannot-write", std::string("cannot create a file beside it: ") + std::strerror(errno), path);
+    std::size_t written = 0;
+    while (written < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+        if (n <= 0)
+            break;
+        written += static_cast<std::size_t>(n);
     }
-    fs::rename(temporary, path, ec); // atomic: a reader never sees half a model
-    if (ec)
-        return support::makeError("cannot-write", "cannot move the written file into place: " + ec.message(), path);
+    const bool complete = written == bytes.size() && ::fsync(fd) == 0;
+    ::fchmod(fd, 0644); // mkstemp creates 0600; a saved model is an ordinary file
+    ::close(fd);
+    if (!complete) {
+        ::unlink(temporary.c_str());
+        return support::makeError("cannot-write", "writing failed (disk full?)", path);
+    }
+    int moved = 0;
+    if (overwrite == Overwrite::Allow) {
+        moved = ::rename(temporary.c_str(), path.c_str());
+    } else {
+        moved = ::link(temporary.c_str(), path.c_str()); // fails if the file appeared meanwhile
+        ::unlink(temporary.c_str());
+    }
+    if (moved != 0) {
+        const int err = errno;
+        ::unlink(temporary.c_str());
+        if (err == EEXIST)
+            return support::makeError("file-exists", "refusing to overwrite an existing file (use --force)", path);
+        return support::makeError("cannot-write", std::string("cannot move the file into place: ") + std::strerror(err), path);
+    }
     return support::Status::ok();
 }
 

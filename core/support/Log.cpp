@@ -8,8 +8,11 @@ namespace portolan::support {
 
 void configureLogging(LogLevel level)
 {
-    auto logger = spdlog::stderr_color_mt("portolan");
-    logger->set_pattern("%^%l%$: %v");
+    auto logger = spdlog::get("portolan"); // a command may refine the level set at start-up
+    if (!logger) {
+        logger = spdlog::stderr_color_mt("portolan");
+        logger->set_pattern("%^%l%$: %v");
+    }
     switch (level) {
     case LogLevel::Quiet: logger->set_level(spdlog::level::warn); break;
     case LogLevel::Normal: logger->set_level(spdlog::level::info); break;

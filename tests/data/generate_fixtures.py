@@ -364,6 +364,21 @@ GENERATORS = {
 }
 
 
+# The GUI's bundled sample (resources/samples/mini_encoder) is this fixture's model and first test set;
+# tst_Resources checks the two stay byte-identical.
+SAMPLE_FIXTURE = "transformer_opset14"
+SAMPLE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "resources", "samples", "mini_encoder")
+
+
+def refresh_sample():
+    src = os.path.join(MODELS_DIR, SAMPLE_FIXTURE)
+    shutil.rmtree(SAMPLE_DIR, ignore_errors=True)
+    os.makedirs(SAMPLE_DIR)
+    shutil.copy2(os.path.join(src, "model.onnx"), SAMPLE_DIR)
+    shutil.copytree(os.path.join(src, "test_data_set_0"), os.path.join(SAMPLE_DIR, "test_data_set_0"))
+    print(f"refreshed the bundled sample in {os.path.normpath(SAMPLE_DIR)}")
+
+
 def main(argv):
     names = argv or list(GENERATORS)
     unknown = [n for n in names if n not in GENERATORS]
@@ -374,6 +389,8 @@ def main(argv):
     for n in names:
         print(f"[{n}]")
         check_and_summarize(*GENERATORS[n]())
+    if SAMPLE_FIXTURE in names:
+        refresh_sample()
 
 
 if __name__ == "__main__":

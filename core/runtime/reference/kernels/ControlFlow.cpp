@@ -244,6 +244,7 @@ support::Status scan8(KernelContext &ctx, ir::GraphId body, std::size_t scanInpu
     }
     auto cut = [&](std::size_t input, std::int64_t b) { return sliceAxis(ctx, ctx.input(input), 0, b, 1, false); };
     std::vector<std::vector<Tensor>> states(carried), outputs(scanOutputs);
+    std::vector<std::vector<std::vector<Tensor>>> perBatch(scanOutputs); // [output][batch][step]
     for (std::int64_t b = 0; b < batch; ++b) {
         std::vector<RuntimeValue> state;
         std::vector<Tensor> inputs;
@@ -266,10 +267,16 @@ support::Status scan8(KernelContext &ctx, ir::GraphId body, std::size_t scanInpu
                 return ctx.error("state " + std::to_string(k) + " must stay a tensor");
             states[k].push_back(std::move(run->state[k].tensor));
         }
-        for (std::size_t k = 0; k < scanOutputs; ++k) {
-            std::vector<Tensor> &items = run->outputs[k];
-            if (steps < length && !items.empty()) {
-                auto zeros = ctx.allocate(items.front().dataType(), items.front().shape());
+        for (std::size_t k = 0; k < scanOutputs; ++k)
+            perBatch[k].push_back(std::move(run->outputs[k]));
+    }
+    // pad short batch elements with zeros shaped like any element's output
+    for (std::size_t k = 0; k < scanOutputs; ++k) {
+        const auto full = std::find_if(perBatch[k].begin(), perBatch[k].end(), [](const auto &v) { return !v.empty(); });
+        const Tensor model = full != perBatch[k].end() ? full->front() : Tensor();
+        for (std::vector<Tensor> &items : perBatch[k]) {
+            if (model.defined() && static_cast<std::int64_t>(items.size()) < length) {
+                auto zeros = ctx.allocate(model.dataType(), model.shape());
                 if (!zeros)
                     return zeros.takeError();
                 items.resize(static_cast<std::size_t>(length), *zeros);
@@ -277,6 +284,7 @@ support::Status scan8(KernelContext &ctx, ir::GraphId body, std::size_t scanInpu
             auto stacked = stackScanOutput(ctx, items, 0, body, carried + k);
             if (!stacked)
                 return stacked.takeError();
+            items.clear();
             outputs[k].push_back(std::move(*stacked));
         }
     }

@@ -353,7 +353,7 @@ support::Status convInteger(KernelContext &ctx)
                 const double scale = (*xScale)[0] * (*wScale)[wScale->size() == 1 ? 0 : mi] / (*yScale)[0];
                 Q *dst = y + (n * cs->filters + m) * P + p0;
                 for (std::int64_t i = 0; i < count; ++i)
-                    dst[i] = saturateRound<Q>((static_cast<double>(acc[i]) + (*bias)[mi]) * scale + (*yZero)[0]);
+                    dst[i] = saturateRound<Q>((static_cast<double>(acc[i]) + (*bias)[mi]) * scale, (*yZero)[0]);
             });
     });
     if (!known)

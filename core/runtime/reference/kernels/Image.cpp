@@ -1,2 +1,582 @@
-// (being written)
+// Image resampling kernels: Resize (opset 10, 11, 13 semantics), the deprecated Upsample, GridSample and
+// RoiAlign. Resize runs one separable pass per axis in double, innermost axis first as the ONNX reference
+// nests its interpolation; GridSample follows PyTorch's grid_sample, RoiAlign the ONNX Runtime algorithm.
 #include "runtime/reference/KernelContext.h"
+#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/reference/kernels/Spatial.h"
+
+#include "ir/Type.h"
+
+#include <array>
+#include <cmath>
+#include <limits>
+
+namespace portolan::runtime::kernels {
+
+namespace {
+
+enum class Mode { Nearest, Linear, Cubic };
+enum class Transform { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfHalfPixelForNn, TfCropAndResize };
+// Legacy: Upsample and Resize-10 take the floor when enlarging and the ceiling when shrinking.
+enum class Rounding { PreferFloor, PreferCeil, Floor, Ceil, Legacy };
+
+struct ResizeOptions {
+    Mode mode = Mode::Nearest;
+    Transform transform = Transform::Asymmetric;
+    Rounding rounding = Rounding::Legacy;
+    double cubicA = -0.75;
+    bool excludeOutside = false;
+    double extrapolation = 0;
+};
+
+/// Keys' cubic convolution weights for the four taps around a point `t` ∈ [0, 1) past the second one.
+std::array<double, 4> cubicWeights(double t, double a)
+{
+    auto near = [a](double x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };       // |x| ≤ 1
+    auto far = [a](double x) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }; // 1 < |x| < 2
+    return {far(t + 1), near(t), near(1 - t), far(2 - t)};
+}
+
+/// One axis of a resize: for each output index, `taps` (input index, weight) pairs, or `outside` when
+/// tf_crop_and_resize maps it out of the input (it then takes extrapolation_value).
+struct AxisTaps {
+    int taps = 1;
+    std::vector<std::int64_t> index;
+    std::vector<double> weight;
+    std::vector<std::uint8_t> outside;
+    bool identity = true;
+};
+
+/// `outWidth` is the real-valued output length the reference divides by (input · scale when scales are given).
+AxisTaps axisTaps(const ResizeOptions &o, std::int64_t in, std::int64_t out, double scale, double outWidth,
+                  double roiStart, double roiEnd)
+{
+    AxisTaps axis;
+    axis.taps = o.mode == Mode::Nearest ? 1 : (o.mode == Mode::Linear ? 2 : 4);
+    axis.index.resize(static_cast<std::size_t>(out * axis.taps));
+    axis.weight.resize(axis.index.size());
+    axis.outside.resize(static_cast<std::size_t>(out));
+    axis.identity = in == out;
+    const auto last = static_cast<double>(in - 1);
+    for (std::int64_t xo = 0; xo < out; ++xo) {
+        const auto x = static_cast<double>(xo);
+        double src = 0;
+        switch (o.transform) {
+        case Transform::HalfPixel: src = (x + 0.5) / scale - 0.5; break;
+        case Transform::PytorchHalfPixel: src = outWidth > 1 ? (x + 0.5) / scale - 0.5 : 0; break;
+        case Transform::AlignCorners: src = outWidth == 1 ? 0 : x * last / (outWidth - 1); break;
+        case Transform::Asymmetric: src = x / scale; break;
+        case Transform::TfHalfPixelForNn: src = (x + 0.5) / scale; break;
+        case Transform::TfCropAndResize:
+            src = (outWidth == 1 ? (roiEnd - roiStart) * last / 2 : x * (roiEnd - roiStart) * last / (outWidth - 1)) +
+                  roiStart * last;
+            break;
+        }
+        const auto at = static_cast<std::size_t>(xo * axis.taps);
+        if (!std::isfinite(src) || (o.transform == Transform::TfCropAndResize && (src < 0 || src > last))) {
+            axis.outside[static_cast<std::size_t>(xo)] = 1;
+            axis.identity = false;
+            continue;
+        }
+        const double base = std::floor(src), t = src - base;
+        const auto b = static_cast<std::int64_t>(base);
+        auto clampIndex = [in](std::int64_t i) { return std::clamp<std::int64_t>(i, 0, in - 1); };
+        if (o.mode == Mode::Nearest) {
+            std::int64_t pick = b;
+            if (t != 0) {
+                switch (o.rounding) {
+                case Rounding::PreferFloor: pick = t <= 0.5 ? b : b + 1; break;
+                case Rounding::PreferCeil: pick = t < 0.5 ? b : b + 1; break;
+                case Rounding::Floor: break;
+                case Rounding::Ceil: pick = b + 1; break;
+                case Rounding::Legacy: pick = scale < 1 ? b + 1 : b; break;
+                }
+            }
+            axis.index[at] = clampIndex(pick);
+            axis.weight[at] = 1;
+        } else if (o.mode == Mode::Linear) {
+            axis.index[at] = clampIndex(b);
+            axis.index[at + 1] = clampIndex(b + 1);
+            axis.weight[at] = 1 - t;
+            axis.weight[at + 1] = t;
+        } else {
+            const auto w = cubicWeights(t, o.cubicA);
+            double total = 0;
+            for (int k = 0; k < 4; ++k) {
+                const std::int64_t i = b - 1 + k;
+                const bool excluded = o.excludeOutside && (i < 0 || i >= in);
+                axis.weight[at + static_cast<std::size_t>(k)] = excluded ? 0 : w[static_cast<std::size_t>(k)];
+                axis.index[at + static_cast<std::size_t>(k)] = clampIndex(i);
+                total += axis.weight[at + static_cast<std::size_t>(k)];
+            }
+            if (o.excludeOutside && total != 0)
+                for (int k = 0; k < 4; ++k)
+                    axis.weight[at + static_cast<std::size_t>(k)] /= total;
+        }
+        for (int k = 0; k < axis.taps; ++k) {
+            const double w = axis.weight[at + static_cast<std::size_t>(k)];
+            if (w != 0 && (w != 1 || axis.index[at + static_cast<std::size_t>(k)] != xo))
+                axis.identity = false;
+        }
+    }
+    return axis;
+}
+
+/// Resizes x to `outShape` axis by axis. `scales` are the per-axis factors the coordinates use; `fromScales`
+/// says they were given (not derived from sizes), which makes the reference's real-valued output length differ.
+support::Status resample(KernelContext &ctx, const ResizeOptions &o, const Shape &outShape,
+                         const std::vector<double> &scales, bool fromScales, const std::vector<double> &roi)
+{
+    const int originalType = ctx.input(0).dataType();
+    const Tensor x = toComputeType(ctx.input(0));
+    const std::size_t rank = x.rank();
+    auto current = ctx.allocate(TensorProto::DOUBLE, x.shape());
+    if (!current)
+        return current.takeError();
+    const bool numeric = visitNumeric(x.dataType(), [&]<typename T>() {
+        double *dst = current->mutableData<double>();
+        for (std::int64_t i = 0; i < x.size(); ++i)
+            dst[i] = static_cast<double>(x.data<T>()[i]);
+    });
+    if (!numeric)
+        return ctx.error(ctx.node().opType + " does not take " + ir::dataTypeName(originalType));
+    Tensor cur = std::move(*current);
+    for (std::size_t axis = rank; axis-- > 0;) {
+        const std::int64_t in = cur.dim(axis), out = outShape[axis];
+        if (in == 0 && out > 0)
+            return ctx.error("cannot resize the empty axis " + std::to_string(axis) + " to " + std::to_string(out));
+        const double outWidth = fromScales ? static_cast<double>(in) * scales[axis] : static_cast<double>(out);
+        const AxisTaps taps = axisTaps(o, in, out, scales[axis], outWidth, roi.empty() ? 0 : roi[axis],
+                                       roi.empty() ? 1 : roi[rank + axis]);
+        if (taps.identity)
+            continue;
+        Shape shape = cur.shape();
+        shape[axis] = out;
+        auto next = ctx.allocate(TensorProto::DOUBLE, shape);
+        if (!next)
+            return next.takeError();
+        std::int64_t outer = 1, inner = 1;
+        for (std::size_t i = 0; i < axis; ++i)
+            outer *= shape[i];
+        for (std::size_t i = axis + 1; i < rank; ++i)
+            inner *= shape[i];
+        const double *src = cur.data<double>();
+        double *dst = next->mutableData<double>();
+        for (std::int64_t b = 0; b < outer; ++b)
+            for (std::int64_t xo = 0; xo < out; ++xo) {
+                double *d = dst + (b * out + xo) * inner;
+                if (taps.outside[static_cast<std::size_t>(xo)]) {
+                    std::fill(d, d + inner, o.extrapolation);
+                    continue;
+                }
+                for (int k = 0; k < taps.taps; ++k) {
+                    const auto at = static_cast<std::size_t>(xo * taps.taps + k);
+                    const double w = taps.weight[at];
+                    if (w == 0) // a zero-weight neighbor must not turn an Inf into NaN
+                        continue;
+                    const double *s = src + (b * in + taps.index[at]) * inner;
+                    for (std::int64_t j = 0; j < inner; ++j)
+                        d[j] += w * s[j];
+                }
+            }
+        cur = std::move(*next);
+    }
+    auto result = ctx.allocate(x.dataType(), outShape);
+    if (!result)
+        return result.takeError();
+    visitNumeric(x.dataType(), [&]<typename T>() {
+        T *y = result->mutableData<T>();
+        for (std::int64_t i = 0; i < cur.size(); ++i) {
+            if constexpr (std::is_floating_point_v<T>)
+                y[i] = static_cast<T>(cur.data<double>()[i]);
+            else
+                y[i] = saturateRound<T>(cur.data<double>()[i]);
+        }
+    });
+    ctx.setOutput(0, fromComputeType(*result, originalType));
+    return support::Status::ok();
+}
+
+/// Reads a 1-D float tensor of one value per axis.
+support::Expected<std::vector<double>> perAxis(KernelContext &ctx, const Tensor &t, std::size_t rank, const char *what)
+{
+    if (t.rank() != 1 || t.size() != static_cast<std::int64_t>(rank))
+        return ctx.error(std::string(what) + " must be 1-D with one value per axis of X (" + std::to_string(rank) +
+                         "), got " + shapeString(t.shape()));
+    if (!visitNumeric(t.dataType(), []<typename T>() {}) && !isHalfType(t.dataType()))
+        return ctx.error(std::string(what) + " must be numeric");
+    const Tensor d = convertTensor(t, TensorProto::DOUBLE);
+    return std::vector<double>(d.data<double>(), d.data<double>() + d.size());
+}
+
+/// The output shape for scales (floor(dim · scale)), after checking they are positive.
+support::Expected<Shape> scaledShape(KernelContext &ctx, const Shape &in, const std::vector<double> &scales)
+{
+    Shape out(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (!(scales[i] > 0) || !std::isfinite(scales[i]))
+            return ctx.error("scales must be positive and finite, got " + std::to_string(scales[i]) + " on axis " +
+                             std::to_string(i));
+        const double d = std::floor(static_cast<double>(in[i]) * scales[i]);
+        if (d > 9e15)
+            return ctx.error("scales make axis " + std::to_string(i) + " impossibly large");
+        out[i] = static_cast<std::int64_t>(d);
+    }
+    return out;
+}
+
+support::Expected<Mode> parseMode(KernelContext &ctx, const std::string &mode)
+{
+    if (mode == "nearest")
+        return Mode::Nearest;
+    if (mode == "linear" || mode == "bilinear")
+        return Mode::Linear;
+    if (mode == "cubic" && ctx.node().opType == "Resize" && ctx.opset() >= 11)
+        return Mode::Cubic;
+    return ctx.error("unsupported mode '" + mode + "'");
+}
+
+} // namespace
+
+support::Status resize(KernelContext &ctx)
+{
+    if (auto st = ctx.requireInputs(1); !st)
+        return st;
+    const Tensor &x = ctx.input(0);
+    const std::size_t rank = x.rank();
+    ResizeOptions o;
+    auto mode = parseMode(ctx, ctx.attrString("mode", "nearest"));
+    if (!mode)
+        return mode.takeError();
+    o.mode = *mode;
+    if (ctx.opset() < 11) { // Resize-10: X, scales; asymmetric coordinates
+        if (auto st = ctx.requireInputs(2); !st)
+            return st;
+        auto scales = perAxis(ctx, ctx.input(1), rank, "scales");
+        if (!scales)
+            return scales.takeError();
+        auto shape = scaledShape(ctx, x.shape(), *scales);
+        if (!shape)
+            return shape.takeError();
+        return resample(ctx, o, *shape, *scales, true, {});
+    }
+    const std::string transform = ctx.attrString("coordinate_transformation_mode", "half_pixel");
+    const std::string nearest = ctx.attrString("nearest_mode", "round_prefer_floor");
+    if (transform == "half_pixel") o.transform = Transform::HalfPixel;
+    else if (transform == "pytorch_half_pixel") o.transform = Transform::PytorchHalfPixel;
+    else if (transform == "align_corners") o.transform = Transform::AlignCorners;
+    else if (transform == "asymmetric") o.transform = Transform::Asymmetric;
+    else if (transform == "tf_crop_and_resize") o.transform = Transform::TfCropAndResize;
+    else if (transform == "tf_half_pixel_for_nn" && ctx.opset() < 13) o.transform = Transform::TfHalfPixelForNn;
+    else return ctx.error("unsupported coordinate_transformation_mode '" + transform + "'");
+    if (nearest == "round_prefer_floor") o.rounding = Rounding::PreferFloor;
+    else if (nearest == "round_prefer_ceil") o.rounding = Rounding::PreferCeil;
+    else if (nearest == "floor") o.rounding = Rounding::Floor;
+    else if (nearest == "ceil") o.rounding = Rounding::Ceil;
+    else return ctx.error("unsupported nearest_mode '" + nearest + "'");
+    o.cubicA = ctx.attrFloat("cubic_coeff_a", -0.75f);
+    o.excludeOutside = ctx.attrInt("exclude_outside", 0) != 0;
+    o.extrapolation = ctx.attrFloat("extrapolation_value", 0.0f);
+
+    std::vector<double> roi;
+    if (o.transform == Transform::TfCropAndResize) {
+        if (!ctx.hasInput(1))
+            return ctx.error("tf_crop_and_resize needs the roi input");
+        auto r = perAxis(ctx, ctx.input(1).reshaped({ctx.input(1).size()}), 2 * rank, "roi");
+        if (!r)
+            return r.takeError();
+        roi = std::move(*r);
+    }
+    const bool hasScales = ctx.hasInput(2) && ctx.input(2).size() > 0;
+    const bool hasSizes = ctx.hasInput(3) && ctx.input(3).size() > 0;
+    if (hasScales == hasSizes)
+        return ctx.error("exactly one of scales and sizes must be given");
+    if (hasScales) {
+        auto scales = perAxis(ctx, ctx.input(2), rank, "scales");
+        if (!scales)
+            return scales.takeError();
+        auto shape = scaledShape(ctx, x.shape(), *scales);
+        if (!shape)
+            return shape.takeError();
+        return resample(ctx, o, *shape, *scales, true, roi);
+    }
+    const Tensor &sizes = ctx.input(3);
+    if (sizes.dataType() != TensorProto::INT64 || sizes.rank() != 1 || sizes.size() != static_cast<std::int64_t>(rank))
+        return ctx.error("sizes must be a 1-D int64 tensor with one value per axis of X");
+    Shape shape(sizes.data<std::int64_t>(), sizes.data<std::int64_t>() + rank);
+    std::vector<double> scales(rank);
+    for (std::size_t i = 0; i < rank; ++i) {
+        if (shape[i] < 0)
+            return ctx.error("sizes " + shapeString(shape) + " has a negative value");
+        scales[i] = x.dim(i) == 0 ? 1.0 : static_cast<double>(shape[i]) / static_cast<double>(x.dim(i));
+    }
+    return resample(ctx, o, shape, scales, false, roi);
+}
+
+/// Upsample: scales from height_scale/width_scale (opset 1), the scales attribute (7) or input (9).
+support::Status upsample(KernelContext &ctx)
+{
+    if (auto st = ctx.requireInputs(1); !st)
+        return st;
+    const Tensor &x = ctx.input(0);
+    ResizeOptions o;
+    auto mode = parseMode(ctx, ctx.attrString("mode", "nearest"));
+    if (!mode)
+        return mode.takeError();
+    o.mode = *mode;
+    std::vector<double> scales;
+    if (ctx.opset() >= 9) {
+        if (auto st = ctx.requireInputs(2); !st)
+            return st;
+        auto s = perAxis(ctx, ctx.input(1), x.rank(), "scales");
+        if (!s)
+            return s.takeError();
+        scales = std::move(*s);
+    } else if (ctx.opset() >= 7) {
+        const auto f = ctx.attrFloats("scales");
+        scales.assign(f.begin(), f.end());
+    } else {
+        if (x.rank() != 4)
+            return ctx.error("Upsample-1 takes a 4-D input");
+        scales = {1.0, 1.0, ctx.attrFloat("height_scale", 1.0f), ctx.attrFloat("width_scale", 1.0f)};
+    }
+    if (scales.size() != x.rank())
+        return ctx.error("scales must have one value per axis of X");
+    for (const double s : scales)
+        if (s < 1)
+            return ctx.error("Upsample scales must be at least 1");
+    auto shape = scaledShape(ctx, x.shape(), scales);
+    if (!shape)
+        return shape.takeError();
+    return resample(ctx, o, *shape, scales, true, {});
+}
+
+namespace {
+
+double unnormalize(double g, std::int64_t size, bool alignCorners)
+{
+    return alignCorners ? (g + 1) / 2 * static_cast<double>(size - 1) : ((g + 1) * static_cast<double>(size) - 1) / 2;
+}
+
+/// Folds x into [low, high] (given doubled) by mirroring at the ends.
+double reflect(double x, double twiceLow, double twiceHigh)
+{
+    if (twiceLow == twiceHigh)
+        return 0;
+    const double low = twiceLow / 2, span = (twiceHigh - twiceLow) / 2;
+    x = std::fabs(x - low);
+    const double extra = std::fmod(x, span);
+    const auto flips = static_cast<std::int64_t>(std::floor(x / span));
+    return flips % 2 == 0 ? extra + low : span - extra + low;
+}
+
+enum class Padding { Zeros, Border, Reflection };
+
+double padCoordinate(double x, std::int64_t size, Padding padding, bool alignCorners)
+{
+    const auto last = static_cast<double>(size - 1);
+    if (padding == Padding::Border)
+        return std::clamp(x, 0.0, last);
+    if (padding == Padding::Reflection) {
+        x = alignCorners ? reflect(x, 0, 2 * last) : reflect(x, -1, 2 * static_cast<double>(size) - 1);
+        return std::clamp(x, 0.0, last);
+    }
+    return x;
+}
+
+} // namespace
+
+support::Status gridSample(KernelContext &ctx)
+{
+    if (auto st = ctx.requireInputs(2); !st)
+        return st;
+    const int originalType = ctx.input(0).dataType();
+    const Tensor x = toComputeType(ctx.input(0));
+    const Tensor grid = toComputeType(ctx.input(1));
+    if (x.rank() != 4 || grid.rank() != 4 || grid.dim(0) != x.dim(0) || grid.dim(3) != 2)
+        return ctx.error("takes X [N, C, H, W] and grid [N, H_out, W_out, 2]");
+    const std::string modeName = ctx.attrString("mode", "bilinear");
+    const std::string paddingName = ctx.attrString("padding_mode", "zeros");
+    const bool alignCorners = ctx.attrInt("align_corners", 0) != 0;
+    if (modeName != "bilinear" && modeName != "nearest" && modeName != "bicubic")
+        return ctx.error("unsupported mode '" + modeName + "'");
+    if (paddingName != "zeros" && paddingName != "border" && paddingName != "reflection")
+        return ctx.error("unsupported padding_mode '" + paddingName + "'");
+    const Padding padding = paddingName == "zeros" ? Padding::Zeros
+                            : paddingName == "border" ? Padding::Border : Padding::Reflection;
+    const std::int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3), Ho = grid.dim(1), Wo = grid.dim(2);
+    auto out = ctx.allocate(x.dataType(), {N, C, Ho, Wo});
+    if (!out)
+        return out.takeError();
+    const bool known = visitFloat(x.dataType(), [&]<typename T>() {
+        const T *g = grid.data<T>();
+        T *y = out->mutableData<T>();
+        // Up to 16 taps (bicubic) of (plane offset, weight); out-of-range taps read zero and are dropped.
+        std::array<std::int64_t, 16> at{};
+        std::array<double, 16> weight{};
+        for (std::int64_t n = 0; n < N; ++n)
+            for (std::int64_t p = 0; p < Ho * Wo; ++p) {
+                const double gx = static_cast<double>(g[(n * Ho * Wo + p) * 2]);
+                const double gy = static_cast<double>(g[(n * Ho * Wo + p) * 2 + 1]);
+                int taps = 0;
+                auto add = [&](std::int64_t ix, std::int64_t iy, double w) {
+                    if (ix >= 0 && ix < W && iy >= 0 && iy < H) {
+                        at[static_cast<std::size_t>(taps)] = iy * W + ix;
+                        weight[static_cast<std::size_t>(taps++)] = w;
+                    }
+                };
+                // Clamped far outside the input so the integer conversions below stay defined.
+                double fx = std::clamp(unnormalize(gx, W, alignCorners), -1e15, 1e15);
+                double fy = std::clamp(unnormalize(gy, H, alignCorners), -1e15, 1e15);
+                const bool nan = std::isnan(fx) || std::isnan(fy);
+                if (!nan && modeName == "bicubic") {
+                    const double bx = std::floor(fx), by = std::floor(fy);
+                    const auto wx = cubicWeights(fx - bx, -0.75), wy = cubicWeights(fy - by, -0.75);
+                    for (int j = 0; j < 4; ++j)
+                        for (int i = 0; i < 4; ++i) { // each tap is padded on its own, as PyTorch does
+                            const double tx = padCoordinate(bx - 1 + i, W, padding, alignCorners);
+                            const double ty = padCoordinate(by - 1 + j, H, padding, alignCorners);
+                            add(static_cast<std::int64_t>(tx), static_cast<std::int64_t>(ty),
+                                wx[static_cast<std::size_t>(i)] * wy[static_cast<std::size_t>(j)]);
+                        }
+                } else if (!nan) {
+                    fx = padCoordinate(fx, W, padding, alignCorners);
+                    fy = padCoordinate(fy, H, padding, alignCorners);
+                    if (modeName == "nearest") {
+                        add(static_cast<std::int64_t>(std::nearbyint(fx)), static_cast<std::int64_t>(std::nearbyint(fy)), 1);
+                    } else {
+                        const double bx = std::floor(fx), by = std::floor(fy), tx = fx - bx, ty = fy - by;
+                        const auto ix = static_cast<std::int64_t>(bx), iy = static_cast<std::int64_t>(by);
+                        add(ix, iy, (1 - tx) * (1 - ty));
+                        add(ix + 1, iy, tx * (1 - ty));
+                        add(ix, iy + 1, (1 - tx) * ty);
+                        add(ix + 1, iy + 1, tx * ty);
+                    }
+                }
+                for (std::int64_t c = 0; c < C; ++c) {
+                    const T *plane = x.data<T>() + (n * C + c) * H * W;
+                    double v = nan ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+                    for (int k = 0; k < taps; ++k)
+                        v += weight[static_cast<std::size_t>(k)] * static_cast<double>(plane[at[static_cast<std::size_t>(k)]]);
+                    y[(n * C + c) * Ho * Wo + p] = static_cast<T>(v);
+                }
+            }
+    });
+    if (!known)
+        return ctx.error("GridSample takes floating-point inputs, not " + ir::dataTypeName(originalType));
+    ctx.setOutput(0, fromComputeType(*out, originalType));
+    return support::Status::ok();
+}
+
+/// RoiAlign: per region, bins of sampling-grid points bilinearly interpolated (points more than one pixel
+/// outside count as zero), averaged or — as ONNX Runtime does — the maximum weighted corner value.
+support::Status roiAlign(KernelContext &ctx)
+{
+    if (auto st = ctx.requireInputs(3); !st)
+        return st;
+    const int originalType = ctx.input(0).dataType();
+    const Tensor x = toComputeType(ctx.input(0));
+    const Tensor rois = convertTensor(toComputeType(ctx.input(1)), TensorProto::DOUBLE);
+    const Tensor &batch = ctx.input(2);
+    if (x.rank() != 4 || rois.rank() != 2 || rois.dim(1) != 4)
+        return ctx.error("takes X [N, C, H, W] and rois [num_rois, 4]");
+    if (batch.dataType() != TensorProto::INT64 || batch.rank() != 1 || batch.size() != rois.dim(0))
+        return ctx.error("batch_indices must be 1-D int64 with one index per roi");
+    const std::string modeName = ctx.attrString("mode", "avg");
+    if (modeName != "avg" && modeName != "max")
+        return ctx.error("unsupported mode '" + modeName + "'");
+    const std::string transform =
+        ctx.opset() >= 16 ? ctx.attrString("coordinate_transformation_mode", "half_pixel") : "output_half_pixel";
+    if (transform != "half_pixel" && transform != "output_half_pixel")
+        return ctx.error("unsupported coordinate_transformation_mode '" + transform + "'");
+    const bool halfPixel = transform == "half_pixel", maxMode = modeName == "max";
+    const std::int64_t oh = ctx.attrInt("output_height", 1), ow = ctx.attrInt("output_width", 1);
+    const std::int64_t samplingRatio = ctx.attrInt("sampling_ratio", 0);
+    const double scale = ctx.attrFloat("spatial_scale", 1.0f);
+    if (oh < 1 || ow < 1 || samplingRatio < 0)
+        return ctx.error("output_height and output_width must be positive and sampling_ratio not negative");
+    const std::int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3), R = rois.dim(0);
+    if (H == 0 || W == 0)
+        return ctx.error("X has an empty spatial axis");
+    auto out = ctx.allocate(x.dataType(), {R, C, oh, ow});
+    if (!out)
+        return out.takeError();
+    std::vector<double> acc(static_cast<std::size_t>(C));
+    support::Status status;
+    const bool known = visitFloat(x.dataType(), [&]<typename T>() {
+        T *y = out->mutableData<T>();
+        for (std::int64_t r = 0; r < R && status; ++r) {
+            const std::int64_t b = batch.data<std::int64_t>()[r];
+            if (b < 0 || b >= N) {
+                status = ctx.error("batch index " + std::to_string(b) + " is outside [0, " + std::to_string(N) + ")");
+                return;
+            }
+            const double *roi = rois.data<double>() + r * 4, offset = halfPixel ? 0.5 : 0.0;
+            const double x0 = roi[0] * scale - offset, y0 = roi[1] * scale - offset;
+            double rw = roi[2] * scale - offset - x0, rh = roi[3] * scale - offset - y0;
+            if (!halfPixel) {
+                rw = std::max(rw, 1.0);
+                rh = std::max(rh, 1.0);
+            }
+            const double binW = rw / static_cast<double>(ow), binH = rh / static_cast<double>(oh);
+            const double gridH = samplingRatio > 0 ? static_cast<double>(samplingRatio) : std::ceil(binH);
+            const double gridW = samplingRatio > 0 ? static_cast<double>(samplingRatio) : std::ceil(binW);
+            if (!(gridH < 65536 && gridW < 65536)) {
+                status = ctx.error("roi " + std::to_string(r) + " needs an adaptive sampling grid too large to compute");
+                return;
+            }
+            const auto gh = static_cast<std::int64_t>(std::max(gridH, 0.0)), gw = static_cast<std::int64_t>(std::max(gridW, 0.0));
+            const double count = static_cast<double>(std::max<std::int64_t>(gh * gw, 1));
+            const T *planes = x.data<T>() + b * C * H * W;
+            for (std::int64_t ph = 0; ph < oh; ++ph)
+                for (std::int64_t pw = 0; pw < ow; ++pw) {
+                    std::fill(acc.begin(), acc.end(), maxMode ? -std::numeric_limits<double>::infinity() : 0.0);
+                    for (std::int64_t iy = 0; iy < gh; ++iy)
+                        for (std::int64_t ix = 0; ix < gw; ++ix) {
+                            double sy = y0 + ph * binH + (iy + 0.5) * binH / gridH;
+                            double sx = x0 + pw * binW + (ix + 0.5) * binW / gridW;
+                            std::array<std::int64_t, 4> at{};
+                            std::array<double, 4> w{};
+                            if (sy >= -1.0 && sy <= H && sx >= -1.0 && sx <= W) { // else all weights stay 0
+                                sy = std::max(sy, 0.0);
+                                sx = std::max(sx, 0.0);
+                                auto lowHigh = [](double &v, std::int64_t size, std::int64_t &lo, std::int64_t &hi) {
+                                    lo = static_cast<std::int64_t>(v);
+                                    hi = lo + 1;
+                                    if (lo >= size - 1) {
+                                        lo = hi = size - 1;
+                                        v = static_cast<double>(lo);
+                                    }
+                                };
+                                std::int64_t yl, yh, xl, xh;
+                                lowHigh(sy, H, yl, yh);
+                                lowHigh(sx, W, xl, xh);
+                                const double ly = sy - yl, lx = sx - xl;
+                                at = {yl * W + xl, yl * W + xh, yh * W + xl, yh * W + xh};
+                                w = {(1 - ly) * (1 - lx), (1 - ly) * lx, ly * (1 - lx), ly * lx};
+                            }
+                            for (std::int64_t c = 0; c < C; ++c) {
+                                const T *p = planes + c * H * W;
+                                double v[4];
+                                for (std::size_t k = 0; k < 4; ++k)
+                                    v[k] = w[k] * static_cast<double>(p[at[k]]);
+                                double &a = acc[static_cast<std::size_t>(c)];
+                                a = maxMode ? std::max({a, v[0], v[1], v[2], v[3]}) : a + v[0] + v[1] + v[2] + v[3];
+                            }
+                        }
+                    for (std::int64_t c = 0; c < C; ++c) {
+                        const double a = acc[static_cast<std::size_t>(c)];
+                        y[((r * C + c) * oh + ph) * ow + pw] = static_cast<T>(maxMode ? (gh * gw > 0 ? a : 0.0) : a / count);
+                    }
+                }
+        }
+    });
+    if (!known)
+        return ctx.error("RoiAlign takes floating-point inputs, not " + ir::dataTypeName(originalType));
+    if (!status)
+        return status;
+    ctx.setOutput(0, fromComputeType(*out, originalType));
+    return support::Status::ok();
+}
+
+} // namespace portolan::runtime::kernels

@@ -1,6 +1,7 @@
 // Matrix products and friends: MatMul (numpy batching), Gemm, Einsum (general) and Det.
-// Floats accumulate in double, integers in (u)int64; products run through one cache-blocked core.
+// Products run through one cache-blocked core.
 #include "runtime/reference/KernelContext.h"
+#include "runtime/reference/kernels/Accumulation.h"
 #include "runtime/reference/kernels/Broadcast.h"
 #include "runtime/reference/kernels/Dispatch.h"
 
@@ -17,10 +18,6 @@
 namespace portolan::runtime::kernels {
 
 namespace {
-
-template <typename T>
-using Accumulator = std::conditional_t<std::is_floating_point_v<T>, double,
-                                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
 
 constexpr std::int64_t kPanelRows = 4;    // rows of the product accumulated together (each B row is reused)
 constexpr std::int64_t kPanelCols = 256;  // columns per panel: 4 × 256 doubles stay in L1
@@ -69,7 +66,7 @@ support::Status matMul(KernelContext &ctx)
     if (a.dataType() != b.dataType())
         return ctx.error("operands have different element types");
     if (a.rank() == 0 || b.rank() == 0)
-        return ctx.error("MatMul does not take scalars");
+        return ctx.error("does not take scalars");
     // 1-D operands become a row (A) or a column (B) whose dim is dropped from the result.
     Shape aShape = a.shape(), bShape = b.shape();
     if (a.rank() == 1)
@@ -107,7 +104,7 @@ support::Status matMul(KernelContext &ctx)
         }
     });
     if (!known)
-        return ctx.error("MatMul does not take " + ir::dataTypeName(a.dataType()));
+        return ctx.error("does not take " + ir::dataTypeName(a.dataType()));
     ctx.setOutput(0, fromComputeType(*out, ctx.input(0).dataType()));
     return support::Status::ok();
 }
@@ -169,12 +166,12 @@ support::Status gemm(KernelContext &ctx)
                          double v = alpha * static_cast<double>(acc[j]);
                          if (cData)
                              v += beta * static_cast<double>(cData[i * cRowStride + (j0 + j) * cColStride]);
-                         y[i * N + j0 + j] = static_cast<T>(v);
+                         y[i * N + j0 + j] = fromDouble<T>(v);
                      }
                  });
     });
     if (!known)
-        return ctx.error("Gemm does not take " + ir::dataTypeName(a.dataType()));
+        return ctx.error("does not take " + ir::dataTypeName(a.dataType()));
     ctx.setOutput(0, fromComputeType(*out, ctx.input(0).dataType()));
     return support::Status::ok();
 }
@@ -383,7 +380,7 @@ support::Status einsum(KernelContext &ctx)
         }
     });
     if (!known)
-        return ctx.error("Einsum does not take " + ir::dataTypeName(operands[0].dataType()));
+        return ctx.error("does not take " + ir::dataTypeName(operands[0].dataType()));
     ctx.setOutput(0, fromComputeType(*out, ctx.input(0).dataType()));
     return support::Status::ok();
 }
@@ -433,7 +430,7 @@ support::Status det(KernelContext &ctx)
         }
     });
     if (!known)
-        return ctx.error("Det needs a floating-point input, not " + ir::dataTypeName(in.dataType()));
+        return ctx.error("needs a floating-point input, not " + ir::dataTypeName(in.dataType()));
     ctx.setOutput(0, fromComputeType(*out, ctx.input(0).dataType()));
     return support::Status::ok();
 }

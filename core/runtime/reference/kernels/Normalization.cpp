@@ -2,8 +2,8 @@
 // MeanVarianceNormalization) and the losses NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
 // Statistics are two-pass (mean, then squared deviations) in double.
 #include "runtime/reference/KernelContext.h"
+#include "runtime/reference/kernels/Accumulation.h"
 #include "runtime/reference/kernels/Dispatch.h"
-#include "runtime/reference/kernels/ReducePlan.h"
 
 #include "ir/Type.h"
 
@@ -116,7 +116,7 @@ support::Status standardize(KernelContext &ctx, const std::vector<bool> &reduced
         applyNormalization(plan, in.data<T>(), out->mutableData<T>(), m, s, affine);
     });
     if (!known)
-        return ctx.error(ctx.node().opType + " needs a floating-point input, not " + ir::dataTypeName(in.dataType()));
+        return ctx.error("needs a floating-point input, not " + ir::dataTypeName(in.dataType()));
     ctx.setOutput(0, fromComputeType(*out, ctx.input(0).dataType()));
     return onMoments(plan, m, v, s);
 }
@@ -173,9 +173,8 @@ support::Status batchNormalization(KernelContext &ctx)
     if (!scale || !bias || !mean || !var)
         return !scale ? scale.takeError() : !bias ? bias.takeError() : !mean ? mean.takeError() : var.takeError();
 
-    std::vector<bool> reduced(x.rank(), true);
-    for (std::size_t i = perPosition ? 1 : 2; i < x.rank(); ++i)
-        reduced[i] = perPosition;
+    std::vector<bool> reduced(x.rank(), !perPosition); // groups: channels, or (channel, position)
+    reduced[0] = true;
     reduced[1] = false;
     const Affine affine{scale->data<double>(), bias->data<double>(), perPosition ? 1 : spatial, count};
     const double epsilon = ctx.attrFloat("epsilon", 1e-5f);
@@ -257,6 +256,8 @@ support::Status layerNormalization(KernelContext &ctx)
         reduced[static_cast<std::size_t>(i)] = true;
     const Affine affine{scale->data<double>(), bias.defined() ? bias.data<double>() : nullptr, 1, scale->size()};
     const int stashType = static_cast<int>(ctx.attrInt("stash_type", TensorProto::FLOAT));
+    if (stashType != TensorProto::FLOAT && stashType != TensorProto::DOUBLE && !isHalfType(stashType))
+        return ctx.error("stash_type " + std::to_string(stashType) + " is not a floating-point type");
     Shape statsShape = x.shape();
     std::fill(statsShape.begin() + axis, statsShape.end(), 1);
     return standardize(ctx, reduced, ctx.attrFloat("epsilon", 1e-5f), affine, nullptr, nullptr,
@@ -316,7 +317,7 @@ support::Status lrn(KernelContext &ctx)
                 }
     });
     if (!known)
-        return ctx.error("LRN needs a floating-point input, not " + ir::dataTypeName(in.dataType()));
+        return ctx.error("needs a floating-point input, not " + ir::dataTypeName(in.dataType()));
     ctx.setOutput(0, fromComputeType(*out, ctx.input(0).dataType()));
     return support::Status::ok();
 }

@@ -1,8 +1,7 @@
 // Reductions (ReduceSum … ReduceLogSumExp) and the axis-wise normalizers Softmax, LogSoftmax, Hardmax.
-// Floats accumulate in double; integers accumulate in (u)int64 so sums and products stay exact.
 #include "runtime/reference/KernelContext.h"
+#include "runtime/reference/kernels/Accumulation.h"
 #include "runtime/reference/kernels/Dispatch.h"
-#include "runtime/reference/kernels/ReducePlan.h"
 
 #include "ir/Type.h"
 
@@ -16,10 +15,6 @@
 namespace portolan::runtime::kernels {
 
 namespace {
-
-template <typename T>
-using Accumulator = std::conditional_t<std::is_floating_point_v<T>, double,
-                                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
 
 enum class Reduce { Sum, Mean, Prod, Max, Min, L1, L2, SumSquare, LogSum, LogSumExp };
 
@@ -95,7 +90,7 @@ void reduceTyped(Reduce kind, const ReducePlan &plan, const Tensor &in, Tensor &
         std::vector<double> sums(static_cast<std::size_t>(n), 0.0);
         accumulate(plan, x, sums.data(), [&](T v, std::int64_t o) { return std::exp(static_cast<double>(v) - shift[o]); }, plus);
         for (std::int64_t o = 0; o < n; ++o)
-            y[o] = static_cast<T>(std::log(sums[o]) + shift[o]);
+            y[o] = fromDouble<T>(std::log(sums[o]) + shift[o]);
         return;
     }
     default: accumulate(plan, x, acc.data(), asAcc, plus); break;
@@ -104,9 +99,9 @@ void reduceTyped(Reduce kind, const ReducePlan &plan, const Tensor &in, Tensor &
     for (std::int64_t o = 0; o < n; ++o) {
         const A a = acc[o];
         switch (kind) {
-        case Reduce::Mean: y[o] = static_cast<T>(static_cast<double>(a) / static_cast<double>(plan.groupSize)); break;
-        case Reduce::L2: y[o] = static_cast<T>(std::sqrt(static_cast<double>(a))); break;
-        case Reduce::LogSum: y[o] = static_cast<T>(std::log(static_cast<double>(a))); break;
+        case Reduce::Mean: y[o] = fromDouble<T>(static_cast<double>(a) / static_cast<double>(plan.groupSize)); break;
+        case Reduce::L2: y[o] = fromDouble<T>(std::sqrt(static_cast<double>(a))); break;
+        case Reduce::LogSum: y[o] = fromDouble<T>(std::log(static_cast<double>(a))); break;
         default: y[o] = static_cast<T>(a); break;
         }
     }
@@ -178,7 +173,7 @@ support::Status reduce(KernelContext &ctx)
     const ReducePlan plan = makePlan(in.shape(), reduced);
     const bool known = visitNumeric(in.dataType(), [&]<typename T>() { reduceTyped<T>(*kind, plan, in, *out); });
     if (!known)
-        return ctx.error(ctx.node().opType + " does not take " + ir::dataTypeName(in.dataType()));
+        return ctx.error("does not take " + ir::dataTypeName(in.dataType()));
     ctx.setOutput(0, fromComputeType(*out, ctx.input(0).dataType()));
     return support::Status::ok();
 }
@@ -242,7 +237,7 @@ support::Status softmax(KernelContext &ctx)
             }
     });
     if (!known)
-        return ctx.error(std::string(op) + " needs a floating-point input, not " + ir::dataTypeName(in.dataType()));
+        return ctx.error("needs a floating-point input, not " + ir::dataTypeName(in.dataType()));
     ctx.setOutput(0, fromComputeType(*out, ctx.input(0).dataType()));
     return support::Status::ok();
 }

@@ -117,6 +117,8 @@ support::Expected<Tensor> joinAxis(KernelContext &ctx, const std::vector<Tensor>
     Shape shape = first.shape();
     if (newAxis)
         shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(axis), 0);
+    else
+        shape[axis] = 0;
     for (const Tensor &p : pieces) {
         bool fits = p.dataType() == first.dataType() && p.rank() == first.rank();
         for (std::size_t d = 0; fits && d < p.rank(); ++d)

@@ -399,10 +399,16 @@ support::Status randomTensor(KernelContext &ctx)
     }
     std::mt19937_64 rng = generator(ctx);
     if (op.starts_with("RandomUniform")) {
-        std::uniform_real_distribution<double> uniform(ctx.attrFloat("low", 0.0f), ctx.attrFloat("high", 1.0f));
+        const double low = ctx.attrFloat("low", 0.0f), high = ctx.attrFloat("high", 1.0f);
+        if (!(low <= high && std::isfinite(high - low)))
+            return ctx.error("needs finite low <= high");
+        std::uniform_real_distribution<double> uniform(low, high);
         return emitRandom(ctx, shape, dataType, [&] { return uniform(rng); });
     }
-    std::normal_distribution<double> normal(ctx.attrFloat("mean", 0.0f), ctx.attrFloat("scale", 1.0f));
+    const double mean = ctx.attrFloat("mean", 0.0f), scale = ctx.attrFloat("scale", 1.0f);
+    if (!(scale >= 0 && std::isfinite(scale) && std::isfinite(mean)))
+        return ctx.error("needs a finite mean and a finite, non-negative scale");
+    std::normal_distribution<double> normal(mean, scale);
     return emitRandom(ctx, shape, dataType, [&] { return normal(rng); });
 }
 

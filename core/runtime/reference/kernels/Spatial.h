@@ -200,11 +200,12 @@ bool visitQuantized(int dataType, F &&f)
     }
 }
 
-/// Rounds half to even and saturates to Q (NaN becomes Q's lowest value rather than undefined behavior).
+/// Rounds v half to even, adds the zero point (after rounding: an odd zero point must not flip a tie)
+/// and saturates to Q; NaN becomes Q's lowest value rather than undefined behavior.
 template <typename Q>
-Q saturateRound(double v)
+Q saturateRound(double v, double zeroPoint = 0)
 {
-    const double r = std::nearbyint(v);
+    const double r = std::nearbyint(v) + zeroPoint;
     constexpr double lo = std::numeric_limits<Q>::lowest(), hi = std::numeric_limits<Q>::max();
     return static_cast<Q>(!(r >= lo) ? lo : (r > hi ? hi : r));
 }

@@ -1,12 +1,39 @@
-// Walking a tensor for a reduction over some of its axes: dims coalesced into runs that are all
-// reduced or all kept, each run's stride in the (reduced) output, visited in input order.
+// Shared by the reduction, linear-algebra and normalization kernels: the accumulator type of each
+// element type, the cast back from double, and walking a tensor for a reduction over some axes.
 #pragma once
 
 #include "runtime/Tensor.h"
 
+#include <cmath>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 namespace portolan::runtime::kernels {
+
+/// Floats accumulate in double; integers in (u)int64, where sums and products stay exact (or wrap).
+template <typename T>
+using Accumulator = std::conditional_t<std::is_floating_point_v<T>, double,
+                                       std::conditional_t<std::is_signed_v<T>, std::int64_t, std::uint64_t>>;
+
+/// A double result as T; for integers NaN gives 0 and out-of-range values saturate (no UB).
+template <typename T>
+T fromDouble(double v)
+{
+    if constexpr (std::is_floating_point_v<T>) {
+        return static_cast<T>(v);
+    } else {
+        if (std::isnan(v))
+            return T(0);
+        if (v <= static_cast<double>(std::numeric_limits<T>::lowest()))
+            return std::numeric_limits<T>::lowest();
+        if (v >= static_cast<double>(std::numeric_limits<T>::max()))
+            return std::numeric_limits<T>::max();
+        return static_cast<T>(v);
+    }
+}
+
+/// A tensor's dims coalesced into runs that are all reduced or all kept.
 
 struct ReducePlan {
     Shape dims;                           // coalesced runs

@@ -2,6 +2,7 @@
 #include "analysis/ShapeInference.h"
 
 #include "ir/ModelSaver.h"
+#include "ir/Topology.h"
 
 #include <onnx/shape_inference/implementation.h>
 
@@ -24,6 +25,26 @@ ShapeInferenceResult inferShapes(const ir::Model &model)
 {
     ShapeInferenceResult result;
     onnx::ModelProto proto = ir::toModelProto(model);
+    // ONNX infers in file order and names nodes only by their name: sort the copy, and give unnamed
+    // nodes the "#index (Op)" names diagnostics use.
+    {
+        const ir::Graph &main = model.graph(model.mainGraph());
+        std::unordered_map<ir::NodeId, int> position;
+        std::size_t index = 0;
+        for (const ir::NodeId n : main.nodes)
+            if (model.node(n).alive)
+                position[n] = static_cast<int>(index++);
+        auto *nodes = proto.mutable_graph()->mutable_node();
+        for (int i = 0; i < nodes->size(); ++i)
+            if (nodes->Get(i).name().empty())
+                nodes->Mutable(i)->set_name("#" + std::to_string(i) + " (" + nodes->Get(i).op_type() + ")");
+        if (auto order = ir::topologicalOrder(model, model.mainGraph())) {
+            google::protobuf::RepeatedPtrField<onnx::NodeProto> sorted;
+            for (const ir::NodeId n : *order)
+                *sorted.Add() = nodes->Get(position.at(n));
+            nodes->Swap(&sorted);
+        }
+    }
     try {
         onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/1, /*data_prop=*/true);
         onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options);
@@ -39,6 +60,7 @@ ShapeInferenceResult inferShapes(const ir::Model &model)
             d.message = line;
             d.model = model.sourcePath;
             d.node = nodeNameIn(line);
+            d.graph = model.graph(model.mainGraph()).name;
             result.findings.push_back(std::move(d));
         }
     }

@@ -6,6 +6,7 @@
 #include "ir/ModelLoader.h"
 #include "ir/Type.h"
 #include "runtime/TensorProtoIO.h"
+#include "runtime/TestDataSet.h"
 #include "runtime/reference/Interpreter.h"
 #include "runtime/reference/kernels/Dispatch.h"
 
@@ -139,21 +140,6 @@ std::string compareValues(const RuntimeValue &actual, const RuntimeValue &expect
     return {};
 }
 
-std::vector<std::string> sortedFiles(const fs::path &dir, const std::string &prefix)
-{
-    std::vector<std::pair<int, std::string>> found;
-    for (const auto &entry : fs::directory_iterator(dir)) {
-        const std::string name = entry.path().filename().string();
-        if (name.rfind(prefix, 0) == 0 && entry.path().extension() == ".pb")
-            found.emplace_back(std::atoi(name.c_str() + prefix.size()), entry.path().string());
-    }
-    std::sort(found.begin(), found.end());
-    std::vector<std::string> files;
-    for (auto &[index, path] : found)
-        files.push_back(std::move(path));
-    return files;
-}
-
 } // namespace
 
 std::vector<std::string> findCases(const std::vector<std::string> &roots)
@@ -209,12 +195,6 @@ CaseResult runCase(const std::string &dir, const Tolerance &tolerance)
     if (auto st = interpreter.checkSupported(); !st)
         return finish(Outcome::Error, st.error().primary.message);
 
-    const ir::Graph &main = model.graph(model.mainGraph());
-    std::vector<ir::ValueId> feedable;
-    for (const ir::ValueId v : main.inputs)
-        if (!model.value(v).isInitializer())
-            feedable.push_back(v);
-
     std::vector<fs::path> sets;
     for (const auto &entry : fs::directory_iterator(dir))
         if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
@@ -225,52 +205,29 @@ CaseResult runCase(const std::string &dir, const Tolerance &tolerance)
 
     std::string randomNote;
     for (const fs::path &set : sets) {
-        const auto inputFiles = sortedFiles(set, "input_");
-        const auto outputFiles = sortedFiles(set, "output_");
-        runtime::NamedValues feeds;
-        // Inputs are positional (input_K is the K-th feedable input), as in ONNX's runner; a file
-        // that names its tensor may instead match an input by name (optional inputs left out).
-        for (std::size_t k = 0; k < inputFiles.size(); ++k) {
-            const onnx::TypeProto emptyType;
-            std::string name = k < feedable.size() ? model.value(feedable[k]).name : std::string();
-            const std::string stored = runtime::valueFileName(inputFiles[k], k < feedable.size() ? model.value(feedable[k]).type() : emptyType);
-            for (const ir::ValueId v : feedable)
-                if (!stored.empty() && model.value(v).name == stored)
-                    name = stored;
-            if (name.empty())
-                return finish(Outcome::Error, inputFiles[k] + ": more input files than model inputs");
-            const ir::ValueId id = *model.lookup(model.mainGraph(), name);
-            auto value = runtime::readValueFile(inputFiles[k], model.value(id).type());
-            if (!value)
-                return finish(Outcome::Error, value.error().format());
-            feeds.emplace_back(name, std::move(*value));
-        }
-        auto outputs = interpreter.run(feeds);
+        auto feeds = runtime::readTestDataInputs(model, set.string());
+        if (!feeds)
+            return finish(Outcome::Error, feeds.error().format());
+        auto expected = runtime::readTestDataOutputs(model, set.string());
+        if (!expected)
+            return finish(Outcome::Error, expected.error().format());
+        auto outputs = interpreter.run(*feeds);
         if (!outputs)
             return finish(Outcome::Error, outputs.error().format());
-        if (outputFiles.size() != outputs->size())
-            return finish(Outcome::Error, std::to_string(outputFiles.size()) + " expected outputs for " +
-                                              std::to_string(outputs->size()) + " model outputs");
-        for (std::size_t k = 0; k < outputFiles.size(); ++k) {
-            const ir::ValueId id = main.outputs[k];
-            auto expected = runtime::readValueFile(outputFiles[k], model.value(id).type());
-            if (!expected)
-                return finish(Outcome::Error, expected.error().format());
-            const std::string diff = compareValues((*outputs)[k].second, *expected, tolerance);
+        for (std::size_t k = 0; k < outputs->size(); ++k) {
+            const RuntimeValue &actual = (*outputs)[k].second;
+            const RuntimeValue &wanted = (*expected)[k].second;
+            const std::string diff = compareValues(actual, wanted, tolerance);
             if (diff.empty())
                 continue;
             const std::string where = set.filename().string() + " output '" + (*outputs)[k].first + "': ";
-            if (random) {
-                // random outputs can only match in type and shape
-                const auto &a = (*outputs)[k].second;
-                if (a.isTensor() && expected->isTensor() && a.tensor.dataType() == expected->tensor.dataType() &&
-                    a.tensor.shape() == expected->tensor.shape())
-                    randomNote = "random output: type and shape match, values are not comparable";
-                else
-                    return finish(Outcome::Fail, where + diff);
-                continue;
-            }
-            return finish(Outcome::Fail, where + diff);
+            // random outputs can only match in type and shape
+            const bool sameKind = actual.isTensor() && wanted.isTensor() &&
+                                  actual.tensor.dataType() == wanted.tensor.dataType() &&
+                                  actual.tensor.shape() == wanted.tensor.shape();
+            if (!random || !sameKind)
+                return finish(Outcome::Fail, where + diff);
+            randomNote = "random output: type and shape match, values are not comparable";
         }
         ++result.dataSets;
     }

@@ -75,11 +75,15 @@ public:
                                                     " inputs, was given " + std::to_string(inputs.size()));
         Frame frame;
         frame.parent = m_current;
-        for (std::size_t i = 0; i < inputs.size(); ++i)
+        for (std::size_t i = 0; i < inputs.size(); ++i) {
+            m_budget.charge(inputs[i].ownedBytes()); // released with the frame, like everything in it
             frame.values[g.inputs[i].index] = std::move(inputs[i]);
+        }
         const Frame *saved = m_current;
         auto result = runGraph(graph, frame);
         m_current = saved;
+        for (const auto &[id, value] : frame.values)
+            m_budget.release(value.ownedBytes());
         return result;
     }
 

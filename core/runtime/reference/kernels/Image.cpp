@@ -130,6 +130,14 @@ support::Status resample(KernelContext &ctx, const ResizeOptions &o, const Shape
     const int originalType = ctx.input(0).dataType();
     const Tensor x = toComputeType(ctx.input(0));
     const std::size_t rank = x.rank();
+    // The output first: it bounds every buffer below, and an empty one needs no work (nor tap tables).
+    auto result = ctx.allocate(x.dataType(), outShape);
+    if (!result)
+        return result.takeError();
+    if (result->size() == 0) {
+        ctx.setOutput(0, fromComputeType(*result, originalType));
+        return support::Status::ok();
+    }
     auto current = ctx.allocate(TensorProto::DOUBLE, x.shape());
     if (!current)
         return current.takeError();
@@ -181,9 +189,6 @@ support::Status resample(KernelContext &ctx, const ResizeOptions &o, const Shape
             }
         cur = std::move(*next);
     }
-    auto result = ctx.allocate(x.dataType(), outShape);
-    if (!result)
-        return result.takeError();
     visitNumeric(x.dataType(), [&]<typename T>() {
         T *y = result->mutableData<T>();
         for (std::int64_t i = 0; i < cur.size(); ++i) {

@@ -213,6 +213,7 @@ struct EinsumPlan {
     std::size_t outputLabels = 0;
     std::vector<std::int64_t> sizes;                 // per label
     std::vector<std::vector<std::int64_t>> strides;  // [operand][label], 0 where absent or broadcast
+    std::vector<std::vector<bool>> uses;             // [operand][label]: the operand's term has it
     Shape outShape;
 };
 
@@ -311,15 +312,91 @@ support::Expected<EinsumPlan> planEinsum(KernelContext &ctx, const std::string &
     for (std::size_t t = 0; t < terms.size(); ++t) {
         const Tensor &x = ctx.input(t);
         std::vector<std::int64_t> strides(plan.labels.size(), 0);
+        std::vector<bool> uses(plan.labels.size(), false);
         std::int64_t stride = 1;
         for (std::size_t d = x.rank(); d-- > 0; stride *= x.dim(d)) {
             const auto at = std::find(plan.labels.begin(), plan.labels.end(), dimLabels[t][d]) - plan.labels.begin();
+            uses[static_cast<std::size_t>(at)] = true;
             if (x.dim(d) != 1 || plan.sizes[static_cast<std::size_t>(at)] == 1)
                 strides[static_cast<std::size_t>(at)] += stride; // repeated labels add up: a diagonal
         }
         plan.strides.push_back(std::move(strides));
+        plan.uses.push_back(std::move(uses));
     }
     return plan;
+}
+
+/// Offsets, in an operand with per-label `strides`, of every combination of the `group` labels (row-major).
+std::vector<std::int64_t> offsetTable(const EinsumPlan &plan, const std::vector<std::size_t> &group,
+                                      const std::vector<std::int64_t> &strides)
+{
+    std::vector<std::int64_t> table{0};
+    for (const std::size_t l : group) {
+        std::vector<std::int64_t> next;
+        next.reserve(table.size() * static_cast<std::size_t>(plan.sizes[l]));
+        for (const std::int64_t base : table)
+            for (std::int64_t i = 0; i < plan.sizes[l]; ++i)
+                next.push_back(base + i * strides[l]);
+        table = std::move(next);
+    }
+    return table;
+}
+
+/// Two operands whose summed labels both use: a batched matrix product. Each batch is packed into
+/// A [rows, summed] and B [summed, cols] (diagonals and broadcasts fall out of the strides) and run
+/// through the MatMul core, so attention-style einsums cost what a MatMul does.
+bool isPairProduct(const EinsumPlan &plan)
+{
+    if (plan.strides.size() != 2)
+        return false;
+    for (std::size_t l = plan.outputLabels; l < plan.labels.size(); ++l)
+        if (!plan.uses[0][l] || !plan.uses[1][l])
+            return false;
+    return true;
+}
+
+template <typename T>
+support::Status einsumPair(KernelContext &ctx, const EinsumPlan &plan, const Tensor &a, const Tensor &b, Tensor &out)
+{
+    std::vector<std::size_t> batch, rows, cols, inner;
+    for (std::size_t l = 0; l < plan.labels.size(); ++l) {
+        if (l >= plan.outputLabels)
+            inner.push_back(l);
+        else if (plan.uses[0][l] && plan.uses[1][l])
+            batch.push_back(l);
+        else
+            (plan.uses[0][l] ? rows : cols).push_back(l);
+    }
+    std::vector<std::int64_t> outStrides(plan.labels.size(), 0);
+    for (std::size_t l = plan.outputLabels, stride = 1; l-- > 0; stride *= static_cast<std::size_t>(plan.sizes[l]))
+        outStrides[l] = static_cast<std::int64_t>(stride);
+    const auto aBatch = offsetTable(plan, batch, plan.strides[0]), aRows = offsetTable(plan, rows, plan.strides[0]);
+    const auto aInner = offsetTable(plan, inner, plan.strides[0]);
+    const auto bBatch = offsetTable(plan, batch, plan.strides[1]), bInner = offsetTable(plan, inner, plan.strides[1]);
+    const auto bCols = offsetTable(plan, cols, plan.strides[1]);
+    const auto yBatch = offsetTable(plan, batch, outStrides), yRows = offsetTable(plan, rows, outStrides);
+    const auto yCols = offsetTable(plan, cols, outStrides);
+    const auto M = static_cast<std::int64_t>(aRows.size()), K = static_cast<std::int64_t>(aInner.size());
+    const auto N = static_cast<std::int64_t>(bCols.size());
+    auto packedA = ctx.allocate(a.dataType(), {M, K});
+    auto packedB = ctx.allocate(a.dataType(), {K, N});
+    if (!packedA || !packedB)
+        return !packedA ? packedA.takeError() : packedB.takeError();
+    const T *x = a.data<T>(), *w = b.data<T>();
+    T *pa = packedA->mutableData<T>(), *pb = packedB->mutableData<T>(), *y = out.mutableData<T>();
+    for (std::size_t p = 0; p < aBatch.size(); ++p) {
+        for (std::int64_t i = 0; i < M; ++i)
+            for (std::int64_t k = 0; k < K; ++k)
+                pa[i * K + k] = x[aBatch[p] + aRows[i] + aInner[k]];
+        for (std::int64_t k = 0; k < K; ++k)
+            for (std::int64_t j = 0; j < N; ++j)
+                pb[k * N + j] = w[bBatch[p] + bInner[k] + bCols[j]];
+        multiply(pa, K, 1, pb, M, N, K, [&](std::int64_t i, std::int64_t j0, const auto *acc, std::int64_t width) {
+            for (std::int64_t j = 0; j < width; ++j)
+                y[yBatch[p] + yRows[i] + yCols[j0 + j]] = static_cast<T>(acc[j]);
+        });
+    }
+    return support::Status::ok();
 }
 
 } // namespace
@@ -347,7 +424,12 @@ support::Status einsum(KernelContext &ctx)
     std::int64_t summed = 1;
     for (std::size_t l = plan->outputLabels; l < labels; ++l)
         summed *= plan->sizes[l];
+    support::Status status;
     const bool known = visitNumeric(operands[0].dataType(), [&]<typename T>() {
+        if (isPairProduct(*plan)) {
+            status = einsumPair<T>(ctx, *plan, operands[0], operands[1], *out);
+            return;
+        }
         using A = Accumulator<T>;
         std::vector<const T *> data;
         for (const Tensor &t : operands)
@@ -381,6 +463,8 @@ support::Status einsum(KernelContext &ctx)
     });
     if (!known)
         return ctx.error("does not take " + ir::dataTypeName(operands[0].dataType()));
+    if (!status)
+        return status;
     ctx.setOutput(0, fromComputeType(*out, ctx.input(0).dataType()));
     return support::Status::ok();
 }

@@ -118,7 +118,7 @@ support::Status standardize(KernelContext &ctx, const std::vector<bool> &reduced
     if (!known)
         return ctx.error("needs a floating-point input, not " + ir::dataTypeName(in.dataType()));
     ctx.setOutput(0, fromComputeType(*out, ctx.input(0).dataType()));
-    return onMoments(plan, m, v, s);
+    return onMoments(m, v, s);
 }
 
 /// Reads parameter input `i`, which must hold `count` values.
@@ -181,7 +181,7 @@ support::Status batchNormalization(KernelContext &ctx)
     const double momentum = ctx.attrFloat("momentum", 0.9f);
     const double *runningMean = mean->data<double>(), *runningVar = var->data<double>();
     return standardize(ctx, reduced, epsilon, affine, training ? nullptr : runningMean, training ? nullptr : runningVar,
-                       [&](const ReducePlan &, const double *m, const double *v, const double *) -> support::Status {
+                       [&](const double *m, const double *v, const double *) -> support::Status {
                            if (!training)
                                return support::Status::ok();
                            std::vector<double> newMean(static_cast<std::size_t>(count)), newVar(newMean.size());
@@ -218,7 +218,7 @@ support::Status instanceNormalization(KernelContext &ctx)
     reduced[0] = reduced[1] = false;
     const Affine affine{scale->data<double>(), bias->data<double>(), spatial, channels};
     return standardize(ctx, reduced, ctx.attrFloat("epsilon", 1e-5f), affine, nullptr, nullptr,
-                       [](const ReducePlan &, const double *, const double *, const double *) { return support::Status::ok(); });
+                       [](const double *, const double *, const double *) { return support::Status::ok(); });
 }
 
 support::Status layerNormalization(KernelContext &ctx)
@@ -261,7 +261,7 @@ support::Status layerNormalization(KernelContext &ctx)
     Shape statsShape = x.shape();
     std::fill(statsShape.begin() + axis, statsShape.end(), 1);
     return standardize(ctx, reduced, ctx.attrFloat("epsilon", 1e-5f), affine, nullptr, nullptr,
-                       [&](const ReducePlan &, const double *m, const double *, const double *s) {
+                       [&](const double *m, const double *, const double *s) {
                            support::Status st = emit(ctx, 1, m, stashType, statsShape);
                            return st ? emit(ctx, 2, s, stashType, statsShape) : st;
                        });
@@ -281,7 +281,7 @@ support::Status meanVarianceNormalization(KernelContext &ctx)
         reduced[static_cast<std::size_t>(axis < 0 ? axis + rank : axis)] = true;
     }
     return standardize(ctx, reduced, -1.0, Affine{}, nullptr, nullptr,
-                       [](const ReducePlan &, const double *, const double *, const double *) { return support::Status::ok(); });
+                       [](const double *, const double *, const double *) { return support::Status::ok(); });
 }
 
 support::Status lrn(KernelContext &ctx)

@@ -264,9 +264,11 @@ support::Status maxUnpool(KernelContext &ctx)
     if (idx.dataType() != TensorProto::INT64 || idx.shape() != x.shape())
         return ctx.error("I must be an int64 tensor of X's shape");
     const std::size_t rank = x.rank() - 2;
-    Shape kernel = ctx.attrInts("kernel_shape"), strides, pads;
-    if (kernel.size() != rank)
-        return ctx.error("kernel_shape must have one value per spatial axis");
+    Shape kernel, strides, pads;
+    if (!ctx.hasAttribute("kernel_shape"))
+        return ctx.error("the kernel_shape attribute is required");
+    if (auto st = detail::readDims(ctx, "kernel_shape", rank, 1, 1, kernel); !st)
+        return st;
     if (auto st = detail::readDims(ctx, "strides", rank, 1, 1, strides); !st)
         return st;
     if (auto st = detail::readDims(ctx, "pads", 2 * rank, 0, 0, pads); !st)

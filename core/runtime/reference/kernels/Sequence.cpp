@@ -433,9 +433,10 @@ support::Status sequenceMap(KernelContext &ctx)
         }
     }
     for (std::size_t j = 0; j < collected.size(); ++j) {
-        const int type = collected[j].empty() && j < graph.outputs.size()
-                             ? ir::tensorElementType(ctx.model().value(graph.outputs[j]).type())
-                             : (collected[j].empty() ? 0 : collected[j].front().dataType());
+        // with no element, the body's declared output type says what the sequence would hold
+        int type = collected[j].empty() ? 0 : collected[j].front().dataType();
+        if (!type && j < graph.outputs.size())
+            type = ir::tensorElementType(ctx.model().value(graph.outputs[j]).type());
         ctx.setOutputValue(j, RuntimeValue::ofSequence(std::move(collected[j]), type));
     }
     return support::Status::ok();

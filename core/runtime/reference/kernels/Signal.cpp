@@ -408,8 +408,8 @@ support::Status randomTensor(KernelContext &ctx)
     const double mean = ctx.attrFloat("mean", 0.0f), scale = ctx.attrFloat("scale", 1.0f);
     if (!(scale >= 0 && std::isfinite(scale) && std::isfinite(mean)))
         return ctx.error("needs a finite mean and a finite, non-negative scale");
-    std::normal_distribution<double> normal(mean, scale);
-    return emitRandom(ctx, shape, dataType, [&] { return normal(rng); });
+    std::normal_distribution<double> normal(mean, scale > 0 ? scale : 1.0); // its stddev must be positive
+    return emitRandom(ctx, shape, dataType, [&] { return scale > 0 ? normal(rng) : mean; });
 }
 
 // Bernoulli: 1 with probability input[i] (which must lie in [0, 1]), as dtype (default the input's type).

@@ -37,10 +37,11 @@ inline support::Status readDims(KernelContext &ctx, const char *name, std::size_
     if (out.size() != count)
         return ctx.error(std::string(name) + " has " + std::to_string(out.size()) + " values, expected " +
                          std::to_string(count));
+    constexpr std::int64_t maximum = std::int64_t(1) << 32; // keeps window arithmetic far from overflow
     for (const auto v : out)
-        if (v < minimum)
-            return ctx.error(std::string(name) + " has the value " + std::to_string(v) + ", below " +
-                             std::to_string(minimum));
+        if (v < minimum || v > maximum)
+            return ctx.error(std::string(name) + " has the value " + std::to_string(v) + ", outside [" +
+                             std::to_string(minimum) + ", 2^32]");
     return support::Status::ok();
 }
 
@@ -60,8 +61,8 @@ inline support::Expected<Window> makeWindow(KernelContext &ctx, const Shape &inp
         return ctx.error("the kernel has " + std::to_string(w.kernel.size()) + " dims for " + std::to_string(rank) +
                          " spatial dims");
     for (const auto k : w.kernel)
-        if (k < 1)
-            return ctx.error("kernel dims must be positive, got " + shapeString(w.kernel));
+        if (k < 1 || k > (std::int64_t(1) << 32))
+            return ctx.error("kernel dims must be in [1, 2^32], got " + shapeString(w.kernel));
     if (auto st = detail::readDims(ctx, "strides", rank, 1, 1, w.strides); !st)
         return st.error();
     if (auto st = detail::readDims(ctx, "dilations", rank, 1, 1, w.dilations); !st)

@@ -1,0 +1,292 @@
+// `portolan run MODEL [--input NAME=FILE.pb|NAME=random[:SEED]]… [--inputs DIR] [--shape NAME=D,…]…
+//  [--output-dir DIR] [--dump-all DIR] [--max-memory SIZE] [--json] [--force]`: runs the reference
+// interpreter and writes outputs (and, with --dump-all, every intermediate) as TensorProto files.
+#include "cli/Arguments.h"
+#include "cli/Command.h"
+
+#include "ir/ModelLoader.h"
+#include "runtime/InputGeneration.h"
+#include "runtime/TensorProtoIO.h"
+#include "runtime/TensorStats.h"
+#include "runtime/TestDataSet.h"
+#include "runtime/reference/Interpreter.h"
+#include "support/JsonWriter.h"
+
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+namespace portolan::cli {
+
+namespace fs = std::filesystem;
+using runtime::NamedValues;
+using runtime::RuntimeValue;
+
+namespace {
+
+int fail(const std::string &message)
+{
+    std::fprintf(stderr, "portolan run: error: %s\n", message.c_str());
+    return kExitUsage;
+}
+
+// "4G", "512M", "1000000" → bytes; nullopt when malformed.
+std::optional<std::size_t> parseSize(const QString &text)
+{
+    QString t = text.trimmed().toUpper();
+    std::size_t scale = 1;
+    if (t.endsWith('K') || t.endsWith('M') || t.endsWith('G') || t.endsWith('T')) {
+        scale = t.endsWith('K') ? 1ull << 10 : t.endsWith('M') ? 1ull << 20 : t.endsWith('G') ? 1ull << 30 : 1ull << 40;
+        t.chop(1);
+    }
+    bool ok = false;
+    const double value = t.toDouble(&ok);
+    if (!ok || value <= 0)
+        return std::nullopt;
+    return static_cast<std::size_t>(value * static_cast<double>(scale));
+}
+
+// "1,3,224,224" → shape.
+std::optional<runtime::Shape> parseShape(const QString &text)
+{
+    runtime::Shape shape;
+    for (const QString &part : text.split(',', Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const qlonglong d = part.trimmed().toLongLong(&ok);
+        if (!ok || d < 0)
+            return std::nullopt;
+        shape.push_back(d);
+    }
+    return shape;
+}
+
+// A file name for a tensor name: keeps letters, digits, '.', '-', '_'.
+std::string safeName(const std::string &name)
+{
+    std::string out;
+    for (const char c : name)
+        out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_') ? c : '_';
+    return out.empty() ? "unnamed" : out.substr(0, 120);
+}
+
+// A folder to write into: created if missing; refused if it holds files, unless forced.
+support::Status prepareDirectory(const std::string &dir, bool force)
+{
+    std::error_code ec;
+    if (fs::exists(dir, ec)) {
+        if (!fs::is_directory(dir, ec))
+            return support::makeError("not-a-directory", "exists and is not a directory", dir);
+        if (!force && !fs::is_empty(dir, ec))
+            return support::makeError("directory-not-empty", "already holds files (use --force to write into it)", dir);
+        return support::Status::ok();
+    }
+    if (!fs::create_directories(dir, ec))
+        return support::makeError("cannot-write", "cannot create the directory: " + ec.message(), dir);
+    return support::Status::ok();
+}
+
+std::string manifestEntry(support::JsonWriter &w, const std::string &name, const std::string &file, const RuntimeValue &v)
+{
+    w.beginObject().field("name", name).field("file", file).field("type", v.describe());
+    return {};
+}
+
+// Streams every node output to disk as it is produced, so dumping costs no extra memory.
+class DumpObserver final : public runtime::RunObserver {
+public:
+    DumpObserver(const ir::Model &model, std::string dir) : m_model(model), m_dir(std::move(dir)) { m_manifest.beginArray(); }
+
+    void nodeFinished(const ir::Node &node, std::span<const RuntimeValue> outputs) override
+    {
+        for (std::size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k) {
+            if (!node.outputs[k].valid() || !m_error.empty())
+                continue;
+            const std::string &name = m_model.value(node.outputs[k]).name;
+            char prefix[16];
+            std::snprintf(prefix, sizeof prefix, "%06zu_", m_count++);
+            const std::string file = prefix + safeName(name) + ".pb";
+            if (auto st = runtime::writeValueFile(outputs[k], name, m_dir + "/" + file, true); !st)
+                m_error = st.error().format();
+            manifestEntry(m_manifest, name, file, outputs[k]);
+            m_manifest.field("node", node.name).field("op_type", node.opType).endObject();
+        }
+    }
+
+    support::Status finish()
+    {
+        m_manifest.endArray();
+        if (!m_error.empty())
+            return support::makeError("cannot-write", m_error, m_dir);
+        std::ofstream(m_dir + "/manifest.json") << m_manifest.str() << "\n";
+        return support::Status::ok();
+    }
+
+    std::size_t count() const { return m_count; }
+
+private:
+    const ir::Model &m_model;
+    std::string m_dir;
+    support::JsonWriter m_manifest;
+    std::size_t m_count = 0;
+    std::string m_error;
+};
+
+void writeStats(support::JsonWriter &w, const RuntimeValue &v)
+{
+    w.field("type", v.describe());
+    if (!v.isTensor())
+        return;
+    const runtime::TensorStats s = runtime::tensorStats(v.tensor);
+    if (!s.numeric)
+        return;
+    w.field("min", s.min).field("max", s.max).field("mean", s.mean).field("std", s.stddev);
+    w.field("nan", s.nans).field("inf", s.infs);
+}
+
+} // namespace
+
+int runRun(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    const QCommandLineOption input("input", "Feed input NAME from a TensorProto file, or seeded random values "
+                                            "(NAME=random or NAME=random:SEED). Repeatable.", "NAME=FILE.pb|NAME=random[:SEED]");
+    const QCommandLineOption inputs("inputs", "Feed inputs from DIR's input_K.pb files (ONNX test-data layout).", "DIR");
+    const QCommandLineOption shape("shape", "Shape for a random input with dynamic dims. Repeatable.", "NAME=D0,D1,…");
+    const QCommandLineOption outputDir("output-dir", "Write each output as output_K.pb, with manifest.json.", "DIR");
+    const QCommandLineOption dumpAll("dump-all", "Write every intermediate tensor as it is produced, with manifest.json.", "DIR");
+    const QCommandLineOption maxMemory("max-memory", "Stop the run before live tensors exceed SIZE (e.g. 4G; default: half of RAM).", "SIZE");
+    const QCommandLineOption json("json", "Print the outputs' statistics as JSON.");
+    const QCommandLineOption force("force", "Write into folders that already hold files.");
+    parser.addOptions({input, inputs, shape, outputDir, dumpAll, maxMemory, json, force});
+    parser.addPositionalArgument("MODEL", "The .onnx model to run.");
+    if (auto exit = parseArguments(parser, "run", "Run a model on the reference interpreter.", arguments, 1, 1))
+        return *exit;
+
+    const std::string path = parser.positionalArguments().front().toStdString();
+    auto loaded = ir::loadModelFile(path);
+    if (!loaded)
+        return fail(loaded.error().format());
+    const ir::Model &model = *loaded->model;
+
+    std::map<std::string, runtime::Shape> shapes;
+    for (const QString &spec : parser.values(shape)) {
+        const auto eq = spec.indexOf('=');
+        const auto dims = eq > 0 ? parseShape(spec.mid(eq + 1)) : std::nullopt;
+        if (!dims)
+            return fail("--shape '" + spec.toStdString() + "' is not NAME=D0,D1,…");
+        shapes[spec.left(eq).toStdString()] = *dims;
+    }
+
+    NamedValues feeds;
+    if (parser.isSet(inputs)) {
+        auto read = runtime::readTestDataInputs(model, parser.value(inputs).toStdString());
+        if (!read)
+            return fail(read.error().format());
+        feeds = std::move(*read);
+    }
+    for (const QString &spec : parser.values(input)) {
+        const auto eq = spec.indexOf('=');
+        if (eq <= 0)
+            return fail("--input '" + spec.toStdString() + "' is not NAME=FILE.pb or NAME=random[:SEED]");
+        const std::string name = spec.left(eq).toStdString();
+        const QString source = spec.mid(eq + 1);
+        const auto id = model.lookup(model.mainGraph(), name);
+        if (!id)
+            return fail("the model has no input named '" + name + "'");
+        std::erase_if(feeds, [&](const auto &f) { return f.first == name; });
+        if (source == "random" || source.startsWith("random:")) {
+            bool ok = true;
+            const std::uint64_t seed = source == "random" ? 0 : source.mid(7).toULongLong(&ok);
+            if (!ok)
+                return fail("--input '" + spec.toStdString() + "': the seed is not a number");
+            auto t = runtime::randomInput(model.value(*id), seed, shapes);
+            if (!t)
+                return fail(t.error().format());
+            feeds.emplace_back(name, RuntimeValue::ofTensor(std::move(*t)));
+        } else {
+            auto v = runtime::readValueFile(source.toStdString(), model.value(*id).type());
+            if (!v)
+                return fail(v.error().format());
+            feeds.emplace_back(name, std::move(*v));
+        }
+    }
+
+    runtime::RunOptions options;
+    if (parser.isSet(maxMemory)) {
+        const auto bytes = parseSize(parser.value(maxMemory));
+        if (!bytes)
+            return fail("--max-memory '" + parser.value(maxMemory).toStdString() + "' is not a size such as 4G or 512M");
+        options.maxMemoryBytes = *bytes;
+    }
+    for (const QCommandLineOption *dirOption : {&outputDir, &dumpAll})
+        if (parser.isSet(*dirOption))
+            if (auto st = prepareDirectory(parser.value(*dirOption).toStdString(), parser.isSet(force)); !st)
+                return fail(st.error().format());
+    std::unique_ptr<DumpObserver> dump;
+    if (parser.isSet(dumpAll)) {
+        dump = std::make_unique<DumpObserver>(model, parser.value(dumpAll).toStdString());
+        options.observer = dump.get();
+    }
+
+    runtime::Interpreter interpreter(model);
+    const auto start = std::chrono::steady_clock::now();
+    auto outputs = interpreter.run(feeds, options);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!outputs)
+        return fail(outputs.error().format());
+    if (dump)
+        if (auto st = dump->finish(); !st)
+            return fail(st.error().format());
+
+    if (parser.isSet(outputDir)) {
+        const std::string dir = parser.value(outputDir).toStdString();
+        support::JsonWriter manifest;
+        manifest.beginArray();
+        for (std::size_t k = 0; k < outputs->size(); ++k) {
+            const std::string file = "output_" + std::to_string(k) + ".pb";
+            const auto &[name, value] = (*outputs)[k];
+            if (auto st = runtime::writeValueFile(value, name, dir + "/" + file, true); !st)
+                return fail(st.error().format());
+            manifestEntry(manifest, name, file, value);
+            manifest.endObject();
+        }
+        manifest.endArray();
+        std::ofstream(dir + "/manifest.json") << manifest.str() << "\n";
+    }
+
+    const auto &stats = interpreter.lastStats();
+    if (parser.isSet(json)) {
+        support::JsonWriter w;
+        w.beginObject().field("model", path).field("executor", "reference").field("seconds", seconds);
+        w.field("nodes_run", static_cast<std::uint64_t>(stats.nodesRun)).field("peak_bytes", static_cast<std::uint64_t>(stats.peakBytes));
+        w.key("outputs").beginArray();
+        for (const auto &[name, value] : *outputs) {
+            w.beginObject().field("name", name);
+            writeStats(w, value);
+            w.endObject();
+        }
+        w.endArray().endObject();
+        std::printf("%s\n", w.str().c_str());
+        return kExitOk;
+    }
+    std::printf("Ran %s on the reference interpreter: %zu nodes in %.3f s, peak %.1f MiB of live tensors\n", path.c_str(),
+                stats.nodesRun, seconds, static_cast<double>(stats.peakBytes) / (1 << 20));
+    for (const auto &[name, value] : *outputs) {
+        std::printf("  %s  %s", name.c_str(), value.describe().c_str());
+        if (value.isTensor()) {
+            const auto s = runtime::tensorStats(value.tensor);
+            if (s.numeric)
+                std::printf("  min %.6g  max %.6g  mean %.6g  std %.6g%s", s.min, s.max, s.mean, s.stddev,
+                            s.nans || s.infs ? ("  (" + std::to_string(s.nans) + " NaN, " + std::to_string(s.infs) + " Inf)").c_str() : "");
+        }
+        std::printf("\n");
+    }
+    if (dump)
+        std::printf("Dumped %zu intermediate tensors to %s\n", dump->count(), qPrintable(parser.value(dumpAll)));
+    return kExitOk;
+}
+
+} // namespace portolan::cli

@@ -25,12 +25,15 @@ support::Expected<Tensor> randomInput(const ir::Value &input, std::uint64_t seed
         if (!declared.dims)
             return makeError("dynamic-input", "input '" + input.name + "' has an unknown rank: give its shape with --shape " +
                                                   input.name + "=D0,D1,…");
+        std::string example; // the declared shape with each dynamic dim shown as <name>
+        for (const ir::Dim &d : *declared.dims)
+            example += (example.empty() ? "" : ",") + (d.isStatic() ? d.str() : "<" + d.str() + ">");
         for (std::size_t i = 0; i < declared.dims->size(); ++i) {
             const ir::Dim &d = (*declared.dims)[i];
             if (!d.isStatic())
                 return makeError("dynamic-input", "input '" + input.name + "' has dynamic dim " + std::to_string(i) + " (" +
                                                       d.str() + ") in " + declared.str() + ": give its shape with --shape " +
-                                                      input.name + "=" + "…");
+                                                      input.name + "=" + example);
             shape.push_back(d.extent());
         }
     }

@@ -1,0 +1,58 @@
+// The reference interpreter against ONNX's backend test suite (libonnx-testdata) and against the
+// PyTorch fixtures. The suite's pass count may only go up: kPassFloor is the last recorded figure
+// (docs/conformance.md); raise it when more tests pass.
+#include "support/TestSupport.h"
+
+#include "conform/Conformance.h"
+
+#include <QtTest>
+
+using namespace portolan;
+
+namespace {
+
+constexpr int kPassFloor = 775;
+
+const char *kSuites[] = {"node", "pytorch-converted", "pytorch-operator", "simple"};
+
+} // namespace
+
+class TestConformance : public QObject {
+    Q_OBJECT
+
+private slots:
+    void backendSuiteDoesNotRegress()
+    {
+        if (test::onnxTestDataDir().empty())
+            QSKIP("libonnx-testdata is not installed");
+        std::vector<std::string> roots;
+        for (const char *suite : kSuites)
+            roots.push_back(test::onnxTestDataDir() + "/" + suite);
+        const auto report = conform::runAll(conform::findCases(roots), {});
+        auto count = [&](conform::Outcome o) { return report.totals.contains(o) ? report.totals.at(o) : 0; };
+        const int pass = count(conform::Outcome::Pass);
+        qInfo("conform: %d passed, %d failed, %d errors, %d random, %d skipped (of %d backend tests)", pass,
+              count(conform::Outcome::Fail), count(conform::Outcome::Error), count(conform::Outcome::Random),
+              count(conform::Outcome::Skipped), int(report.cases.size()));
+        QVERIFY(report.cases.size() > 1000);
+        QVERIFY2(pass >= kPassFloor, qPrintable(QString("only %1 tests pass; %2 did before").arg(pass).arg(kPassFloor)));
+        for (const auto &c : report.cases) // a wrong number is worse than a missing kernel: list them all
+            if (c.outcome == conform::Outcome::Fail)
+                qWarning("FAIL %s/%s: %s", c.suite.c_str(), c.name.c_str(), c.detail.c_str());
+    }
+
+    void failuresSayWhy()
+    {
+        if (test::onnxTestDataDir().empty())
+            QSKIP("libonnx-testdata is not installed");
+        // a known-good test run with an impossible tolerance must fail and name the worst element
+        const auto result = conform::runCase(test::onnxTestDataDir() + "/node/test_sigmoid", {0.0, 0.0});
+        if (result.outcome == conform::Outcome::Pass)
+            QSKIP("the reference sigmoid is bit-exact here");
+        QCOMPARE(result.outcome, conform::Outcome::Fail);
+        QVERIFY2(result.detail.find("worst at") != std::string::npos, result.detail.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestConformance)
+#include "tst_Conformance.moc"

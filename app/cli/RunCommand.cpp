@@ -12,6 +12,7 @@
 #include "runtime/reference/Interpreter.h"
 #include "support/JsonWriter.h"
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -160,7 +161,9 @@ int runRun(const QStringList &arguments)
     const QCommandLineOption maxMemory("max-memory", "Stop the run before live tensors exceed SIZE (e.g. 4G; default: half of RAM).", "SIZE");
     const QCommandLineOption json("json", "Print the outputs' statistics as JSON.");
     const QCommandLineOption force("force", "Write into folders that already hold files.");
-    parser.addOptions({input, inputs, shape, outputDir, dumpAll, maxMemory, json, force});
+    const QCommandLineOption repeat("repeat", "Time N runs and print min/median/max latency.", "N", "1");
+    const QCommandLineOption warmup("warmup", "Untimed runs before the timed ones.", "K", "0");
+    parser.addOptions({input, inputs, shape, outputDir, dumpAll, maxMemory, json, force, repeat, warmup});
     parser.addPositionalArgument("MODEL", "The .onnx model to run.");
     if (auto exit = parseArguments(parser, "run", "Run a model on the reference interpreter.", arguments, 1, 1))
         return *exit;
@@ -231,12 +234,30 @@ int runRun(const QStringList &arguments)
         options.observer = dump.get();
     }
 
+    bool countsOk = true, warmupOk = true;
+    const int repeats = parser.value(repeat).toInt(&countsOk);
+    const int warmups = parser.value(warmup).toInt(&warmupOk);
+    if (!countsOk || !warmupOk || repeats < 1 || warmups < 0)
+        return fail("--repeat takes a count of at least 1 and --warmup one of at least 0");
+
     runtime::Interpreter interpreter(model);
-    const auto start = std::chrono::steady_clock::now();
-    auto outputs = interpreter.run(feeds, options);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!outputs)
-        return fail(outputs.error().format());
+    runtime::RunOptions quiet = options;
+    quiet.observer = nullptr; // warm-ups and repeats dump nothing
+    for (int i = 0; i < warmups; ++i)
+        if (auto r = interpreter.run(feeds, quiet); !r)
+            return fail(r.error().format());
+    std::vector<double> latencies;
+    support::Expected<NamedValues> outputs = NamedValues{};
+    for (int i = 0; i < repeats; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        outputs = interpreter.run(feeds, i == 0 ? options : quiet);
+        latencies.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        if (!outputs)
+            return fail(outputs.error().format());
+    }
+    std::vector<double> sorted = latencies;
+    std::sort(sorted.begin(), sorted.end());
+    const double seconds = sorted[sorted.size() / 2];
     if (dump)
         if (auto st = dump->finish(); !st)
             return fail(st.error().format());
@@ -261,6 +282,8 @@ int runRun(const QStringList &arguments)
     if (parser.isSet(json)) {
         support::JsonWriter w;
         w.beginObject().field("model", path).field("executor", "reference").field("seconds", seconds);
+        w.key("latency_ms").beginObject().field("min", sorted.front() * 1e3).field("median", seconds * 1e3)
+            .field("max", sorted.back() * 1e3).field("runs", repeats).field("warmup", warmups).endObject();
         w.field("nodes_run", static_cast<std::uint64_t>(stats.nodesRun)).field("peak_bytes", static_cast<std::uint64_t>(stats.peakBytes));
         w.key("outputs").beginArray();
         for (const auto &[name, value] : *outputs) {
@@ -274,6 +297,9 @@ int runRun(const QStringList &arguments)
     }
     std::printf("Ran %s on the reference interpreter: %zu nodes in %.3f s, peak %.1f MiB of live tensors\n", path.c_str(),
                 stats.nodesRun, seconds, static_cast<double>(stats.peakBytes) / (1 << 20));
+    if (repeats > 1)
+        std::printf("  latency over %d runs (after %d warm-up): min %.2f ms, median %.2f ms, max %.2f ms\n", repeats,
+                    warmups, sorted.front() * 1e3, seconds * 1e3, sorted.back() * 1e3);
     for (const auto &[name, value] : *outputs) {
         std::printf("  %s  %s", name.c_str(), value.describe().c_str());
         if (value.isTensor()) {

@@ -54,7 +54,8 @@ support::Status Interpreter::checkSupported() const
 /// One run: the frames, the budget and the caches it needs.
 class Interpreter::Execution final : public SubgraphRunner {
 public:
-    Execution(const ir::Model &model, const RunOptions &options) : m_model(model), m_options(options)
+    Execution(const ir::Model &model, const RunOptions &options, std::unordered_map<std::uint32_t, RuntimeValue> &constants)
+        : m_model(model), m_options(options), m_constants(constants)
     {
         m_budget.cap = options.maxMemoryBytes ? options.maxMemoryBytes : defaultMaxMemory();
     }
@@ -102,7 +103,7 @@ private:
     MemoryBudget m_budget;
     const Frame *m_current = nullptr;
     std::size_t m_nodesRun = 0;
-    std::unordered_map<std::uint32_t, RuntimeValue> m_constants; // initializers, converted once
+    std::unordered_map<std::uint32_t, RuntimeValue> &m_constants; // the interpreter's, kept across runs
     std::unordered_map<std::uint32_t, std::vector<ir::NodeId>> m_orders;
     std::unordered_map<std::uint32_t, std::unordered_map<std::uint32_t, std::uint32_t>> m_uses;
 };
@@ -263,7 +264,7 @@ support::Expected<NamedValues> Interpreter::run(const NamedValues &feeds, const 
     if (auto st = checkSupported(); !st)
         return st.error();
     const ir::Graph &main = m_model.graph(m_model.mainGraph());
-    Execution execution(m_model, options);
+    Execution execution(m_model, options, m_constants);
     Execution::Frame frame;
 
     std::map<std::string, const RuntimeValue *> byName;

@@ -60,6 +60,7 @@ private:
     class Execution;
     const ir::Model &m_model;
     RunStats m_stats;
+    std::unordered_map<std::uint32_t, RuntimeValue> m_constants; // initializers, converted once per interpreter
 };
 
 } // namespace portolan::runtime

@@ -410,6 +410,8 @@ support::Status gridSample(KernelContext &ctx)
     const Padding padding = paddingName == "zeros" ? Padding::Zeros
                             : paddingName == "border" ? Padding::Border : Padding::Reflection;
     const std::int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3), Ho = grid.dim(1), Wo = grid.dim(2);
+    if (H == 0 || W == 0)
+        return ctx.error("X has an empty spatial axis");
     auto out = ctx.allocate(x.dataType(), {N, C, Ho, Wo});
     if (!out)
         return out.takeError();
@@ -527,7 +529,7 @@ support::Status roiAlign(KernelContext &ctx)
             const double gridH = samplingRatio > 0 ? static_cast<double>(samplingRatio) : std::ceil(binH);
             const double gridW = samplingRatio > 0 ? static_cast<double>(samplingRatio) : std::ceil(binW);
             if (!(gridH < 65536 && gridW < 65536)) {
-                status = ctx.error("roi " + std::to_string(r) + " needs an adaptive sampling grid too large to compute");
+                status = ctx.error("roi " + std::to_string(r) + " has a non-finite coordinate or needs an adaptive sampling grid too large to compute");
                 return;
             }
             const auto gh = static_cast<std::int64_t>(std::max(gridH, 0.0)), gw = static_cast<std::int64_t>(std::max(gridW, 0.0));

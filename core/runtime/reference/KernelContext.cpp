@@ -93,11 +93,13 @@ support::Expected<Tensor> KernelContext::allocate(int dataType, const Shape &sha
     }
     const std::size_t element = dataType == onnx::TensorProto::STRING ? sizeof(std::string) : ir::dataTypeSize(dataType);
     const double bytes = static_cast<double>(count) * static_cast<double>(element);
-    if (bytes + static_cast<double>(m_budget.live) > static_cast<double>(m_budget.cap))
+    // everything this kernel allocated so far counts too: several scratch buffers must fit together
+    if (bytes + static_cast<double>(m_budget.live + m_allocatedHere) > static_cast<double>(m_budget.cap))
         return error("would allocate " + std::to_string(static_cast<unsigned long long>(bytes)) + " bytes for " +
                      ir::dataTypeName(dataType) + shapeString(shape) + ", over the memory cap of " +
                      std::to_string(m_budget.cap) + " bytes (" + std::to_string(m_budget.live) +
                      " in use; raise it with --max-memory)");
+    m_allocatedHere += static_cast<std::size_t>(bytes);
     return Tensor::zeros(dataType, shape);
 }
 

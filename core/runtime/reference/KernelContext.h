@@ -85,6 +85,7 @@ private:
     std::vector<const RuntimeValue *> m_inputs;
     std::vector<RuntimeValue> m_outputs;
     MemoryBudget &m_budget;
+    std::size_t m_allocatedHere = 0; // bytes allocate() handed out during this kernel call
     SubgraphRunner &m_subgraphs;
 };
 

@@ -36,6 +36,8 @@ public:
     T *operator->() { return &value(); }
     const T *operator->() const { return &value(); }
     T &operator*() & { return value(); }
+    const T &operator*() const & { return value(); }
+    T &&operator*() && { return std::move(*this).value(); }
 
     const Error &error() const { assert(!hasValue()); return std::get<Error>(m_state); }
     Error &&takeError() { assert(!hasValue()); return std::get<Error>(std::move(m_state)); }

@@ -105,7 +105,7 @@ support::Status unaryMath(KernelContext &ctx)
     if (op == "Ceil") return mapFloat(ctx, [](double x) { return std::ceil(x); });
     if (op == "Round") return mapFloat(ctx, [](double x) { return std::nearbyint(x); }); // half to even
     if (op == "Sign") return mapFloat(ctx, [](double x) { return std::isnan(x) ? x : double((x > 0) - (x < 0)); });
-    if (op == "Relu") return mapFloat(ctx, [](double x) { return x > 0 ? x : 0.0; });
+    if (op == "Relu") return mapFloat(ctx, [](double x) { return x > 0 || std::isnan(x) ? x : 0.0; }); // max(0, NaN) is NaN
     if (op == "Softplus") return mapFloat(ctx, [](double x) { return x > 30 ? x : std::log1p(std::exp(x)); });
     if (op == "Softsign") return mapFloat(ctx, [](double x) { return x / (1.0 + std::fabs(x)); });
     if (op == "LeakyRelu") return mapFloat(ctx, [alpha](double x) { return x >= 0 ? x : alpha * x; });

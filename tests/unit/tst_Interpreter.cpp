@@ -1,0 +1,176 @@
+// The reference interpreter's contract: outputs, observers, release of intermediates, and clear errors
+// for bad runs (missing kernels listed at once, wrong feeds, terabyte allocations, endless loops).
+#include "support/TestSupport.h"
+
+#include "runtime/reference/Interpreter.h"
+
+#include <QtTest>
+
+#include <cmath>
+
+using namespace portolan;
+using runtime::RuntimeValue;
+using runtime::Tensor;
+
+namespace {
+
+RuntimeValue floats(runtime::Shape shape, std::vector<float> values)
+{
+    return RuntimeValue::ofTensor(Tensor::fromVector(onnx::TensorProto::FLOAT, std::move(shape), values));
+}
+
+struct Recorder final : runtime::RunObserver {
+    std::vector<std::string> ops;
+    std::size_t outputs = 0;
+    void nodeFinished(const ir::Node &node, std::span<const RuntimeValue> values) override
+    {
+        ops.push_back(node.opType);
+        outputs += values.size();
+    }
+};
+
+} // namespace
+
+class TestInterpreter : public QObject {
+    Q_OBJECT
+
+private slots:
+    void runsAndObservesEveryNode()
+    {
+        auto loaded = test::loadModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+            g (float[3] x) => (float[3] z) { a = Relu(x)  b = Neg(a)  z = Add(a, b) })");
+        QVERIFY(loaded.hasValue());
+        runtime::Interpreter interpreter(*loaded->model);
+        Recorder recorder;
+        runtime::RunOptions options;
+        options.observer = &recorder;
+        auto out = interpreter.run({{"x", floats({3}, {-1.0f, 2.0f, NAN})}}, options);
+        QVERIFY2(out.hasValue(), out.hasValue() ? "" : out.error().format().c_str());
+        QCOMPARE(recorder.ops, (std::vector<std::string>{"Relu", "Neg", "Add"}));
+        const float *z = (*out)[0].second.tensor.data<float>();
+        QCOMPARE(z[0], 0.0f);
+        QCOMPARE(z[1], 0.0f);
+        QVERIFY(std::isnan(z[2])); // NaN propagates, nothing crashes
+        QCOMPARE(interpreter.lastStats().nodesRun, std::size_t(3));
+    }
+
+    void missingKernelsAreListedTogether()
+    {
+        auto loaded = test::loadModelText(R"(<ir_version: 8, opset_import: ["" : 17, "com.vendor" : 1]>
+            g (float[3] x) => (float[3] z) { a = com.vendor.FancyOp(x)  b = com.vendor.OtherOp(a)  z = Relu(b) })");
+        QVERIFY(loaded.hasValue());
+        const auto st = runtime::Interpreter(*loaded->model).checkSupported();
+        QVERIFY(!st.isOk());
+        const std::string message = st.error().primary.message;
+        QVERIFY2(message.find("FancyOp") != std::string::npos && message.find("OtherOp") != std::string::npos,
+                 message.c_str());
+        QVERIFY(message.find("2 op(s)") != std::string::npos);
+    }
+
+    void badFeedsAreNamed_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("dtype");
+        QTest::addColumn<QString>("fragment");
+        QTest::newRow("wrong dtype") << "x" << int(onnx::TensorProto::INT64) << "expects float";
+        QTest::newRow("unknown input") << "y" << int(onnx::TensorProto::FLOAT) << "no value given for input(s): x";
+    }
+
+    void badFeedsAreNamed()
+    {
+        QFETCH(QString, name);
+        QFETCH(int, dtype);
+        QFETCH(QString, fragment);
+        auto loaded = test::loadModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+            g (float[3] x) => (float[3] z) { z = Relu(x) })");
+        QVERIFY(loaded.hasValue());
+        runtime::Interpreter interpreter(*loaded->model);
+        auto out = interpreter.run({{name.toStdString(), RuntimeValue::ofTensor(Tensor::zeros(dtype, {3}))}});
+        QVERIFY(!out.hasValue());
+        QVERIFY2(out.error().format().find(fragment.toStdString()) != std::string::npos, out.error().format().c_str());
+    }
+
+    void wrongShapeIsRefused()
+    {
+        auto loaded = test::loadModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+            g (float[3] x) => (float[3] z) { z = Relu(x) })");
+        QVERIFY(loaded.hasValue());
+        auto out = runtime::Interpreter(*loaded->model).run({{"x", floats({2}, {1, 2})}});
+        QVERIFY(!out.hasValue());
+        QVERIFY2(out.error().format().find("expects shape [3]") != std::string::npos, out.error().format().c_str());
+    }
+
+    void terabyteTensorsStopBeforeAllocating()
+    {
+        auto loaded = test::loadModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+            g (int64[3] shape) => (float[?,?,?] z) { z = ConstantOfShape(shape) })");
+        QVERIFY(loaded.hasValue());
+        runtime::Interpreter interpreter(*loaded->model);
+        runtime::RunOptions options;
+        options.maxMemoryBytes = std::size_t(1) << 30;
+        auto out = interpreter.run({{"shape", RuntimeValue::ofTensor(Tensor::fromVector<std::int64_t>(
+                                                  onnx::TensorProto::INT64, {3}, {100000, 100000, 1000}))}},
+                                   options);
+        QVERIFY(!out.hasValue());
+        const std::string message = out.error().format();
+        QVERIFY2(message.find("over the memory cap") != std::string::npos, message.c_str());
+        QVERIFY2(message.find("ConstantOfShape") != std::string::npos, message.c_str());
+    }
+
+    void endlessLoopsHitTheIterationCap()
+    {
+        auto loaded = test::loadModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+            g (int64 m, bool c, float[1] x) => (float[1] y) {
+                y = Loop(m, c, x) <body = b (int64 i, bool cond, float[1] v) => (bool cond_out, float[1] w) {
+                    cond_out = Identity(cond)
+                    w = Neg(v)
+                }>
+            })");
+        QVERIFY2(loaded.hasValue(), loaded.hasValue() ? "" : loaded.error().format().c_str());
+        runtime::Interpreter interpreter(*loaded->model);
+        runtime::RunOptions options;
+        options.maxLoopIterations = 1000;
+        // a trip count of 10^15 with a condition that stays true: as good as endless
+        auto out = interpreter.run({{"m", RuntimeValue::ofTensor(Tensor::fromVector<std::int64_t>(onnx::TensorProto::INT64, {}, {1000000000000000}))},
+                                    {"c", RuntimeValue::ofTensor(Tensor::fromVector<std::uint8_t>(onnx::TensorProto::BOOL, {}, {1}))},
+                                    {"x", floats({1}, {1})}},
+                                   options);
+        QVERIFY(!out.hasValue());
+        QVERIFY2(out.error().format().find("1000") != std::string::npos, out.error().format().c_str());
+    }
+
+    void cancellationStopsTheRun()
+    {
+        auto loaded = test::loadModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+            g (float[3] x) => (float[3] z) { z = Relu(x) })");
+        QVERIFY(loaded.hasValue());
+        std::atomic<bool> cancel{true};
+        runtime::RunOptions options;
+        options.cancel = &cancel;
+        auto out = runtime::Interpreter(*loaded->model).run({{"x", floats({3}, {1, 2, 3})}}, options);
+        QVERIFY(!out.hasValue());
+        QCOMPARE(out.error().primary.code, std::string("cancelled"));
+    }
+
+    void intermediatesAreReleased()
+    {
+        // a chain of 200 ops on 1 MiB tensors: the peak must stay a few tensors, not 200
+        std::string text = "<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[262144] x) => (float[262144] t200) {\n";
+        std::string previous = "x";
+        for (int i = 1; i <= 200; ++i) {
+            text += "  t" + std::to_string(i) + " = Neg(" + previous + ")\n";
+            previous = "t" + std::to_string(i);
+        }
+        text += "}";
+        auto loaded = test::loadModelText(text.c_str());
+        QVERIFY(loaded.hasValue());
+        runtime::Interpreter interpreter(*loaded->model);
+        auto out = interpreter.run({{"x", RuntimeValue::ofTensor(Tensor::zeros(onnx::TensorProto::FLOAT, {262144}))}});
+        QVERIFY(out.hasValue());
+        QVERIFY2(interpreter.lastStats().peakBytes <= 3u << 20,
+                 qPrintable(QString::number(interpreter.lastStats().peakBytes)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestInterpreter)
+#include "tst_Interpreter.moc"

@@ -69,14 +69,8 @@ std::string describeIndex(const runtime::Shape &shape, std::int64_t flat)
 }
 
 // Empty when they match; else what differs (the worst element for numbers).
-std::string compareTensors(const Tensor &actual, const Tensor &expectedAsStored, const Tolerance &tol)
+std::string compareTensors(const Tensor &actual, const Tensor &expected, const Tolerance &tol)
 {
-    // ONNX 1.12's test data stores 16-bit float results as uint16 bit patterns
-    const bool bitsOf16BitFloat = runtime::kernels::isHalfType(actual.dataType()) &&
-                                  expectedAsStored.dataType() == onnx::TensorProto::UINT16;
-    const Tensor expected = bitsOf16BitFloat ? Tensor::view(actual.dataType(), expectedAsStored.shape(),
-                                                            expectedAsStored.rawData(), nullptr)
-                                             : expectedAsStored;
     if (actual.dataType() != expected.dataType())
         return "element type " + ir::dataTypeName(actual.dataType()) + ", expected " +
                ir::dataTypeName(expected.dataType());
@@ -211,7 +205,9 @@ CaseResult runCase(const std::string &dir, const Tolerance &tolerance)
         auto expected = runtime::readTestDataOutputs(model, set.string());
         if (!expected)
             return finish(Outcome::Error, expected.error().format());
-        auto outputs = interpreter.run(*feeds);
+        runtime::RunOptions options;
+        options.checkInputShapes = false; // as ONNX's runner: a few tests feed other shapes than declared
+        auto outputs = interpreter.run(*feeds, options);
         if (!outputs)
             return finish(Outcome::Error, outputs.error().format());
         for (std::size_t k = 0; k < outputs->size(); ++k) {

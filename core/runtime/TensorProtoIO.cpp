@@ -183,6 +183,11 @@ support::Expected<RuntimeValue> readValueFile(const std::string &path, const onn
     onnx::TensorProto proto;
     if (!proto.ParseFromString(*bytes))
         return makeError("bad-value-file", "not a TensorProto", path);
+    // ONNX 1.12's tools store 16-bit float tensors as their uint16 bit patterns: relabel them
+    const int declared = ir::tensorElementType(type);
+    if (proto.data_type() == onnx::TensorProto::UINT16 &&
+        (declared == onnx::TensorProto::BFLOAT16 || declared == onnx::TensorProto::FLOAT16))
+        proto.set_data_type(declared);
     auto t = tensorFromProto(proto);
     if (!t) {
         support::Error e = t.takeError();

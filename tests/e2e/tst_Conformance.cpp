@@ -11,7 +11,7 @@ using namespace portolan;
 
 namespace {
 
-constexpr int kPassFloor = 775;
+constexpr int kPassFloor = 1053;
 
 const char *kSuites[] = {"node", "pytorch-converted", "pytorch-operator", "simple"};
 
@@ -39,6 +39,22 @@ private slots:
         for (const auto &c : report.cases) // a wrong number is worse than a missing kernel: list them all
             if (c.outcome == conform::Outcome::Fail)
                 qWarning("FAIL %s/%s: %s", c.suite.c_str(), c.name.c_str(), c.detail.c_str());
+    }
+
+    // Every fixture reproduces the outputs PyTorch computed for it (rtol 1e-4, atol 1e-5).
+    void fixturesReproducePyTorch_data()
+    {
+        QTest::addColumn<QString>("fixture");
+        for (const std::string &n : test::fixtureNames())
+            QTest::newRow(n.c_str()) << QString::fromStdString(n);
+    }
+
+    void fixturesReproducePyTorch()
+    {
+        QFETCH(QString, fixture);
+        const auto result = conform::runCase(test::fixturesDir() + "/" + fixture.toStdString(), {1e-4, 1e-5});
+        QVERIFY2(result.outcome == conform::Outcome::Pass, result.detail.c_str());
+        QVERIFY(result.dataSets >= 1);
     }
 
     void failuresSayWhy()

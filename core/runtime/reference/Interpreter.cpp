@@ -235,7 +235,8 @@ support::Expected<std::vector<RuntimeValue>> Interpreter::Execution::runGraph(ir
     return results;
 }
 
-static support::Status checkFeed(const ir::Value &input, const RuntimeValue &value, const std::string &model)
+static support::Status checkFeed(const ir::Value &input, const RuntimeValue &value, const std::string &model,
+                                 bool checkShape)
 {
     const onnx::TypeProto &type = input.type();
     if (!type.has_tensor_type())
@@ -247,7 +248,7 @@ static support::Status checkFeed(const ir::Value &input, const RuntimeValue &val
         return makeError("bad-feed", "input '" + input.name + "' expects " + ir::dataTypeName(expected) + ", was given " +
                                          value.describe(), model);
     const ir::Shape shape = input.shape();
-    if (!shape.dims)
+    if (!shape.dims || !checkShape)
         return support::Status::ok();
     if (shape.dims->size() != value.tensor.rank())
         return makeError("bad-feed", "input '" + input.name + "' expects shape " + shape.str() + ", was given " +
@@ -279,7 +280,7 @@ support::Expected<NamedValues> Interpreter::run(const NamedValues &feeds, const 
                 missing += (missing.empty() ? "" : ", ") + input.name;
             continue;
         }
-        if (auto st = checkFeed(input, *it->second, m_model.sourcePath); !st)
+        if (auto st = checkFeed(input, *it->second, m_model.sourcePath, options.checkInputShapes); !st)
             return st.error();
         frame.values[in.index] = *it->second;
         byName.erase(it);

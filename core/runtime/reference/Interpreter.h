@@ -32,6 +32,9 @@ struct RunOptions {
     const std::atomic<bool> *cancel = nullptr;
     RunObserver *observer = nullptr;
     std::int64_t maxLoopIterations = 10'000'000;
+    /// Refuse feeds whose dims differ from the declared static dims (ONNX's test runner does not check;
+    /// a few of its tests feed other shapes than their models declare).
+    bool checkInputShapes = true;
 };
 
 /// Half of the machine's physical memory.

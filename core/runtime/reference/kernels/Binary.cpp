@@ -18,6 +18,13 @@ namespace {
 // The legacy (opset < 7) rule: B's dims line up with A's starting at `axis` (default: trailing).
 Tensor legacyAlign(const KernelContext &ctx, const Tensor &a, const Tensor &b)
 {
+    // PRelu before opset 7 took one slope per channel (axis 1) as a 1-D tensor
+    if (ctx.opset() < 7 && ctx.node().opType == "PRelu" && b.rank() == 1 && a.rank() >= 2 && b.size() == a.dim(1) &&
+        b.size() != 1) {
+        Shape shape(a.rank() - 1, 1);
+        shape[0] = b.size();
+        return b.reshaped(shape);
+    }
     if (ctx.opset() >= 7 || ctx.attrInt("broadcast", 0) == 0 || b.rank() == a.rank())
         return b;
     const auto rankA = static_cast<std::int64_t>(a.rank());

@@ -283,25 +283,17 @@ support::Expected<TuplePlan> tuplePlan(KernelContext &ctx, const Tensor &data, c
     for (std::int64_t t = 0; t < offsets->size(); ++t) {
         std::int64_t offset = (t / std::max<std::int64_t>(perBatch, 1)) * batchStride;
         for (std::size_t j = 0; j < k; ++j) {
-            std::int64_t v = idx[t * static_cast<std::int64_t>(k) + static_cast<std::int64_t>(j)];
+            const std::int64_t given = idx[t * static_cast<std::int64_t>(k) + static_cast<std::int64_t>(j)];
+            std::int64_t v = given;
             if (!wrapIndex(v, data.dim(batch + j)))
-                return ctx.error("index " + std::to_string(idx[t * static_cast<std::int64_t>(k) + static_cast<std::int64_t>(j)]) +
-                                 " is out of range for data axis " + std::to_string(batch + j) + " of size " +
-                                 std::to_string(data.dim(batch + j)));
+                return ctx.error("index " + std::to_string(given) + " is out of range for data axis " +
+                                 std::to_string(batch + j) + " of size " + std::to_string(data.dim(batch + j)));
             offset += v * strides[batch + j];
         }
         off[t] = offset;
     }
     plan.offsets = std::move(*offsets);
     return plan;
-}
-
-support::Expected<std::size_t> batchDims(KernelContext &ctx)
-{
-    const std::int64_t b = ctx.opset() >= 12 ? ctx.attrInt("batch_dims", 0) : 0;
-    if (b < 0)
-        return ctx.error("batch_dims must not be negative");
-    return static_cast<std::size_t>(b);
 }
 
 } // namespace
@@ -311,15 +303,16 @@ support::Status gatherND(KernelContext &ctx)
     if (auto st = ctx.requireInputs(2); !st)
         return st;
     const Tensor &x = ctx.input(0);
-    auto batch = batchDims(ctx);
-    if (!batch)
-        return batch.takeError();
-    auto plan = tuplePlan(ctx, x, ctx.input(1), *batch);
+    const std::int64_t batch = ctx.opset() >= 12 ? ctx.attrInt("batch_dims", 0) : 0;
+    if (batch < 0)
+        return ctx.error("batch_dims must not be negative");
+    auto plan = tuplePlan(ctx, x, ctx.input(1), static_cast<std::size_t>(batch));
     if (!plan)
         return plan.takeError();
     Shape shape = plan->offsets.shape();
     const std::size_t k = static_cast<std::size_t>(ctx.input(1).shape().back());
-    shape.insert(shape.end(), x.shape().begin() + static_cast<std::ptrdiff_t>(*batch + k), x.shape().end());
+    shape.insert(shape.end(), x.shape().begin() + static_cast<std::ptrdiff_t>(batch) + static_cast<std::ptrdiff_t>(k),
+                 x.shape().end());
     auto out = ctx.allocate(x.dataType(), shape);
     if (!out)
         return out.takeError();

@@ -91,7 +91,7 @@ public:
         for (Agedge_t *edge : edges) {
             std::vector<Point> path;
             if (const splines *spl = ED_spl(edge); spl && spl->size > 0)
-                for (std::size_t i = 0; i < spl->list[0].size; ++i)
+                for (std::size_t i = 0; i < static_cast<std::size_t>(spl->list[0].size); ++i)
                     path.push_back(toScene(spl->list[0].list[i]));
             result.edgePaths.push_back(std::move(path));
         }

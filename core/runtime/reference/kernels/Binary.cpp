@@ -70,6 +70,15 @@ support::Expected<Shape> outputShape(KernelContext &ctx, const Tensor &a, const 
     return *shape;
 }
 
+// The broadcast output of a and b, allocated with element type `type`.
+support::Expected<Tensor> allocateBroadcast(KernelContext &ctx, const Tensor &a, const Tensor &b, int type)
+{
+    auto shape = outputShape(ctx, a, b);
+    if (!shape)
+        return shape.takeError();
+    return ctx.allocate(type, *shape);
+}
+
 template <typename T>
 T pythonMod(T x, T y)
 {
@@ -100,10 +109,7 @@ support::Status arithmetic(KernelContext &ctx, std::string_view op, const Tensor
 {
     if (a.dataType() != b.dataType())
         return ctx.error("operands have different element types");
-    auto shape = outputShape(ctx, a, b);
-    if (!shape)
-        return shape.takeError();
-    auto out = ctx.allocate(a.dataType(), *shape);
+    auto out = allocateBroadcast(ctx, a, b, a.dataType());
     if (!out)
         return out.takeError();
     const bool fmodMode = ctx.attrInt("fmod", 0) != 0;
@@ -148,10 +154,7 @@ support::Status arithmetic(KernelContext &ctx, std::string_view op, const Tensor
 
 support::Status power(KernelContext &ctx, const Tensor &a, const Tensor &b)
 {
-    auto shape = outputShape(ctx, a, b);
-    if (!shape)
-        return shape.takeError();
-    auto out = ctx.allocate(a.dataType(), *shape);
+    auto out = allocateBroadcast(ctx, a, b, a.dataType());
     if (!out)
         return out.takeError();
     bool known = false;
@@ -172,10 +175,7 @@ support::Status comparison(KernelContext &ctx, std::string_view op, const Tensor
 {
     if (a.dataType() != b.dataType())
         return ctx.error("operands have different element types");
-    auto shape = outputShape(ctx, a, b);
-    if (!shape)
-        return shape.takeError();
-    auto out = ctx.allocate(TensorProto::BOOL, *shape);
+    auto out = allocateBroadcast(ctx, a, b, TensorProto::BOOL);
     if (!out)
         return out.takeError();
     auto run = [&]<typename T>() {
@@ -203,10 +203,7 @@ support::Status logical(KernelContext &ctx, std::string_view op, const Tensor &a
 {
     if (a.dataType() != TensorProto::BOOL || b.dataType() != TensorProto::BOOL)
         return ctx.error(std::string(op) + " takes bool inputs");
-    auto shape = outputShape(ctx, a, b);
-    if (!shape)
-        return shape.takeError();
-    auto out = ctx.allocate(TensorProto::BOOL, *shape);
+    auto out = allocateBroadcast(ctx, a, b, TensorProto::BOOL);
     if (!out)
         return out.takeError();
     using R = std::uint8_t;
@@ -255,10 +252,7 @@ support::Status variadic(KernelContext &ctx)
         const Tensor next = toComputeType(ctx.input(k));
         if (next.dataType() != acc.dataType())
             return ctx.error("inputs have different element types");
-        auto shape = outputShape(ctx, acc, next);
-        if (!shape)
-            return shape.takeError();
-        auto out = ctx.allocate(acc.dataType(), *shape);
+        auto out = allocateBroadcast(ctx, acc, next, acc.dataType());
         if (!out)
             return out.takeError();
         const bool known = visitNumeric(acc.dataType(), [&]<typename T>() {

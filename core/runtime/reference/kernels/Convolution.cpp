@@ -118,7 +118,8 @@ support::Status convolve(KernelContext &ctx, const ConvShape &cs, const T *x, co
             blockedGemm<Acc>(w + g * mg * rows, pointwise ? xg : col, mg, rows, P,
                              [&](std::int64_t m, std::int64_t p0, const Acc *acc, std::int64_t count) {
                                  store(n, g * mg + m, p0, acc, count);
-                             });
+                             },
+                             /*parallel=*/true); // each call writes only its own output columns
         }
     return support::Status::ok();
 }

@@ -1,5 +1,6 @@
 // Matrix products and friends: MatMul (numpy batching), Gemm, Einsum (general) and Det.
 // Products run through one cache-blocked core.
+#include "support/ParallelFor.h"
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Accumulation.h"
 #include "runtime/reference/kernels/Broadcast.h"
@@ -30,29 +31,33 @@ void multiply(const T *a, std::int64_t rowStride, std::int64_t colStride, const 
               std::int64_t N, std::int64_t K, Store &&store)
 {
     using A = Accumulator<T>;
-    std::array<A, kPanelRows * kPanelCols> panel;
-    for (std::int64_t j0 = 0; j0 < N; j0 += kPanelCols) {
-        const std::int64_t width = std::min(kPanelCols, N - j0);
-        const std::int64_t chunked = width - width % kChunk;
-        for (std::int64_t i0 = 0; i0 < M; i0 += kPanelRows) {
-            const std::int64_t height = std::min(kPanelRows, M - i0);
-            std::fill(panel.begin(), panel.end(), A(0));
-            for (std::int64_t k = 0; k < K; ++k) {
-                const T *bRow = b + k * N + j0;
-                for (std::int64_t r = 0; r < height; ++r) {
-                    const A av = static_cast<A>(a[(i0 + r) * rowStride + k * colStride]);
-                    A *acc = panel.data() + r * kPanelCols;
-                    for (std::int64_t j = 0; j < chunked; j += kChunk)
-                        for (std::int64_t c = 0; c < kChunk; ++c)
-                            acc[j + c] += av * static_cast<A>(bRow[j + c]);
-                    for (std::int64_t j = chunked; j < width; ++j)
-                        acc[j] += av * static_cast<A>(bRow[j]);
+    const std::int64_t panels = (N + kPanelCols - 1) / kPanelCols;
+    // column panels are disjoint in the output, so they can go to different cores
+    support::parallelFor(panels, M * N * K > (std::int64_t(1) << 22), [&](std::int64_t first, std::int64_t last) {
+        std::array<A, kPanelRows * kPanelCols> panel;
+        for (std::int64_t j0 = first * kPanelCols; j0 < std::min(N, last * kPanelCols); j0 += kPanelCols) {
+            const std::int64_t width = std::min(kPanelCols, N - j0);
+            const std::int64_t chunked = width - width % kChunk;
+            for (std::int64_t i0 = 0; i0 < M; i0 += kPanelRows) {
+                const std::int64_t height = std::min(kPanelRows, M - i0);
+                std::fill(panel.begin(), panel.end(), A(0));
+                for (std::int64_t k = 0; k < K; ++k) {
+                    const T *bRow = b + k * N + j0;
+                    for (std::int64_t r = 0; r < height; ++r) {
+                        const A av = static_cast<A>(a[(i0 + r) * rowStride + k * colStride]);
+                        A *acc = panel.data() + r * kPanelCols;
+                        for (std::int64_t j = 0; j < chunked; j += kChunk)
+                            for (std::int64_t c = 0; c < kChunk; ++c)
+                                acc[j + c] += av * static_cast<A>(bRow[j + c]);
+                        for (std::int64_t j = chunked; j < width; ++j)
+                            acc[j] += av * static_cast<A>(bRow[j]);
+                    }
                 }
+                for (std::int64_t r = 0; r < height; ++r)
+                    store(i0 + r, j0, panel.data() + r * kPanelCols, width);
             }
-            for (std::int64_t r = 0; r < height; ++r)
-                store(i0 + r, j0, panel.data() + r * kPanelCols, width);
         }
-    }
+    });
 }
 
 } // namespace

@@ -3,10 +3,14 @@
 // accumulator, and the zero-point / scale handling of the quantized ops.
 #pragma once
 
+#include "runtime/reference/kernels/GemmKernel.h"
+#include "support/ParallelFor.h"
+
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Dispatch.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -165,27 +169,42 @@ inline void gemmPanel(const TA *a, std::int64_t lda, const TB *b, std::int64_t l
 
 /// c(m, p) = Σ_k a[m·K + k] · b[k·P + p], summed in Acc and handed to store(m, p0, acc, count) one block of
 /// columns at a time. A 4-row × 256-column accumulator keeps a panel of b in cache across all rows of a.
+/// With `parallel`, column blocks are spread over the cores: store must then write only (m, p0..p0+count).
 template <typename Acc, typename TA, typename TB, typename Store>
-void blockedGemm(const TA *a, const TB *b, std::int64_t M, std::int64_t K, std::int64_t P, Store &&store)
+void blockedGemm(const TA *a, const TB *b, std::int64_t M, std::int64_t K, std::int64_t P, Store &&store,
+                 bool parallel = false)
 {
     constexpr std::int64_t rows = 4, cols = 256;
-    Acc acc[rows][cols];
-    for (std::int64_t p0 = 0; p0 < P; p0 += cols) {
-        const std::int64_t count = std::min(cols, P - p0);
-        for (std::int64_t m0 = 0; m0 < M; m0 += rows) {
-            const std::int64_t mr = std::min(rows, M - m0);
-            for (std::int64_t r = 0; r < mr; ++r)
-                std::fill(acc[r], acc[r] + count, Acc(0));
-            const TA *arow = a + m0 * K;
-            if (mr == rows && count == cols) // a fixed trip count lets the compiler vectorize at -O2
-                detail::gemmPanel<Acc, TA, TB, rows, cols>(arow, K, b + p0, P, K, cols, acc);
-            else
+    const std::int64_t blocks = (P + cols - 1) / cols;
+    const bool worthIt = parallel && M * K * P > (std::int64_t(1) << 22);
+    support::parallelFor(blocks, worthIt, [&](std::int64_t firstBlock, std::int64_t lastBlock) {
+        Acc acc[rows][cols];
+        for (std::int64_t block = firstBlock; block < lastBlock; ++block) {
+            const std::int64_t p0 = block * cols;
+            const std::int64_t count = std::min(cols, P - p0);
+            for (std::int64_t m0 = 0; m0 < M; m0 += rows) {
+                const std::int64_t mr = std::min(rows, M - m0);
                 for (std::int64_t r = 0; r < mr; ++r)
-                    detail::gemmPanel<Acc, TA, TB, 1, 0>(arow + r * K, K, b + p0, P, K, count, acc + r);
-            for (std::int64_t r = 0; r < mr; ++r)
-                store(m0 + r, p0, acc[r], count);
+                    std::fill(acc[r], acc[r] + count, Acc(0));
+                const TA *arow = a + m0 * K;
+                if constexpr (std::is_same_v<Acc, double> && std::is_same_v<TA, float> && std::is_same_v<TB, float>) {
+                    if (mr == rows) { // float data, double sums: the register-blocked kernel
+                        gemmTile4(arow, K, b + p0, P, K, count, acc);
+                        for (std::int64_t r = 0; r < mr; ++r)
+                            store(m0 + r, p0, acc[r], count);
+                        continue;
+                    }
+                }
+                if (mr == rows && count == cols) // a fixed trip count lets the compiler vectorize at -O2
+                    detail::gemmPanel<Acc, TA, TB, rows, cols>(arow, K, b + p0, P, K, cols, acc);
+                else
+                    for (std::int64_t r = 0; r < mr; ++r)
+                        detail::gemmPanel<Acc, TA, TB, 1, 0>(arow + r * K, K, b + p0, P, K, count, acc + r);
+                for (std::int64_t r = 0; r < mr; ++r)
+                    store(m0 + r, p0, acc[r], count);
+            }
         }
-    }
+    });
 }
 
 // --- quantized ops

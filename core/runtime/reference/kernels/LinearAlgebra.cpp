@@ -5,6 +5,7 @@
 #include "runtime/reference/kernels/Accumulation.h"
 #include "runtime/reference/kernels/Broadcast.h"
 #include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/reference/kernels/GemmKernel.h"
 
 #include "ir/Type.h"
 
@@ -40,6 +41,15 @@ void multiply(const T *a, std::int64_t rowStride, std::int64_t colStride, const 
             const std::int64_t chunked = width - width % kChunk;
             for (std::int64_t i0 = 0; i0 < M; i0 += kPanelRows) {
                 const std::int64_t height = std::min(kPanelRows, M - i0);
+                if constexpr (std::is_same_v<T, float> && std::is_same_v<A, double>) {
+                    if (height == kPanelRows && colStride == 1) { // row-major float A: the register-blocked tile
+                        auto *rows = reinterpret_cast<double(*)[kPanelCols]>(panel.data());
+                        gemmTile4(a + i0 * rowStride, rowStride, b + j0, N, K, width, rows);
+                        for (std::int64_t r = 0; r < height; ++r)
+                            store(i0 + r, j0, panel.data() + r * kPanelCols, width);
+                        continue;
+                    }
+                }
                 std::fill(panel.begin(), panel.end(), A(0));
                 for (std::int64_t k = 0; k < K; ++k) {
                     const T *bRow = b + k * N + j0;

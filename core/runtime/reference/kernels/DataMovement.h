@@ -137,4 +137,8 @@ inline std::int64_t dimProduct(const Shape &shape, std::size_t from, std::size_t
     return p;
 }
 
+/// The slices idx[0..m) (valid, non-negative) of `x` along `axis`, in that order, under the memory cap.
+support::Expected<Tensor> take(KernelContext &ctx, const Tensor &x, std::size_t axis, const std::int64_t *idx,
+                               std::int64_t m);
+
 } // namespace portolan::runtime::kernels

@@ -2,6 +2,7 @@
 // random generators (Bernoulli, RandomUniform, RandomNormal and their *Like forms), seeded by their seed attribute.
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/reference/kernels/DataMovement.h"
 #include "runtime/reference/kernels/TensorOps.h"
 
 #include "ir/Type.h"
@@ -170,11 +171,7 @@ support::Status dft(KernelContext &ctx)
                 w[1] = line[static_cast<std::size_t>(k)].imag();
             }
         }
-    auto result = fromDouble(ctx, *out, x.dataType());
-    if (!result)
-        return result.takeError();
-    ctx.setOutput(0, std::move(*result));
-    return support::Status::ok();
+    return emit(ctx, fromDouble(ctx, *out, x.dataType()));
 }
 
 // STFT (opset 17): signal [batch, length, 1 or 2], frame_step, optional window and frame_length →
@@ -251,11 +248,7 @@ support::Status stft(KernelContext &ctx)
                 w[1] = line[static_cast<std::size_t>(k)].imag();
             }
         }
-    auto result = fromDouble(ctx, *out, signal.dataType());
-    if (!result)
-        return result.takeError();
-    ctx.setOutput(0, std::move(*result));
-    return support::Status::ok();
+    return emit(ctx, fromDouble(ctx, *out, signal.dataType()));
 }
 
 // Hann, Hamming and Blackman windows: sums of cosines a0 - a1 cos(2πn/N) + a2 cos(4πn/N), N = size when
@@ -284,11 +277,7 @@ support::Status window(KernelContext &ctx)
         const double angle = denominator > 0 ? 2.0 * std::numbers::pi * static_cast<double>(i) / denominator : 0.0;
         w[i] = denominator > 0 ? a0 - a1 * std::cos(angle) + a2 * std::cos(2.0 * angle) : 1.0;
     }
-    auto result = fromDouble(ctx, *out, static_cast<int>(ctx.attrInt("output_datatype", TensorProto::FLOAT)));
-    if (!result)
-        return result.takeError();
-    ctx.setOutput(0, std::move(*result));
-    return support::Status::ok();
+    return emit(ctx, fromDouble(ctx, *out, static_cast<int>(ctx.attrInt("output_datatype", TensorProto::FLOAT))));
 }
 
 // Triangular filters on the mel scale (mel = 2595 log10(1 + hz / 700)), edges snapped to DFT bins as in
@@ -341,11 +330,7 @@ support::Status melWeightMatrix(KernelContext &ctx)
         for (std::int64_t j = center; j < right; ++j)
             set(j, m, static_cast<double>(right - j) / static_cast<double>(right - center));
     }
-    auto result = fromDouble(ctx, *out, static_cast<int>(ctx.attrInt("output_datatype", TensorProto::FLOAT)));
-    if (!result)
-        return result.takeError();
-    ctx.setOutput(0, std::move(*result));
-    return support::Status::ok();
+    return emit(ctx, fromDouble(ctx, *out, static_cast<int>(ctx.attrInt("output_datatype", TensorProto::FLOAT))));
 }
 
 namespace {
@@ -370,11 +355,7 @@ support::Status emitRandom(KernelContext &ctx, const Shape &shape, int dataType,
     double *v = out->mutableData<double>();
     for (std::int64_t i = 0; i < out->size(); ++i)
         v[i] = draw();
-    auto result = fromDouble(ctx, *out, dataType);
-    if (!result)
-        return result.takeError();
-    ctx.setOutput(0, std::move(*result));
-    return support::Status::ok();
+    return emit(ctx, fromDouble(ctx, *out, dataType));
 }
 
 } // namespace
@@ -435,11 +416,7 @@ support::Status bernoulli(KernelContext &ctx)
     double *v = out->mutableData<double>();
     for (std::int64_t i = 0; i < p.size(); ++i)
         v[i] = uniform(rng) < q[i] ? 1.0 : 0.0;
-    auto result = fromDouble(ctx, *out, static_cast<int>(ctx.attrInt("dtype", p.dataType())));
-    if (!result)
-        return result.takeError();
-    ctx.setOutput(0, std::move(*result));
-    return support::Status::ok();
+    return emit(ctx, fromDouble(ctx, *out, static_cast<int>(ctx.attrInt("dtype", p.dataType()))));
 }
 
 } // namespace portolan::runtime::kernels

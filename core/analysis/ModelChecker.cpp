@@ -2,6 +2,7 @@
 #include "analysis/ModelChecker.h"
 
 #include "ir/ModelSaver.h"
+#include "opset/PortolanOps.h"
 
 #include <onnx/checker.h>
 
@@ -150,6 +151,7 @@ private:
 
 support::Diagnostics checkModel(const ir::Model &model)
 {
+    opset::registerPortolanSchemas();
     return Checker(model).run();
 }
 

@@ -3,6 +3,7 @@
 
 #include "ir/ModelSaver.h"
 #include "ir/Topology.h"
+#include "opset/PortolanOps.h"
 
 #include <onnx/shape_inference/implementation.h>
 
@@ -23,6 +24,7 @@ static std::string nodeNameIn(const std::string &line)
 
 ShapeInferenceResult inferShapes(const ir::Model &model)
 {
+    opset::registerPortolanSchemas();
     ShapeInferenceResult result;
     onnx::ModelProto proto = ir::toModelProto(model);
     // ONNX infers in file order and names nodes only by their name: sort the copy, and give unnamed

@@ -1,0 +1,21 @@
+// Registration of the ai.portolan domain and its schemas, once per process.
+#include "opset/PortolanOps.h"
+
+#include <onnx/defs/schema.h>
+
+#include <mutex>
+
+namespace portolan::opset {
+
+void registerPortolanSchemas()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        onnx::OpSchemaRegistry::DomainToVersionRange::Instance().AddDomainToVersion(
+            kPortolanDomain, kPortolanDomainVersion, kPortolanDomainVersion);
+        registerFusedLinearSchemas();
+        registerFusedTransformerSchemas();
+    });
+}
+
+} // namespace portolan::opset

@@ -1,0 +1,120 @@
+// The pass manager: pipeline text, instrumentation, failure handling and eliminate-dead.
+#include "support/PassTestSupport.h"
+#include "support/TestSupport.h"
+
+#include "passes/Pass.h"
+#include "passes/Pipeline.h"
+
+#include <QTest>
+
+using namespace portolan;
+
+class tst_PassManager : public QObject {
+    Q_OBJECT
+private slots:
+    void pipelineTextRoundTrips_data();
+    void pipelineTextRoundTrips();
+    void unknownPassListsValidOnes();
+    void unknownOptionListsValidOnes();
+    void malformedPipelinesAreRefused();
+    void eliminateDeadRemovesUnreadNodesAndInitializers();
+    void eliminateDeadLeavesLiveGraphAlone();
+};
+
+void tst_PassManager::pipelineTextRoundTrips_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::newRow("plain") << "infer-shapes,fold-constants,eliminate-dead";
+    QTest::newRow("options") << "infer-shapes,fold-constants,fuse-layer-norm{epsilon-tolerance=1e-6},eliminate-dead";
+    QTest::newRow("two options") << "lower-precision{to=bf16 keep-fp32=^/head/.*}";
+    QTest::newRow("commas in a value") << "freeze-shapes{input=x:1x3x224x224,y:1x8}";
+}
+
+void tst_PassManager::pipelineTextRoundTrips()
+{
+    QFETCH(QString, text);
+    auto parsed = passes::parsePipeline(text.toStdString());
+    QVERIFY2(parsed, parsed ? "" : parsed.error().format().c_str());
+    QCOMPARE(QString::fromStdString(parsed->str()), text);
+    auto again = passes::parsePipeline(parsed->str());
+    QVERIFY(again);
+    QCOMPARE(again->str(), parsed->str());
+}
+
+void tst_PassManager::unknownPassListsValidOnes()
+{
+    auto parsed = passes::parsePipeline("infer-shapes,fuse-everything");
+    QVERIFY(!parsed);
+    const QString message = QString::fromStdString(parsed.error().format());
+    QVERIFY2(message.contains("unknown pass 'fuse-everything'"), qPrintable(message));
+    QVERIFY2(message.contains("fuse-layer-norm") && message.contains("eliminate-dead"), qPrintable(message));
+}
+
+void tst_PassManager::unknownOptionListsValidOnes()
+{
+    auto parsed = passes::parsePipeline("fold-constants{size=3}");
+    QVERIFY(!parsed);
+    const QString message = QString::fromStdString(parsed.error().format());
+    QVERIFY2(message.contains("no option 'size'") && message.contains("max-bytes"), qPrintable(message));
+    auto none = passes::parsePipeline("eliminate-dead{x=1}");
+    QVERIFY(!none);
+    QVERIFY(QString::fromStdString(none.error().format()).contains("it takes none"));
+}
+
+void tst_PassManager::malformedPipelinesAreRefused()
+{
+    for (const char *text : {"", ",", "infer-shapes,", "infer-shapes{", "fold-constants{max-bytes}", "a b",
+                             "fold-constants{max-bytes=1{}}"}) {
+        auto parsed = passes::parsePipeline(text);
+        QVERIFY2(!parsed, text);
+    }
+}
+
+static const char *kDeadModel = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x) => (float[2,3] y)
+<float[3] unread = {1.0, 2.0, 3.0}>
+{
+    y = Relu(x)
+    s = Sigmoid(x)
+    t = Tanh(s)
+}
+)";
+
+void tst_PassManager::eliminateDeadRemovesUnreadNodesAndInitializers()
+{
+    auto loaded = test::loadModelText(kDeadModel);
+    QVERIFY(loaded);
+    auto result = test::runChecked(*loaded->model, "eliminate-dead");
+    QVERIFY(result);
+    const auto ops = test::opHistogram(*result->model);
+    QCOMPARE(ops, (std::map<std::string, int>{{"Relu", 1}}));
+    QCOMPARE(result->model->graph(result->model->mainGraph()).initializers.size(), std::size_t(0));
+    const passes::PassResult &pass = result->passes.at(0);
+    QVERIFY(pass.changed);
+    QCOMPARE(pass.statistics.at("removed-nodes"), std::int64_t(2));
+    QCOMPARE(pass.statistics.at("removed-initializers"), std::int64_t(1));
+    QVERIFY(test::numericsHeld(*result));
+    // The input model is untouched.
+    QCOMPARE(test::opHistogram(*loaded->model).size(), std::size_t(3));
+}
+
+void tst_PassManager::eliminateDeadLeavesLiveGraphAlone()
+{
+    auto loaded = test::loadModelText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x) => (float[2,3] y)
+{
+    s = Sigmoid(x)
+    y = Relu(s)
+}
+)");
+    QVERIFY(loaded);
+    auto result = test::runChecked(*loaded->model, "eliminate-dead");
+    QVERIFY(result);
+    QVERIFY(!result->passes.at(0).changed);
+    QCOMPARE(result->passes.at(0).numerics.skippedReason, std::string("the pass changed nothing"));
+}
+
+QTEST_GUILESS_MAIN(tst_PassManager)
+#include "tst_PassManager.moc"

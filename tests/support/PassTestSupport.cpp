@@ -1,0 +1,67 @@
+// Pass-test helpers over the pass manager.
+#include "support/PassTestSupport.h"
+
+#include <QTest>
+
+namespace portolan::test {
+
+std::optional<passes::CompileResult> runChecked(const ir::Model &model, const std::string &pipeline,
+                                                passes::PassManagerOptions options)
+{
+    auto parsed = passes::parsePipeline(pipeline);
+    if (!parsed) {
+        QTest::qFail(parsed.error().format().c_str(), __FILE__, __LINE__);
+        return std::nullopt;
+    }
+    options.verifyEach = true;
+    options.checkNumerics = true;
+    auto result = passes::runPipeline(model, *parsed, options);
+    if (!result) {
+        QTest::qFail(result.error().format().c_str(), __FILE__, __LINE__);
+        return std::nullopt;
+    }
+    return std::move(*result);
+}
+
+std::map<std::string, int> opHistogram(const ir::Model &model)
+{
+    std::map<std::string, int> out;
+    for (const ir::NodeId n : model.graph(model.mainGraph()).nodes) {
+        const ir::Node &node = model.node(n);
+        if (node.alive)
+            ++out[node.domain.empty() ? node.opType : node.domain + "::" + node.opType];
+    }
+    return out;
+}
+
+bool numericsHeld(const passes::CompileResult &result)
+{
+    bool any = false;
+    for (const passes::PassResult &p : result.passes) {
+        if (!p.changed)
+            continue;
+        const passes::NumericCheck &n = p.numerics;
+        if (!n.ran || n.comparedOutputs == 0 || !n.withinTolerance) {
+            qWarning("pass %s: numeric check %s (%s; max abs error %g at %s; culprit %s)", p.invocation.c_str(),
+                     n.ran ? "failed" : "did not run", n.skippedReason.c_str(), n.maxAbsError, n.worstOutput.c_str(),
+                     n.culpritRewrite.c_str());
+            return false;
+        }
+        any = true;
+    }
+    if (!any)
+        qWarning("no pass changed the model, so nothing was checked numerically");
+    return any;
+}
+
+std::string failureReasons(const passes::CompileResult &result, const std::string &pass)
+{
+    std::string out;
+    for (const passes::PassResult &p : result.passes)
+        if (p.name == pass)
+            for (const passes::MatchFailure &f : p.matchFailures)
+                out += (out.empty() ? "" : "; ") + f.reason;
+    return out;
+}
+
+} // namespace portolan::test

@@ -4,7 +4,13 @@
 #include <QCommandLineParser>
 #include <QStringList>
 
+#include "support/Expected.h"
+
+#include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace portolan::cli {
 
@@ -14,5 +20,8 @@ namespace portolan::cli {
 /// and `maxPositional` positional arguments are accepted.
 std::optional<int> parseArguments(QCommandLineParser &parser, const QString &name, const QString &summary,
                                   const QStringList &arguments, int minPositional, int maxPositional);
+
+/// "--shape NAME=D0,D1,…" values (repeatable) → dims by input name; fails naming the bad one.
+support::Expected<std::map<std::string, std::vector<std::int64_t>>> parseShapeSpecs(const QStringList &specs);
 
 } // namespace portolan::cli

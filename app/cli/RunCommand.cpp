@@ -50,20 +50,6 @@ std::optional<std::size_t> parseSize(const QString &text)
     return static_cast<std::size_t>(value * static_cast<double>(scale));
 }
 
-// "1,3,224,224" → shape.
-std::optional<runtime::Shape> parseShape(const QString &text)
-{
-    runtime::Shape shape;
-    for (const QString &part : text.split(',', Qt::SkipEmptyParts)) {
-        bool ok = false;
-        const qlonglong d = part.trimmed().toLongLong(&ok);
-        if (!ok || d < 0)
-            return std::nullopt;
-        shape.push_back(d);
-    }
-    return shape;
-}
-
 // A file name for a tensor name: keeps letters, digits, '.', '-', '_'.
 std::string safeName(const std::string &name)
 {
@@ -174,14 +160,9 @@ int runRun(const QStringList &arguments)
         return fail(loaded.error().format());
     const ir::Model &model = *loaded->model;
 
-    std::map<std::string, runtime::Shape> shapes;
-    for (const QString &spec : parser.values(shape)) {
-        const auto eq = spec.indexOf('=');
-        const auto dims = eq > 0 ? parseShape(spec.mid(eq + 1)) : std::nullopt;
-        if (!dims)
-            return fail("--shape '" + spec.toStdString() + "' is not NAME=D0,D1,…");
-        shapes[spec.left(eq).toStdString()] = *dims;
-    }
+    auto shapes = parseShapeSpecs(parser.values(shape));
+    if (!shapes)
+        return fail(shapes.error().format());
 
     NamedValues feeds;
     if (parser.isSet(inputs)) {
@@ -205,7 +186,7 @@ int runRun(const QStringList &arguments)
             const std::uint64_t seed = source == "random" ? 0 : source.mid(7).toULongLong(&ok);
             if (!ok)
                 return fail("--input '" + spec.toStdString() + "': the seed is not a number");
-            auto t = runtime::randomInput(model.value(*id), seed, shapes);
+            auto t = runtime::randomInput(model.value(*id), seed, *shapes);
             if (!t)
                 return fail(t.error().format());
             feeds.emplace_back(name, RuntimeValue::ofTensor(std::move(*t)));

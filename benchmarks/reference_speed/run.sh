@@ -13,7 +13,7 @@ if [[ ! -d "$cache/node_modules/onnxruntime-node" ]]; then
 fi
 models=("$@")
 ((${#models[@]})) || models=(resnet18 mobilenet_v2 vit_b_16)
-/usr/bin/python3 "$here/export_models.py" "$cache/models" "${models[@]}"
+/usr/bin/python3 "$here/../export_models.py" "$cache/models" "${models[@]}"
 
 printf '%-14s %14s %14s %14s %10s %10s\n' model portolan_ms ort_noopt_ms ort_all_ms vs_noopt vs_all
 for m in "${models[@]}"; do

@@ -1,6 +1,8 @@
 // Pass-test helpers over the pass manager.
 #include "support/PassTestSupport.h"
 
+#include "passes/CompileReport.h"
+
 #include <QTest>
 
 namespace portolan::test {
@@ -25,13 +27,7 @@ std::optional<passes::CompileResult> runChecked(const ir::Model &model, const st
 
 std::map<std::string, int> opHistogram(const ir::Model &model)
 {
-    std::map<std::string, int> out;
-    for (const ir::NodeId n : model.graph(model.mainGraph()).nodes) {
-        const ir::Node &node = model.node(n);
-        if (node.alive)
-            ++out[node.domain.empty() ? node.opType : node.domain + "::" + node.opType];
-    }
-    return out;
+    return passes::opHistogram(model);
 }
 
 bool numericsHeld(const passes::CompileResult &result)

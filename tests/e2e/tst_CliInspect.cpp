@@ -1,35 +1,16 @@
 // `portolan inspect` as a user runs it: exit codes, text and JSON, on fixtures and ONNX's test suite.
+#include "support/CliSupport.h"
 #include "support/TestSupport.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QtTest>
 
 using namespace portolan;
 
-namespace {
-
-struct Run {
-    int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run runPortolan(const QStringList &args)
-{
-    QProcess p;
-    p.start(PORTOLAN_BINARY, args);
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        return {};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
-
-} // namespace
+using test::runPortolan;
+using Run = test::CliRun;
 
 class TestCliInspect : public QObject {
     Q_OBJECT

@@ -1,0 +1,18 @@
+// Running the portolan binary from a test, as a user would.
+#pragma once
+
+#include <QByteArray>
+#include <QStringList>
+
+namespace portolan::test {
+
+struct CliRun {
+    int exitCode = -1; ///< -1: timed out, -2: crashed
+    QByteArray out;
+    QByteArray err;
+};
+
+/// Runs the built `portolan` with `args` and waits up to `timeoutMs`.
+CliRun runPortolan(const QStringList &args, int timeoutMs = 60000);
+
+} // namespace portolan::test

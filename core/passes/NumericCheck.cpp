@@ -12,7 +12,8 @@ using runtime::RuntimeValue;
 using runtime::Tensor;
 
 support::Expected<runtime::NamedValues> seededFeeds(const ir::Model &model, std::uint64_t seed,
-                                                    const std::map<std::string, std::vector<std::int64_t>> &shapes)
+                                                    const std::map<std::string, std::vector<std::int64_t>> &shapes,
+                                                    std::int64_t symbolicDim)
 {
     runtime::NamedValues feeds;
     const ir::Graph &main = model.graph(model.mainGraph());
@@ -30,7 +31,7 @@ support::Expected<runtime::NamedValues> seededFeeds(const ir::Model &model, std:
             if (declared.rankKnown() && !declared.isStatic()) {
                 runtime::Shape dims;
                 for (const ir::Dim &d : *declared.dims)
-                    dims.push_back(d.isStatic() ? d.extent() : 1);
+                    dims.push_back(d.isStatic() ? d.extent() : symbolicDim);
                 fixed[input.name] = dims;
             }
         }

@@ -9,9 +9,11 @@
 
 namespace portolan::passes {
 
-/// Seeded random feeds for the model's graph inputs (symbolic dims from `shapes`, else 1).
+/// Seeded random feeds for the model's graph inputs (dims of `shapes` by input name; other symbolic
+/// or unknown dims are `symbolicDim`).
 support::Expected<runtime::NamedValues> seededFeeds(const ir::Model &model, std::uint64_t seed,
-                                                    const std::map<std::string, std::vector<std::int64_t>> &shapes);
+                                                    const std::map<std::string, std::vector<std::int64_t>> &shapes,
+                                                    std::int64_t symbolicDim);
 
 /// Runs the model on the reference interpreter.
 support::Expected<runtime::NamedValues> referenceOutputs(const ir::Model &model, const runtime::NamedValues &feeds);

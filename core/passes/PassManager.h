@@ -24,7 +24,7 @@ struct PassManagerOptions {
     double atol = 1e-5;
     double rtol = 1e-5;
     std::uint64_t seed = 1;
-    /// Dims for inputs with symbolic or unknown dims, by input name (others: 1).
+    /// Dims for inputs with symbolic or unknown dims, by input name (others: 3, or 1 when 3 does not run).
     std::map<std::string, std::vector<std::int64_t>> inputShapes;
     std::string dumpDir;         ///< where dumps and reproducers go ("" for none)
     bool printAfterAll = false;

@@ -29,7 +29,7 @@ bool numericsWithinTolerance(const CompileResult &result)
     for (const PassResult &p : result.passes)
         if (p.numerics.ran && !p.numerics.withinTolerance)
             return false;
-    return true;
+    return !result.overall.ran || result.overall.withinTolerance;
 }
 
 static void writeHistogram(support::JsonWriter &w, const std::map<std::string, int> &ops)
@@ -48,6 +48,21 @@ static void writeNodeNames(support::JsonWriter &w, const ir::Model &model, const
     w.endArray();
 }
 
+static void writeNumerics(support::JsonWriter &w, const NumericCheck &n)
+{
+    w.beginObject();
+    w.field("ran", n.ran);
+    w.field("skipped_reason", n.skippedReason);
+    w.field("compared_outputs", static_cast<std::int64_t>(n.comparedOutputs));
+    w.field("compared_elements", static_cast<std::int64_t>(n.comparedElements));
+    w.field("max_abs_error", n.maxAbsError);
+    w.field("max_rel_error", n.maxRelError);
+    w.field("worst_output", n.worstOutput);
+    w.field("within_tolerance", n.withinTolerance);
+    w.field("culprit_rewrite", n.culpritRewrite);
+    w.endObject();
+}
+
 std::string compileReportJson(const CompileResult &result, const CompileReportOptions &options)
 {
     const ir::Model &model = *result.model;
@@ -62,6 +77,8 @@ std::string compileReportJson(const CompileResult &result, const CompileReportOp
     w.key("ops_after");
     writeHistogram(w, opHistogram(model));
     w.field("numerics_within_tolerance", numericsWithinTolerance(result));
+    w.key("numerics_overall");
+    writeNumerics(w, result.overall);
     w.field("skipped_passes", static_cast<std::int64_t>(result.skippedPasses));
     w.key("passes").beginArray();
     for (const PassResult &p : result.passes) {
@@ -98,17 +115,8 @@ std::string compileReportJson(const CompileResult &result, const CompileReportOp
             w.endObject();
         }
         w.endArray();
-        w.key("numerics").beginObject();
-        w.field("ran", p.numerics.ran);
-        w.field("skipped_reason", p.numerics.skippedReason);
-        w.field("compared_outputs", static_cast<std::int64_t>(p.numerics.comparedOutputs));
-        w.field("compared_elements", static_cast<std::int64_t>(p.numerics.comparedElements));
-        w.field("max_abs_error", p.numerics.maxAbsError);
-        w.field("max_rel_error", p.numerics.maxRelError);
-        w.field("worst_output", p.numerics.worstOutput);
-        w.field("within_tolerance", p.numerics.withinTolerance);
-        w.field("culprit_rewrite", p.numerics.culpritRewrite);
-        w.endObject();
+        w.key("numerics");
+        writeNumerics(w, p.numerics);
         w.endObject();
     }
     w.endArray();
@@ -175,6 +183,8 @@ std::string compileReportText(const CompileResult &result, const CompileReportOp
         nodesBefore += count;
     for (const auto &[op, count] : after)
         nodesAfter += count;
+    if (result.overall.ran)
+        out += "Numerics, output vs input model: " + numericsText(result.overall) + "\n";
     out += "Nodes: " + std::to_string(nodesBefore) + " -> " + std::to_string(nodesAfter) + "\n";
     std::map<std::string, std::pair<int, int>> ops;
     for (const auto &[op, count] : before)

@@ -131,6 +131,7 @@ support::Expected<CompileResult> runPipeline(const ir::Model &model, const Pipel
 
     runtime::NamedValues feeds;
     runtime::NamedValues lastOutputs;
+    runtime::NamedValues originalOutputs;
     std::string numericsUnavailable;
     if (options.checkNumerics) {
         // Symbolic dims get 3 (a 1 hides broadcasting and transposition mistakes); a model whose
@@ -141,6 +142,7 @@ support::Expected<CompileResult> runPipeline(const ir::Model &model, const Pipel
             if (outputs) {
                 feeds = std::move(*f);
                 lastOutputs = std::move(*outputs);
+                originalOutputs = lastOutputs; // shares the tensors
                 numericsUnavailable.clear();
                 break;
             }
@@ -226,6 +228,17 @@ support::Expected<CompileResult> runPipeline(const ir::Model &model, const Pipel
         if (options.snapshots)
             pass.snapshot = std::make_shared<const ir::Model>(working);
         result.passes.push_back(std::move(pass));
+    }
+    if (options.checkNumerics) {
+        bool changed = false;
+        for (const PassResult &p : result.passes)
+            changed = changed || p.changed;
+        if (!numericsUnavailable.empty())
+            result.overall.skippedReason = numericsUnavailable;
+        else if (!changed)
+            result.overall.skippedReason = "no pass changed the model";
+        else
+            result.overall = compareOutputs(originalOutputs, lastOutputs, options.atol, options.rtol);
     }
     return result;
 }

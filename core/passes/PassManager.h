@@ -69,6 +69,8 @@ struct CompileResult {
     std::vector<PassResult> passes;
     std::size_t skippedPasses = 0;     ///< passes not run because of stop-after
     std::shared_ptr<const ir::Model> input; ///< the model the pipeline started from
+    /// With the numeric check: the final outputs against the input model's (errors of passes add up).
+    NumericCheck overall;
 };
 
 /// Runs `pipeline` on a copy of `model`. A pass that fails, throws or breaks an invariant stops the

@@ -45,9 +45,17 @@ bool numericsHeld(const passes::CompileResult &result)
         }
         any = true;
     }
-    if (!any)
+    if (!any) {
         qWarning("no pass changed the model, so nothing was checked numerically");
-    return any;
+        return false;
+    }
+    const passes::NumericCheck &overall = result.overall;
+    if (!overall.ran || !overall.withinTolerance) {
+        qWarning("whole pipeline: numeric check %s (max abs error %g at %s)", overall.ran ? "failed" : "did not run",
+                 overall.maxAbsError, overall.worstOutput.c_str());
+        return false;
+    }
+    return true;
 }
 
 std::string failureReasons(const passes::CompileResult &result, const std::string &pass)

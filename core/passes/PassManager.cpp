@@ -126,7 +126,8 @@ support::Expected<CompileResult> runPipeline(const ir::Model &model, const Pipel
     CompileResult result;
     result.input = std::make_shared<const ir::Model>(model);
     result.model = std::make_shared<ir::Model>(model);
-    result.provenance = Provenance(static_cast<std::uint32_t>(model.nodeCapacity()));
+    result.provenance = Provenance(static_cast<std::uint32_t>(model.nodeCapacity()),
+                                   static_cast<std::uint32_t>(model.valueCapacity()));
     ir::Model &working = *result.model;
 
     runtime::NamedValues feeds;

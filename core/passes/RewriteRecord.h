@@ -38,8 +38,9 @@ struct MatchFailure {
 class Provenance {
 public:
     Provenance() = default;
-    /// Nodes with an index below `originalNodeCount` are the original model's.
-    explicit Provenance(std::uint32_t originalNodeCount) : m_originalNodeCount(originalNodeCount) {}
+    /// Nodes and values with an index below these counts are the original model's.
+    Provenance(std::uint32_t originalNodeCount, std::uint32_t originalValueCount)
+        : m_originalNodeCount(originalNodeCount), m_originalValueCount(originalValueCount) {}
 
     bool isOriginal(ir::NodeId node) const { return node.index < m_originalNodeCount; }
     /// Original nodes `node` stands for, sorted; {node} for an original node.
@@ -48,9 +49,18 @@ public:
     void derive(ir::NodeId created, const std::vector<ir::NodeId> &sources);
     std::uint32_t originalNodeCount() const { return m_originalNodeCount; }
 
+    /// The original value `value` computes (itself when original), or invalid when it has none: a
+    /// value that replaced another through replaceAllUsesWith carries that one's meaning, which is
+    /// how a comparison aligns a fused node's output with the original chain's last output.
+    ir::ValueId originalValueOf(ir::ValueId value) const;
+    /// Records that `replacement` now computes what `replaced` did.
+    void equate(ir::ValueId replacement, ir::ValueId replaced);
+
 private:
     std::uint32_t m_originalNodeCount = 0;
+    std::uint32_t m_originalValueCount = 0;
     std::unordered_map<ir::NodeId, std::vector<ir::NodeId>> m_origins; // created nodes only
+    std::unordered_map<ir::ValueId, ir::ValueId> m_valueOrigins;        // created values only
 };
 
 /// Named counters a pass reports ("fused=3", "skipped-non-constant-scale=1"), in name order.

@@ -31,6 +31,21 @@ void Provenance::derive(ir::NodeId created, const std::vector<ir::NodeId> &sourc
     m_origins[created] = std::move(merged);
 }
 
+ir::ValueId Provenance::originalValueOf(ir::ValueId value) const
+{
+    if (value.index < m_originalValueCount)
+        return value;
+    const auto it = m_valueOrigins.find(value);
+    return it == m_valueOrigins.end() ? ir::ValueId() : it->second;
+}
+
+void Provenance::equate(ir::ValueId replacement, ir::ValueId replaced)
+{
+    const ir::ValueId origin = originalValueOf(replaced);
+    if (origin.valid() && replacement.index >= m_originalValueCount)
+        m_valueOrigins[replacement] = origin;
+}
+
 Rewriter::Rewriter(ir::Model &model, Provenance &provenance, std::string passName)
     : m_model(model), m_provenance(provenance), m_pass(std::move(passName))
 {
@@ -195,6 +210,7 @@ void Rewriter::replaceAllUsesWith(ir::ValueId from, ir::ValueId to)
 {
     assert(canReplace(from, to));
     edited();
+    m_provenance.equate(to, from);
     ir::Value &source = m_model.value(from);
     for (const ir::Use &use : source.uses) {
         m_model.node(use.node).inputs[use.inputIndex] = to;

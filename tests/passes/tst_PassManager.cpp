@@ -4,6 +4,8 @@
 
 #include "passes/Pass.h"
 #include "passes/Pipeline.h"
+#include "passes/Verifier.h"
+#include "ir/ModelSaver.h"
 
 #include <QTest>
 
@@ -19,6 +21,9 @@ private slots:
     void malformedPipelinesAreRefused();
     void eliminateDeadRemovesUnreadNodesAndInitializers();
     void eliminateDeadLeavesLiveGraphAlone();
+    void rewriterKeepsGraphOutputNames();
+    void provenanceComposesAcrossRewrites();
+    void rewriteBudgetStopsPatterns();
 };
 
 void tst_PassManager::pipelineTextRoundTrips_data()
@@ -114,6 +119,108 @@ g (float[2,3] x) => (float[2,3] y)
     QVERIFY(result);
     QVERIFY(!result->passes.at(0).changed);
     QCOMPARE(result->passes.at(0).numerics.skippedReason, std::string("the pass changed nothing"));
+}
+
+static const char *kChain = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x) => (float[2,3] y)
+{
+    a = Relu(x)
+    b = Sigmoid(a)
+    y = Tanh(b)
+}
+)";
+
+void tst_PassManager::rewriterKeepsGraphOutputNames()
+{
+    auto loaded = test::loadModelText(kChain);
+    QVERIFY(loaded);
+    ir::Model &model = *loaded->model;
+    passes::Provenance provenance(static_cast<std::uint32_t>(model.nodeCapacity()),
+                                  static_cast<std::uint32_t>(model.valueCapacity()));
+    passes::Rewriter rw(model, provenance, "test");
+    const ir::GraphId g = model.mainGraph();
+    const ir::ValueId b = *model.lookup(g, "b");
+    const ir::ValueId y = *model.lookup(g, "y");
+    const ir::NodeId tanh = model.value(y).producer;
+    QVERIFY(rw.begin("replace-tanh"));
+    const ir::ValueId fresh = rw.createValue(g, "y");
+    QCOMPARE(model.value(fresh).name, std::string("y_1")); // the name is taken: made unique
+    const ir::NodeId neg = rw.createNode(g, "Neg", "", {b}, {fresh}, {}, "neg", tanh);
+    QVERIFY(rw.canReplace(y, fresh));
+    rw.replaceAllUsesWith(y, fresh);
+    rw.eraseNode(tanh);
+    rw.commit();
+    rw.finish();
+    QVERIFY(passes::verifyInvariants(model).empty());
+    // The interface keeps the name "y", now produced by the Neg node.
+    const ir::Graph &graph = model.graph(g);
+    QCOMPARE(graph.outputs.size(), std::size_t(1));
+    QCOMPARE(model.value(graph.outputs[0]).name, std::string("y"));
+    QCOMPARE(model.value(graph.outputs[0]).producer, neg);
+    QCOMPARE(provenance.originsOf(neg), std::vector<ir::NodeId>{tanh});
+    QCOMPARE(provenance.originalValueOf(fresh), y);
+    auto records = rw.takeRecords();
+    QCOMPARE(records.size(), std::size_t(1));
+    QCOMPARE(records[0].removedNodes, std::vector<ir::NodeId>{tanh});
+    QCOMPARE(records[0].createdNodes, std::vector<ir::NodeId>{neg});
+    // A graph output cannot become a graph input.
+    QVERIFY(!rw.canReplace(graph.outputs[0], *model.lookup(g, "x")));
+    auto reloaded = ir::loadModelProto(ir::toModelProto(model), "rewritten", "");
+    QVERIFY(reloaded);
+}
+
+void tst_PassManager::provenanceComposesAcrossRewrites()
+{
+    auto loaded = test::loadModelText(kChain);
+    QVERIFY(loaded);
+    ir::Model &model = *loaded->model;
+    passes::Provenance provenance(static_cast<std::uint32_t>(model.nodeCapacity()),
+                                  static_cast<std::uint32_t>(model.valueCapacity()));
+    const ir::GraphId g = model.mainGraph();
+    const ir::NodeId relu = model.value(*model.lookup(g, "a")).producer;
+    const ir::NodeId sigmoid = model.value(*model.lookup(g, "b")).producer;
+    const ir::NodeId tanh = model.value(*model.lookup(g, "y")).producer;
+    // Fuse Relu+Sigmoid into one node, then that node + Tanh into another (two passes).
+    ir::NodeId first;
+    {
+        passes::Rewriter rw(model, provenance, "pass-1");
+        QVERIFY(rw.begin("first"));
+        const ir::ValueId out = rw.createValue(g, "ab");
+        first = rw.createNode(g, "Sigmoid", "", {*model.lookup(g, "x")}, {out}, {}, "ab", relu);
+        rw.replaceAllUsesWith(*model.lookup(g, "b"), out);
+        rw.eraseNode(sigmoid);
+        rw.eraseNode(relu);
+        rw.commit();
+        rw.finish();
+    }
+    ir::NodeId second;
+    {
+        passes::Rewriter rw(model, provenance, "pass-2");
+        QVERIFY(rw.begin("second"));
+        const ir::ValueId out = rw.createValue(g, "abc");
+        second = rw.createNode(g, "Tanh", "", {*model.lookup(g, "x")}, {out}, {}, "abc");
+        rw.replaceAllUsesWith(*model.lookup(g, "y"), out);
+        rw.eraseNode(tanh);
+        rw.eraseNode(first);
+        rw.commit();
+        rw.finish();
+    }
+    QCOMPARE(provenance.originsOf(first), (std::vector<ir::NodeId>{relu, sigmoid}));
+    QCOMPARE(provenance.originsOf(second), (std::vector<ir::NodeId>{relu, sigmoid, tanh}));
+    QVERIFY(passes::verifyInvariants(model).empty());
+}
+
+void tst_PassManager::rewriteBudgetStopsPatterns()
+{
+    auto loaded = test::loadModelText(kChain);
+    QVERIFY(loaded);
+    passes::Provenance provenance;
+    passes::Rewriter rw(*loaded->model, provenance, "test");
+    rw.setRewriteBudget(1);
+    QVERIFY(rw.begin("one"));
+    rw.commit();
+    QVERIFY(!rw.begin("two"));
 }
 
 QTEST_GUILESS_MAIN(tst_PassManager)

@@ -61,7 +61,7 @@ void tst_Pipelines::presetsKeepNumericsOnEveryFixture()
                 QVERIFY(o.index < model->nodeCapacity());
         }
         // The result saves and loads back.
-        auto reloaded = ir::loadModelBytes(ir::serializeModel(out));
+        auto reloaded = ir::loadModelProto(ir::toModelProto(out), "optimized", "");
         QVERIFY2(reloaded, reloaded ? "" : reloaded.error().format().c_str());
     }
 }

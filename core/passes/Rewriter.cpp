@@ -164,6 +164,7 @@ ir::NodeId Rewriter::createNode(ir::GraphId graph, const std::string &opType, co
     for (const ir::ValueId out : outputs) {
         assert(!out.valid() || !m_model.value(out).producer.valid());
         m_model.appendOutput(id, out);
+        m_removedValues.erase(out); // an erased node's output may be produced anew
     }
     ir::Node &node = m_model.node(id);
     for (auto &a : attributes) {
@@ -171,11 +172,8 @@ ir::NodeId Rewriter::createNode(ir::GraphId graph, const std::string &opType, co
         attribute.proto = std::move(a);
         node.attributes.push_back(std::move(attribute));
     }
-    if (before.valid()) {
-        auto &order = m_model.graph(graph).nodes;
-        order.pop_back();
-        order.insert(std::find(order.begin(), order.end(), before), id);
-    }
+    if (before.valid())
+        m_placements[before].push_back(id); // placed in finish(): inserting now would cost O(nodes) each
     if (standsFor.empty())
         m_pendingDerivations.push_back(id);
     else
@@ -332,7 +330,8 @@ void Rewriter::eraseNodeRecursive(ir::NodeId nodeId)
             continue;
         ir::Value &v = m_model.value(out);
         v.producer = {};
-        std::erase(m_model.graph(v.graph).valueInfos, out);
+        m_removedValues.insert(out); // dropped from the declaration lists in finish()
+        m_touchedGraphs.insert(v.graph.index);
         m_current.removedValues.push_back(out);
     }
     for (const ir::Attribute &a : node.attributes)
@@ -359,10 +358,8 @@ void Rewriter::eraseInitializer(ir::ValueId valueId)
     edited();
     ir::Value &value = m_model.value(valueId);
     assert(value.uses.empty());
-    ir::Graph &graph = m_model.graph(value.graph);
-    std::erase(graph.initializers, valueId);
-    std::erase(graph.inputs, valueId);
-    std::erase(graph.valueInfos, valueId);
+    m_removedValues.insert(valueId);
+    m_touchedGraphs.insert(value.graph.index);
     value.initializer.reset();
     m_current.removedValues.push_back(valueId);
 }
@@ -370,14 +367,39 @@ void Rewriter::eraseInitializer(ir::ValueId valueId)
 void Rewriter::finish()
 {
     assert(!m_open);
+    std::unordered_set<ir::NodeId> placed;
+    for (const auto &[before, created] : m_placements)
+        placed.insert(created.begin(), created.end());
     for (const std::uint32_t g : m_touchedGraphs) {
         ir::Graph &graph = m_model.graph(ir::GraphId(g));
+        if (!m_placements.empty()) {
+            std::vector<ir::NodeId> order;
+            order.reserve(graph.nodes.size());
+            auto emit = [&](auto &&self, ir::NodeId n) -> void {
+                if (auto it = m_placements.find(n); it != m_placements.end())
+                    for (const ir::NodeId c : it->second)
+                        self(self, c);
+                order.push_back(n);
+            };
+            for (const ir::NodeId n : graph.nodes)
+                if (!placed.contains(n))
+                    emit(emit, n);
+            graph.nodes = std::move(order);
+        }
         std::erase_if(graph.nodes, [&](ir::NodeId n) { return !m_model.node(n).alive; });
+        if (!m_removedValues.empty()) {
+            auto removed = [&](ir::ValueId v) { return m_removedValues.contains(v); };
+            std::erase_if(graph.initializers, removed);
+            std::erase_if(graph.inputs, removed);
+            std::erase_if(graph.valueInfos, removed);
+        }
         // A cycle cannot arise from our edits; if it did, verification names it.
         if (auto order = ir::topologicalOrder(m_model, graph.id))
             graph.nodes = std::move(*order);
     }
     m_touchedGraphs.clear();
+    m_placements.clear();
+    m_removedValues.clear();
 }
 
 } // namespace portolan::passes

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -113,6 +114,8 @@ private:
     std::size_t m_editCountAtBegin = 0;
     std::unordered_set<std::string> m_nodeNames; // filled on first use
     std::unordered_set<std::uint32_t> m_touchedGraphs;
+    std::unordered_set<ir::ValueId> m_removedValues; // erased initializers and outputs of erased nodes
+    std::unordered_map<ir::NodeId, std::vector<ir::NodeId>> m_placements; // node → created nodes to put before it
 };
 
 } // namespace portolan::passes

@@ -9,20 +9,13 @@ support::Status FoldConstants::run(PassContext &) { return support::makeError("p
 support::Status EliminateIdentity::run(PassContext &) { return support::makeError("pending", "eliminate-identity is not written yet"); }
 support::Status EliminateCommonSubexpressions::run(PassContext &) { return support::makeError("pending", "eliminate-common-subexpressions is not written yet"); }
 support::Status Canonicalize::run(PassContext &) { return support::makeError("pending", "canonicalize is not written yet"); }
-support::Status FuseConvBatchNorm::run(PassContext &) { return support::makeError("pending", "fuse-conv-bn is not written yet"); }
-support::Status FuseConvAdd::run(PassContext &) { return support::makeError("pending", "fuse-conv-add is not written yet"); }
-support::Status FuseConvActivation::run(PassContext &) { return support::makeError("pending", "fuse-conv-activation is not written yet"); }
 support::Status FuseGelu::run(PassContext &) { return support::makeError("pending", "fuse-gelu is not written yet"); }
 support::Status FuseLayerNorm::run(PassContext &) { return support::makeError("pending", "fuse-layer-norm is not written yet"); }
 support::Status FuseRmsNorm::run(PassContext &) { return support::makeError("pending", "fuse-rms-norm is not written yet"); }
 support::Status FuseAttention::run(PassContext &) { return support::makeError("pending", "fuse-attention is not written yet"); }
 support::Status FuseSkipLayerNorm::run(PassContext &) { return support::makeError("pending", "fuse-skip-layer-norm is not written yet"); }
-support::Status FuseMatMulAdd::run(PassContext &) { return support::makeError("pending", "fuse-matmul-add is not written yet"); }
-support::Status FuseGemmActivation::run(PassContext &) { return support::makeError("pending", "fuse-gemm-activation is not written yet"); }
-support::Status FuseElementwise::run(PassContext &) { return support::makeError("pending", "fuse-elementwise is not written yet"); }
 support::Status FreezeShapes::run(PassContext &) { return support::makeError("pending", "freeze-shapes is not written yet"); }
 support::Status ConvertOpset::run(PassContext &) { return support::makeError("pending", "convert-opset is not written yet"); }
 support::Status Decompose::run(PassContext &) { return support::makeError("pending", "decompose is not written yet"); }
-support::Status LowerPrecision::run(PassContext &) { return support::makeError("pending", "lower-precision is not written yet"); }
 
 } // namespace portolan::passes

@@ -11,6 +11,7 @@
 // may name the old symbols; then ONNX shape inference runs again and records what it finds, as
 // infer-shapes does (its errors are match failures, not pass errors). Graph outputs keep their
 // declarations, which inference refines (a symbolic output dim becomes static).
+#include "passes/FreezeShapes.h"
 #include "passes/Match.h"
 #include "passes/Pass.h"
 #include "passes/ShapeRecording.h"
@@ -130,6 +131,18 @@ support::Expected<onnx::TypeProto> frozenType(const ir::Value &input, const Dims
 }
 
 } // namespace
+
+support::Expected<std::map<std::string, std::vector<std::int64_t>>> frozenInputShapes(const ir::Model &model,
+                                                                                      const std::string &text)
+{
+    auto given = parseOption(model, text);
+    if (!given)
+        return given.error();
+    std::map<std::string, std::vector<std::int64_t>> out;
+    for (const auto &[input, dims] : *given)
+        out[model.value(input).name] = dims;
+    return out;
+}
 
 support::Status FreezeShapes::run(PassContext &cx)
 {

@@ -3,6 +3,7 @@
 
 #include "analysis/ModelChecker.h"
 #include "ir/ModelSaver.h"
+#include "passes/FreezeShapes.h"
 #include "passes/NumericCheck.h"
 #include "passes/Pass.h"
 #include "passes/Verifier.h"
@@ -135,10 +136,16 @@ support::Expected<CompileResult> runPipeline(const ir::Model &model, const Pipel
     runtime::NamedValues originalOutputs;
     std::string numericsUnavailable;
     if (options.checkNumerics) {
+        // Inputs a freeze-shapes pass fixes are fed its dims, so the model runs before and after it.
+        std::map<std::string, std::vector<std::int64_t>> shapes = options.inputShapes;
+        for (const PassInvocation &invocation : pipeline.passes)
+            if (invocation.name == "freeze-shapes")
+                if (auto frozen = frozenInputShapes(working, optionsFor(invocation, *findPass(invocation.name)).text("input")))
+                    shapes.insert(frozen->begin(), frozen->end());
         // Symbolic dims get 3 (a 1 hides broadcasting and transposition mistakes); a model whose
         // reshapes bake in other sizes gets a second try with 1.
         for (const std::int64_t symbolicDim : {3, 1}) {
-            auto f = seededFeeds(working, options.seed, options.inputShapes, symbolicDim);
+            auto f = seededFeeds(working, options.seed, shapes, symbolicDim);
             auto outputs = f ? referenceOutputs(working, *f) : support::Expected<runtime::NamedValues>(f.error());
             if (outputs) {
                 feeds = std::move(*f);

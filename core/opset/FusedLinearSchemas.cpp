@@ -2,6 +2,7 @@
 // docs/portolan-ops.md. Shape inference of the first three delegates to the standard op they extend
 // (Conv-11, Gemm-13, MatMul-13 read only their own inputs and attributes), so the rules stay ONNX's.
 #include "opset/PortolanOps.h"
+#include "opset/SchemaSupport.h"
 
 #include <onnx/defs/schema.h>
 #include <onnx/defs/shape_inference.h>
@@ -23,23 +24,6 @@ const char *const kActivationDoc =
 const char *const kActivationParamsDoc =
     "The activation's parameters: LeakyRelu [alpha], HardSigmoid [alpha, beta], Clip [min, max]; empty for the others "
     "(and for the ONNX defaults).";
-
-const std::vector<std::string> &floatTypes()
-{
-    static const std::vector<std::string> types{"tensor(float16)", "tensor(float)", "tensor(double)", "tensor(bfloat16)"};
-    return types;
-}
-
-/// Runs the inference function of the standard op `op` (the newest version up to `version`).
-void inferAs(InferenceContext &ctx, const char *op, int version)
-{
-    const OpSchema *schema = onnx::OpSchemaRegistry::Schema(op, version, "");
-    if (schema == nullptr || !schema->has_type_and_shape_inference_function()) {
-        onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
-        return;
-    }
-    schema->GetTypeAndShapeInferenceFunction()(ctx);
-}
 
 OpSchema &withActivation(OpSchema &schema)
 {

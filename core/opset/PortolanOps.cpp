@@ -15,6 +15,7 @@ void registerPortolanSchemas()
             kPortolanDomain, kPortolanDomainVersion, kPortolanDomainVersion);
         registerFusedLinearSchemas();
         registerFusedTransformerSchemas();
+        registerActivationSchemas();
     });
 }
 

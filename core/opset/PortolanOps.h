@@ -14,7 +14,9 @@ void registerPortolanSchemas();
 // One function per op family, each in its own file.
 /// FusedConv, FusedGemm, FusedMatMul, FusedElementwise (FusedLinearSchemas.cpp).
 void registerFusedLinearSchemas();
-/// Gelu, LayerNormalization, RMSNormalization, SkipLayerNormalization, Attention (FusedTransformerSchemas.cpp).
+/// LayerNormalization, SkipLayerNormalization, Attention (FusedTransformerSchemas.cpp).
 void registerFusedTransformerSchemas();
+/// Gelu, RMSNormalization (ActivationSchemas.cpp).
+void registerActivationSchemas();
 
 } // namespace portolan::opset

@@ -49,7 +49,7 @@ struct NumericCheck {
 };
 
 struct PassResult {
-    std::string invocation;      ///< "fuse-layer-norm{epsilon-tolerance=1e-6}"
+    std::string invocation;      ///< "fuse-layer-norm{max-epsilon=1e-3}"
     std::string name;
     double milliseconds = 0;
     bool changed = false;

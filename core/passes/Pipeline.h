@@ -1,4 +1,4 @@
-// Pipelines as text: "infer-shapes,fold-constants,fuse-layer-norm{epsilon-tolerance=1e-6},eliminate-dead".
+// Pipelines as text: "infer-shapes,fold-constants,fuse-layer-norm{max-epsilon=1e-3},eliminate-dead".
 // Options go in braces after the pass name, separated by spaces (MLIR's form), so a value may hold
 // commas ("freeze-shapes{input=x:1x3,y:1x8}"). Parsing then printing gives back the same text.
 #pragma once

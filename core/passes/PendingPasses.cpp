@@ -6,8 +6,6 @@ namespace portolan::passes {
 
 support::Status FuseGelu::run(PassContext &) { return support::makeError("pending", "fuse-gelu is not written yet"); }
 support::Status FuseRmsNorm::run(PassContext &) { return support::makeError("pending", "fuse-rms-norm is not written yet"); }
-support::Status FuseAttention::run(PassContext &) { return support::makeError("pending", "fuse-attention is not written yet"); }
-support::Status FuseSkipLayerNorm::run(PassContext &) { return support::makeError("pending", "fuse-skip-layer-norm is not written yet"); }
 support::Status Decompose::run(PassContext &) { return support::makeError("pending", "decompose is not written yet"); }
 
 } // namespace portolan::passes

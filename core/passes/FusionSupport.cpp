@@ -114,8 +114,10 @@ ir::NodeId replaceChain(PassContext &cx, const std::string &opType, const std::s
     for (auto it = chain.rbegin(); it != chain.rend(); ++it)
         cx.rewriter.eraseNode(*it);
     for (const ir::ValueId v : maybeUnread) {
+        if (!v.valid())
+            continue;
         const ir::Value &value = model.value(v);
-        if (v.valid() && value.isInitializer() && value.uses.empty() && !isGraphOutput(model, v) &&
+        if (value.isInitializer() && value.uses.empty() && !isGraphOutput(model, v) &&
             !isGraphInput(model, v) &&
             std::find(model.graph(value.graph).initializers.begin(), model.graph(value.graph).initializers.end(), v) !=
                 model.graph(value.graph).initializers.end())

@@ -22,12 +22,15 @@
 //   inner Reshape is skipped, Reshape(x, s2), since a reshape depends only on the element count; a 0
 //   in s2 (copy the intermediate's dim) is replaced by that dim, which must then be static.
 //
+// slices-to-split — Slices tiling one axis of a tensor become one Split (SlicesToSplit.cpp).
+//
 // The patterns repeat until none applies. Squeeze/Unsqueeze attribute-versus-input forms are not
 // normalized here (convert-opset rewrites them when the opset changes).
 #include "passes/ConstantEvaluation.h"
 #include "passes/FusionSupport.h"
 #include "passes/Match.h"
 #include "passes/Pass.h"
+#include "passes/SlicesToSplit.h"
 
 #include "ir/Topology.h"
 
@@ -280,6 +283,7 @@ support::Status Canonicalize::run(PassContext &cx)
             rewrites += canonicalizer.transposePairs(g);
             rewrites += canonicalizer.shapeChains(g);
             rewrites += canonicalizer.reshapeChains(g);
+            rewrites += slicesToSplit(cx, g);
         }
         if (rewrites == 0 || canonicalizer.budgetSpent())
             break;

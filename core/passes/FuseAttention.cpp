@@ -4,7 +4,8 @@
 //           Where(C, −∞, S')]; P = Softmax(S'', axis −1); Y = MatMul(P, V)
 //   After:  Y = Attention(Q, K, V, [M]){scale = 1/c (or c), causal}
 //
-// Formula: Attention(Q, K, V, M) = softmax(Q·Kᵀ·scale + M)·V over the last axis. The transpose of
+// Formula: Attention(Q, K, V, M) = softmax(Q·Kᵀ·scale + M)·V over the last axis; a constant factor
+// on the queries (Q = q / c) folds into the scale the same way as one on the scores. The transpose of
 // K is absorbed: Transpose(X, p) followed by the swap of the last two axes is Transpose(X, p∘swap),
 // which is X itself for the exported [B,S,H,D] → [B,H,D,S] form with the head split. A constant
 // Where mask with a fill ≤ −1e9 is a causal flag when it hides exactly the keys after each query,
@@ -139,6 +140,16 @@ std::optional<AttentionMatch> match(PassContext &cx, const ir::Node &softmax, Sh
     chain.insert(chain.begin(), qk->id);
     m.q = qk->inputs[0];
     m.kt = qk->inputs[1];
+    // Exporters often scale the queries instead of the scores: Q = q / c or q · c.
+    if (const ir::Node *p = step(m.q); p && (isOp(*p, "Div") || isOp(*p, "Mul"))) {
+        const bool div = isOp(*p, "Div");
+        const int constantAt = !div && scalarConstant(model, p->inputs[0]) ? 0 : 1;
+        if (const auto c = scalarConstant(model, p->inputs[constantAt]); c && *c != 0) {
+            m.scale *= static_cast<float>(div ? 1.0 / *c : *c);
+            m.q = p->inputs[1 - constantAt];
+            chain.insert(chain.begin(), p->id);
+        }
+    }
     // K arrives as Kᵀ: absorb a transpose in front of it.
     const std::size_t r = *rank;
     std::vector<std::int64_t> swap(r);

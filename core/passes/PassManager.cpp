@@ -16,6 +16,15 @@ namespace portolan::passes {
 
 namespace {
 
+// Live nodes of the main graph (fused ops' bodies would count their copies of removed nodes).
+std::size_t mainGraphNodes(const ir::Model &model)
+{
+    std::size_t n = 0;
+    for (const ir::NodeId id : model.graph(model.mainGraph()).nodes)
+        n += model.node(id).alive ? 1 : 0;
+    return n;
+}
+
 PassOptions optionsFor(const PassInvocation &invocation, const PassInfo &info)
 {
     std::map<std::string, std::string> values;
@@ -178,7 +187,7 @@ support::Expected<CompileResult> runPipeline(const ir::Model &model, const Pipel
         PassResult pass;
         pass.invocation = invocation.str();
         pass.name = invocation.name;
-        pass.nodesBefore = working.liveNodeCount();
+        pass.nodesBefore = mainGraphNodes(working);
         // The reproducer and the bisection need the pass's input; keep it only when they may be needed.
         std::optional<ir::Model> before;
         if (!options.dumpDir.empty() || (options.checkNumerics && numericsUnavailable.empty()))
@@ -193,7 +202,7 @@ support::Expected<CompileResult> runPipeline(const ir::Model &model, const Pipel
             const std::string repro = before ? writeReproducer(options.dumpDir, *before, invocation) : std::string();
             return passError(invocation, run.lastPattern, run.status.error(), repro);
         }
-        pass.nodesAfter = working.liveNodeCount();
+        pass.nodesAfter = mainGraphNodes(working);
 
         if (options.verifyEach) {
             pass.verifyFindings = verifyInvariants(working);

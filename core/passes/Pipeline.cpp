@@ -119,7 +119,7 @@ static constexpr const char *kCleanup =
     "infer-shapes,fold-constants,eliminate-identity,canonicalize,eliminate-common-subexpressions,eliminate-dead";
 static constexpr const char *kFusions =
     "fuse-conv-bn,fuse-conv-add,fuse-conv-activation,fuse-gelu,fuse-layer-norm,fuse-rms-norm,fuse-attention,"
-    "fuse-skip-layer-norm,fuse-matmul-add,fuse-gemm-activation,fuse-elementwise,eliminate-dead,infer-shapes";
+    "fuse-matmul-add,fuse-skip-layer-norm,fuse-gemm-activation,fuse-elementwise,eliminate-dead,infer-shapes";
 
 support::Expected<Pipeline> presetPipeline(int level, const std::string &precision)
 {

@@ -5,6 +5,7 @@
 #include "passes/Pass.h"
 #include "passes/Pipeline.h"
 #include "passes/Verifier.h"
+#include "ir/ModelLoader.h"
 #include "ir/ModelSaver.h"
 
 #include <QTest>
@@ -24,6 +25,7 @@ private slots:
     void rewriterKeepsGraphOutputNames();
     void provenanceComposesAcrossRewrites();
     void rewriteBudgetStopsPatterns();
+    void numericFailureIsBisectedToARewrite();
 };
 
 void tst_PassManager::pipelineTextRoundTrips_data()
@@ -221,6 +223,26 @@ void tst_PassManager::rewriteBudgetStopsPatterns()
     QVERIFY(rw.begin("one"));
     rw.commit();
     QVERIFY(!rw.begin("two"));
+}
+
+void tst_PassManager::numericFailureIsBisectedToARewrite()
+{
+    // fp16 storage cannot hold these weights to 1e-7: the check fails and names the first rewrite
+    // that alone breaks the tolerance.
+    auto loaded = ir::loadModelFile(test::fixturesDir() + "/cnn_bn/model.onnx");
+    QVERIFY(loaded);
+    passes::PassManagerOptions options;
+    options.checkNumerics = true;
+    options.atol = 1e-7;
+    options.rtol = 0;
+    auto result = passes::runPipeline(*loaded->model, *passes::parsePipeline("lower-precision{to=fp16}"), options);
+    QVERIFY2(result, result ? "" : result.error().format().c_str());
+    const passes::NumericCheck &check = result->passes.at(0).numerics;
+    QVERIFY(check.ran);
+    QVERIFY(!check.withinTolerance);
+    QVERIFY(check.maxAbsError > 1e-7 && check.maxAbsError < 1.0);
+    QVERIFY2(QString::fromStdString(check.culpritRewrite).contains("(rewrite "), check.culpritRewrite.c_str());
+    QVERIFY(!result->overall.withinTolerance);
 }
 
 QTEST_GUILESS_MAIN(tst_PassManager)

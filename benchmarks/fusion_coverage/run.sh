@@ -5,13 +5,8 @@
 # Needs: scripts/build.sh done, python3-torch/torchvision (scripts/install-deps.sh --fixtures), npm.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-cache="$root/benchmarks/.cache"
+source "$here/../ort_install.sh"
 mkdir -p "$cache/fusion"
-if [[ ! -d "$cache/node_modules/onnxruntime-node" ]]; then
-  # its install script downloads extra binaries; the CPU build ships in the package itself
-  (cd "$cache" && npm install --ignore-scripts --no-audit --no-fund onnxruntime-node@1.30.0 >/dev/null)
-fi
 models=("$@")
 ((${#models[@]})) || models=(resnet18_bn mobilenet_v2 vit_b_16 bert_encoder gpt_block transformer_opset14)
 status=0

@@ -4,11 +4,6 @@
 # Usage: benchmarks/optimize_speed/run.sh   (needs scripts/build.sh done and npm)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-cache="$root/benchmarks/.cache"
-mkdir -p "$cache"
-if [[ ! -d "$cache/node_modules/onnxruntime-node" ]]; then
-  (cd "$cache" && npm install --ignore-scripts --no-audit --no-fund onnxruntime-node@1.30.0 >/dev/null)
-fi
+source "$here/../ort_install.sh"
 "$root/build/benchmarks/bench_optimize" --write "$cache/synthetic_100k.onnx"
 NODE_PATH="$cache/node_modules" node "$here/ort_session_time.js" "$cache/synthetic_100k.onnx"

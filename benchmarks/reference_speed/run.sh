@@ -4,13 +4,7 @@
 # Needs: scripts/build.sh done, python3-torch/torchvision (scripts/install-deps.sh --fixtures), npm.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-root="$(cd "$here/../.." && pwd)"
-cache="$root/benchmarks/.cache"
-mkdir -p "$cache"
-if [[ ! -d "$cache/node_modules/onnxruntime-node" ]]; then
-  # its install script downloads extra binaries; the CPU build ships in the package itself
-  (cd "$cache" && npm install --ignore-scripts --no-audit --no-fund onnxruntime-node@1.30.0 >/dev/null)
-fi
+source "$here/../ort_install.sh"
 models=("$@")
 ((${#models[@]})) || models=(resnet18 mobilenet_v2 vit_b_16)
 /usr/bin/python3 "$here/../export_models.py" "$cache/models" "${models[@]}"

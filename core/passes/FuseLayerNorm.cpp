@@ -10,6 +10,7 @@
 // constants spanning the normalized dims. The rarer form √v + ε is not LayerNormalization and is
 // declined with a reason. Produces the standard op from opset 17, ai.portolan's below it.
 #include "opset/PortolanOps.h"
+#include "passes/ChainMatch.h"
 #include "passes/FusionSupport.h"
 #include "passes/Match.h"
 #include "passes/NormalizationMatch.h"
@@ -31,15 +32,6 @@ struct LayerNormMatch {
     AffineTail tail;
 };
 
-// The only consumer of `v` that is a standard `op` node, when `v` has exactly `uses` uses.
-const ir::Node *soleUser(const ir::Model &model, ir::ValueId v, std::string_view op)
-{
-    if (!hasSingleUse(model, v))
-        return nullptr;
-    const ir::Node &user = model.node(model.value(v).uses[0].node);
-    return isOp(user, op) ? &user : nullptr;
-}
-
 std::optional<LayerNormMatch> match(PassContext &cx, const ir::Node &mean, ShapeOracle &shapes, double maxEpsilon)
 {
     const ir::Model &model = cx.model;
@@ -51,7 +43,7 @@ std::optional<LayerNormMatch> match(PassContext &cx, const ir::Node &mean, Shape
     m.x = mean.inputs.empty() ? ir::ValueId() : mean.inputs[0];
     std::string why;
     const auto axis = trailingMeanAxis(model, mean, shapes, &why);
-    const ir::Node *sub = soleUser(model, mean.outputs[0], "Sub");
+    const ir::Node *sub = soleReader(model, mean.outputs[0], "Sub");
     if (!sub || sub->inputs[0] != m.x || sub->inputs[1] != mean.outputs[0])
         return std::nullopt; // not a mean subtraction: some other ReduceMean, not worth a message
     if (!axis)
@@ -71,17 +63,17 @@ std::optional<LayerNormMatch> match(PassContext &cx, const ir::Node &mean, Shape
     }
     if (!square || !div || isGraphOutput(model, d))
         return decline("x − mean is not squared and divided (no variance computed from it)");
-    const ir::Node *variance = soleUser(model, square->outputs[0], "ReduceMean");
+    const ir::Node *variance = soleReader(model, square->outputs[0], "ReduceMean");
     if (!variance)
         return decline("the square of x − mean is not averaged by one ReduceMean");
     std::string varianceWhy;
     if (trailingMeanAxis(model, *variance, shapes, &varianceWhy) != m.axis)
         return decline("the variance reduces other axes than the mean");
-    const ir::Node *addEps = soleUser(model, variance->outputs[0], "Add");
+    const ir::Node *addEps = soleReader(model, variance->outputs[0], "Add");
     const ir::Node *sqrt = nullptr;
     if (!addEps) {
-        if (const ir::Node *early = soleUser(model, variance->outputs[0], "Sqrt"))
-            if (soleUser(model, early->outputs[0], "Add"))
+        if (const ir::Node *early = soleReader(model, variance->outputs[0], "Sqrt"))
+            if (soleReader(model, early->outputs[0], "Add"))
                 return decline("epsilon is added after Sqrt (√Var + ε), which is not LayerNormalization's √(Var + ε)");
         return decline("no epsilon is added to the variance");
     }
@@ -92,7 +84,7 @@ std::optional<LayerNormMatch> match(PassContext &cx, const ir::Node &mean, Shape
     if (*eps <= 0 || *eps > maxEpsilon)
         return decline("the constant added to the variance (" + std::to_string(*eps) + ") is outside (0, max-epsilon]");
     m.epsilon = static_cast<float>(*eps);
-    sqrt = soleUser(model, addEps->outputs[0], "Sqrt");
+    sqrt = soleReader(model, addEps->outputs[0], "Sqrt");
     if (!sqrt || div->inputs[1] != sqrt->outputs[0] || !hasSingleUse(model, sqrt->outputs[0]))
         return decline("x − mean is not divided by √(variance + ε)");
     m.tail = matchAffineTail(model, div->outputs[0], true);

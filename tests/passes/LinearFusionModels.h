@@ -49,15 +49,7 @@ inline std::string convModel(const std::string &outputs, const std::string &extr
            "{\n    c = Conv <pads = [1, 1, 1, 1]> (x, w, b)\n" + body + "}\n";
 }
 
-inline std::unique_ptr<ir::Model> load(const std::string &text)
-{
-    auto loaded = test::loadModelText(text.c_str());
-    if (!loaded) {
-        QTest::qFail(loaded.error().format().c_str(), __FILE__, __LINE__);
-        return nullptr;
-    }
-    return std::move(loaded->model);
-}
+inline std::unique_ptr<ir::Model> load(const std::string &text) { return test::modelFromText(text); }
 
 inline passes::PassManagerOptions standardOnly()
 {

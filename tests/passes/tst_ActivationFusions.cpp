@@ -42,15 +42,7 @@ private slots:
     void fusedConvDecomposes();
 };
 
-static std::unique_ptr<ir::Model> load(const std::string &text)
-{
-    auto loaded = test::loadModelText(text.c_str());
-    if (!loaded) {
-        qWarning("%s", loaded.error().format().c_str());
-        return nullptr;
-    }
-    return std::move(loaded->model);
-}
+static std::unique_ptr<ir::Model> load(const std::string &text) { return test::modelFromText(text); }
 
 // A graph over x [2,3,8] at `opset` whose body is `body` (ending in y).
 static std::string graph(const std::string &body, const std::string &initializers = {}, const std::string &inputs = {},

@@ -23,15 +23,7 @@ private slots:
     void rmsNormRoundTrips();
 };
 
-static std::unique_ptr<ir::Model> load(const std::string &text)
-{
-    auto loaded = test::loadModelText(text.c_str());
-    if (!loaded) {
-        qWarning("%s", loaded.error().format().c_str());
-        return nullptr;
-    }
-    return std::move(loaded->model);
-}
+static std::unique_ptr<ir::Model> load(const std::string &text) { return test::modelFromText(text); }
 
 static const char *kWeights = "float[8] gamma = {1.0, 0.5, 2.0, 1.5, 0.25, 1.0, 3.0, 0.75}, "
                               "float[8] beta = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8}, "

@@ -32,15 +32,7 @@ private slots:
     void fixtureEncodersFuse();
 };
 
-static std::unique_ptr<ir::Model> load(const char *text)
-{
-    auto loaded = test::loadModelText(text);
-    if (!loaded) {
-        qWarning("%s", loaded.error().format().c_str());
-        return nullptr;
-    }
-    return std::move(loaded->model);
-}
+static std::unique_ptr<ir::Model> load(const std::string &text) { return test::modelFromText(text); }
 
 // A layer norm over the last axis of x [2,3,8], in the exported form; %s slots vary one piece.
 static std::string layerNormModel(int opset, const char *eps, const char *variance, const char *tail)

@@ -2,6 +2,7 @@
 #include "support/PassTestSupport.h"
 
 #include "passes/CompileReport.h"
+#include "support/TestSupport.h"
 
 #include <QTest>
 
@@ -23,6 +24,16 @@ std::optional<passes::CompileResult> runChecked(const ir::Model &model, const st
         return std::nullopt;
     }
     return std::move(*result);
+}
+
+std::unique_ptr<ir::Model> modelFromText(const std::string &text)
+{
+    auto loaded = loadModelText(text.c_str());
+    if (!loaded) {
+        QTest::qFail(loaded.error().format().c_str(), __FILE__, __LINE__);
+        return nullptr;
+    }
+    return std::move(loaded->model);
 }
 
 std::map<std::string, int> opHistogram(const ir::Model &model)

@@ -12,6 +12,9 @@ namespace portolan::test {
 std::optional<passes::CompileResult> runChecked(const ir::Model &model, const std::string &pipeline,
                                                 passes::PassManagerOptions options = {});
 
+/// A model from ONNX text syntax; fails the test (and returns nullptr) when it does not load.
+std::unique_ptr<ir::Model> modelFromText(const std::string &text);
+
 /// Live nodes of the main graph by op type ("Conv", "ai.portolan::FusedConv"), for assertions.
 std::map<std::string, int> opHistogram(const ir::Model &model);
 

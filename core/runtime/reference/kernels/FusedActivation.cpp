@@ -2,6 +2,7 @@
 // RMSNormalization, computed in double from any float type and stored back at the input's precision.
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/reference/kernels/NormalizedAxes.h"
 
 #include "ir/Type.h"
 
@@ -63,14 +64,10 @@ support::Status rmsNormalization(KernelContext &ctx)
     auto scale = doublesOf(ctx, 1, "Scale");
     if (!x || !scale)
         return !x ? x.takeError() : scale.takeError();
-    const auto rank = static_cast<std::int64_t>(x->rank());
-    std::int64_t axis = ctx.attrInt("axis", -1);
-    if (axis < -rank || axis >= rank)
-        return ctx.error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-    axis = axis < 0 ? axis + rank : axis;
-    std::int64_t n = 1;
-    for (std::int64_t i = axis; i < rank; ++i)
-        n *= x->dim(static_cast<std::size_t>(i));
+    const auto block = normalizedBlock(ctx, *x, ctx.attrInt("axis", -1));
+    if (!block)
+        return block.error();
+    const std::int64_t n = block->second;
     if (scale->size() != n && scale->size() != 1)
         return ctx.error("Scale " + shapeString(scale->shape()) + " must have " + std::to_string(n) +
                          " elements (the normalized dims) or one");

@@ -3,6 +3,7 @@
 // (ai.portolan LayerNormalization is the standard kernel, registered in Kernels.def).
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/reference/kernels/NormalizedAxes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -49,13 +50,10 @@ support::Status skipLayerNormalization(KernelContext &ctx)
     if (ctx.input(1).shape() != x.shape())
         return ctx.error("Skip must have X's shape " + shapeString(x.shape()));
     const auto rank = static_cast<std::int64_t>(x.rank());
-    std::int64_t axis = ctx.attrInt("axis", -1);
-    if (axis < -rank || axis >= rank)
-        return ctx.error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-    axis = axis < 0 ? axis + rank : axis;
-    std::int64_t n = 1;
-    for (std::int64_t i = axis; i < rank; ++i)
-        n *= x.dim(static_cast<std::size_t>(i));
+    const auto block = normalizedBlock(ctx, x, ctx.attrInt("axis", -1));
+    if (!block)
+        return block.error();
+    const std::int64_t n = block->second;
     const Tensor X = asDoubles(x), skip = asDoubles(ctx.input(1)), gamma = asDoubles(ctx.input(2));
     const Tensor beta = ctx.hasInput(3) ? asDoubles(ctx.input(3)) : Tensor();
     const Tensor bias = ctx.hasInput(4) ? asDoubles(ctx.input(4)) : Tensor();

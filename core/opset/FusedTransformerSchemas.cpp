@@ -67,7 +67,7 @@ OpSchema skipLayerNormalization()
     return s;
 }
 
-// Y is [..., Sq, Dv]: Q's dims with the last replaced by V's last.
+// Y has Q's dims with the last replaced by V's last (in either layout).
 void inferAttention(InferenceContext &ctx)
 {
     onnx::propagateElemTypeFromInputToOutput(ctx, 0, 0);
@@ -97,6 +97,8 @@ OpSchema attention()
         .Output(0, "Y", "[..., Sq, Dv]", "T")
         .Attr("scale", "factor on Q·Kᵀ", AttributeProto::FLOAT, 1.0f)
         .Attr("causal", "1: query i sees keys j ≤ i + (Sk − Sq) only", AttributeProto::INT, static_cast<std::int64_t>(0))
+        .Attr("layout", "NSD: Q, K, V and Y are [..., N, S, D]; SND: [..., S, N, D] (the sequence axis before the heads "
+                        "axis, as exporters' head splits produce them)", AttributeProto::STRING, std::string("NSD"))
         .TypeConstraint("T", floatTypes(), "floating-point tensors")
         .TypeAndShapeInferenceFunction(inferAttention);
     return s;

@@ -10,6 +10,7 @@
 //   RMSNormalization    → x / √(ReduceMean(x²) + ε) · γ
 //   SkipLayerNormalization → s = x + (skip + bias); the LayerNormalization primitives of s (s is output 1)
 //   Attention           → Softmax(Q · Transpose(K) · scale + mask (+ a constant causal mask)) · V
+//                         (layout SND: Q, K, V transposed to [..., N, S, D] first, Y back)
 //   FusedConv / FusedGemm / FusedMatMul → Conv / Gemm / MatMul (+ Add) + the activation's ops
 //
 // The primitives compute the op's formula step by step at the tensor's precision, so results

@@ -120,13 +120,17 @@ DecomposePlan attention(const DecomposeInput &in)
     const auto rank = in.shapes.rank(n.inputs[1]);
     if (!rank || *rank < 2)
         return declined("K's rank is unknown (needed to transpose its last two axes)");
+    const bool sequenceFirst = attrString(n, "layout", "NSD") == "SND";
+    if (sequenceFirst && *rank < 3)
+        return declined("layout SND needs rank 3 or more");
+    const std::size_t fromEnd = sequenceFirst ? 3 : 2; // the sequence axis, counted from the end
     const bool causal = attrInt(n, "causal", 0) != 0;
     runtime::Tensor causalMask;
     if (causal) {
         const auto q = in.shapes.staticDims(n.inputs[0]), k = in.shapes.staticDims(n.inputs[1]);
-        if (!q || !k || q->size() < 2 || k->size() < 2)
+        if (!q || !k || q->size() < fromEnd || k->size() < fromEnd)
             return declined("causal: the sequence lengths of Q and K are not static (the mask is a constant)");
-        const std::int64_t sq = (*q)[q->size() - 2], sk = (*k)[k->size() - 2];
+        const std::int64_t sq = (*q)[q->size() - fromEnd], sk = (*k)[k->size() - fromEnd];
         runtime::Tensor mask = runtime::Tensor::zeros(onnx::TensorProto::DOUBLE, {sq, sk});
         for (std::int64_t i = 0; i < sq; ++i)
             for (std::int64_t j = 0; j < sk; ++j)
@@ -135,12 +139,24 @@ DecomposePlan attention(const DecomposeInput &in)
         causalMask = fromDouble(mask, in.elementType);
     }
     const double scale = attrFloat(n, "scale", 1.0f);
-    return {{}, [&n, r = static_cast<std::int64_t>(*rank), causalMask, scale](Emitter &e) {
-                std::vector<std::int64_t> perm;
-                for (std::int64_t i = 0; i < r; ++i)
-                    perm.push_back(i);
-                std::swap(perm[static_cast<std::size_t>(r - 1)], perm[static_cast<std::size_t>(r - 2)]);
-                ir::ValueId scores = e.op("MatMul", {n.inputs[0], e.transpose(n.inputs[1], perm)});
+    return {{}, [&n, r = static_cast<std::int64_t>(*rank), causalMask, scale, sequenceFirst](Emitter &e) {
+                auto swapping = [r](std::int64_t a, std::int64_t b) {
+                    std::vector<std::int64_t> perm;
+                    for (std::int64_t i = 0; i < r; ++i)
+                        perm.push_back(i);
+                    std::swap(perm[static_cast<std::size_t>(a)], perm[static_cast<std::size_t>(b)]);
+                    return perm;
+                };
+                // SND inputs are [..., S, N, D]: the primitives work on [..., N, S, D].
+                const auto heads = swapping(r - 3 < 0 ? 0 : r - 3, r - 2);
+                auto nsd = [&](ir::ValueId v) { return sequenceFirst ? e.transpose(v, heads) : v; };
+                const ir::ValueId q = nsd(n.inputs[0]), v = nsd(n.inputs[2]);
+                // K: [..., S, N, D] → [..., N, D, S] in one transpose when SND.
+                std::vector<std::int64_t> kPerm = swapping(r - 1, r - 2);
+                if (sequenceFirst)
+                    for (std::int64_t &axis : kPerm)
+                        axis = heads[static_cast<std::size_t>(axis)];
+                ir::ValueId scores = e.op("MatMul", {q, e.transpose(n.inputs[1], kPerm)});
                 if (scale != 1.0)
                     scores = e.op("Mul", {scores, e.scalar(scale)});
                 if (inputOf(n, 3).valid())
@@ -149,7 +165,8 @@ DecomposePlan attention(const DecomposeInput &in)
                     scores = e.op("Add", {scores, e.constant(causalMask, "causal_mask")});
                 const std::int64_t axis = e.opset() >= 13 ? -1 : r - 1;
                 const ir::ValueId p = e.op("Softmax", {scores}, {makeAttribute("axis", axis)});
-                e.replaceOutput(0, e.op("MatMul", {p, n.inputs[2]}));
+                const ir::ValueId y = e.op("MatMul", {p, v});
+                e.replaceOutput(0, sequenceFirst ? e.transpose(y, heads) : y);
             }};
 }
 

@@ -34,6 +34,8 @@ struct AttentionMatch {
     std::optional<runtime::Tensor> maskTensor; ///< an additive mask made from a constant Where condition
     float scale = 1.0f;
     bool causal = false;
+    bool sequenceFirst = false;           ///< layout SND: Q, K, V and Y keep the exporter's head-split layout
+    std::size_t rank = 0;
     std::vector<ir::NodeId> chain;
     ir::ValueId result;
 };
@@ -167,6 +169,30 @@ std::optional<AttentionMatch> match(PassContext &cx, const ir::Node &softmax, Sh
     }
     if (!m.kTranspose)
         m.kPerm = swap; // K = Transpose(Kᵀ, swap): a new transpose
+    m.rank = r;
+    // Layout SND: when Q and V come from Transposes that only swap the sequence axis with the heads
+    // axis before it, K's composed permutation is that same swap, and Y's one reader swaps it back,
+    // those four transposes are absorbed into layout = SND.
+    if (r >= 3) {
+        std::vector<std::int64_t> seqSwap(r);
+        std::iota(seqSwap.begin(), seqSwap.end(), 0);
+        std::swap(seqSwap[r - 3], seqSwap[r - 2]);
+        const ir::Node *qt = step(m.q);
+        const ir::Node *vt = step(m.v);
+        const ir::Node *yt = hasSingleUse(model, m.result) ? &model.node(model.value(m.result).uses[0].node) : nullptr;
+        const bool swapped = qt && isOp(*qt, "Transpose") && attrInts(*qt, "perm") == seqSwap && vt &&
+                             isOp(*vt, "Transpose") && attrInts(*vt, "perm") == seqSwap && m.kPerm == seqSwap && yt &&
+                             isOp(*yt, "Transpose") && attrInts(*yt, "perm") == seqSwap;
+        if (swapped) {
+            m.sequenceFirst = true;
+            m.kPerm.clear();
+            m.q = qt->inputs[0];
+            m.v = vt->inputs[0];
+            chain.insert(chain.begin(), {qt->id, vt->id});
+            chain.push_back(yt->id);
+            m.result = yt->outputs[0];
+        }
+    }
     m.chain = std::move(chain);
     return m;
 }
@@ -201,7 +227,7 @@ support::Status FuseAttention::run(PassContext &cx)
                 return support::Status::ok();
             importDomain(model, opset::kPortolanDomain, opset::kPortolanDomainVersion);
             ir::ValueId k = m->kTranspose ? m->kTranspose->inputs[0] : m->kt;
-            if (!isIdentity(m->kPerm)) {
+            if (!m->kPerm.empty() && !isIdentity(m->kPerm)) {
                 const ir::ValueId kh = cx.rewriter.createValue(g, model.value(k).name + ".heads");
                 cx.rewriter.createNode(g, "Transpose", "", {k}, {kh}, {makeAttribute("perm", m->kPerm)},
                                        node.name + ".k_transpose", m->chain.front());
@@ -213,8 +239,11 @@ support::Status FuseAttention::run(PassContext &cx)
             std::vector<ir::ValueId> inputs{m->q, k, m->v};
             if (mask.valid())
                 inputs.push_back(mask);
-            replaceChain(cx, "Attention", opset::kPortolanDomain, inputs,
-                         {makeAttribute("scale", m->scale), makeAttribute("causal", static_cast<std::int64_t>(m->causal))},
+            std::vector<onnx::AttributeProto> attributes{makeAttribute("scale", m->scale),
+                                                         makeAttribute("causal", static_cast<std::int64_t>(m->causal))};
+            if (m->sequenceFirst)
+                attributes.push_back(makeAttribute("layout", std::string("SND")));
+            replaceChain(cx, "Attention", opset::kPortolanDomain, inputs, std::move(attributes),
                          m->result, m->chain);
             cx.rewriter.count("fused");
             cx.rewriter.commit(std::string("scale ") + std::to_string(m->scale) + (m->causal ? ", causal" : "") +

@@ -22,6 +22,7 @@ private slots:
     void attentionFuses_data();
     void attentionFuses();
     void attentionAbsorbsTheQueryScale();
+    void headSplitTransposesAreAbsorbed();
     void attentionNearMisses();
     void packedProjectionSlicesBecomeSplit();
     void slicesWithAGapStay();
@@ -243,6 +244,37 @@ g (float[2,4,8] q, float[2,8,4] kt, float[2,4,8] v) => (float[2,4,8] y)
     QCOMPARE(ops.at("Transpose"), 1); // K arrives transposed and is not a transpose output: one is made
 }
 
+void tst_TransformerFusions::headSplitTransposesAreAbsorbed()
+{
+    // The exporters' head split: [B,S,H,D] → Transpose → [B,H,S,D], and back after the product.
+    auto model = load(R"(
+<ir_version: 8, opset_import: ["" : 14]>
+g (float[1,4,2,8] qs, float[1,4,2,8] ks, float[1,4,2,8] vs) => (float[1,4,2,8] y)
+<float c = {0.35355339}, bool[1,1,4,4] hide = {0,1,1,1, 0,0,1,1, 0,0,0,1, 0,0,0,0}, float fill = {-1e30}>
+{
+    q = Transpose <perm = [0, 2, 1, 3]> (qs)
+    kt = Transpose <perm = [0, 2, 3, 1]> (ks)
+    v = Transpose <perm = [0, 2, 1, 3]> (vs)
+    s = MatMul(q, kt)
+    sc = Mul(s, c)
+    m = Where(hide, fill, sc)
+    p = Softmax <axis = -1> (m)
+    o = MatMul(p, v)
+    y = Transpose <perm = [0, 2, 1, 3]> (o)
+}
+)");
+    QVERIFY(model);
+    auto result = test::runChecked(*model, "fuse-attention,eliminate-dead");
+    QVERIFY(result);
+    QVERIFY(test::numericsHeld(*result));
+    QCOMPARE(test::opHistogram(*result->model), (std::map<std::string, int>{{"ai.portolan::Attention", 1}}));
+    // And back to primitives, with the same numbers.
+    auto back = test::runChecked(*result->model, "decompose,eliminate-dead");
+    QVERIFY(back);
+    QVERIFY(test::numericsHeld(*back));
+    QVERIFY(!test::opHistogram(*back->model).contains("ai.portolan::Attention"));
+}
+
 void tst_TransformerFusions::packedProjectionSlicesBecomeSplit()
 {
     auto model = load(R"(
@@ -393,6 +425,7 @@ void tst_TransformerFusions::fixtureEncodersFuse()
         QVERIFY2(!ops.contains(gone), gone);
     QCOMPARE(ops.at("ai.portolan::Attention"), 2);
     QCOMPARE(ops.at("ai.portolan::SkipLayerNormalization"), 4);
+    QVERIFY(!ops.contains("Transpose")); // the head splits are absorbed (layout SND)
     // A SkipLayerNormalization made from a decomposed layer norm stands for its nine nodes and the
     // residual Add (and the bias Add before it): composed across two passes.
     if (fixture == "transformer_opset14") {

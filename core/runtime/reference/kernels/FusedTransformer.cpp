@@ -111,23 +111,47 @@ support::Status attention(KernelContext &ctx)
     const std::size_t rank = q.rank();
     if (rank < 2 || k.rank() != rank || v.rank() != rank)
         return ctx.error("Q, K and V must have the same rank, at least 2");
-    const std::int64_t sq = q.dim(rank - 2), d = q.dim(rank - 1), sk = k.dim(rank - 2), dv = v.dim(rank - 1);
-    if (k.dim(rank - 1) != d || v.dim(rank - 2) != sk)
-        return ctx.error("K must be [..., Sk, " + std::to_string(d) + "] and V [..., Sk, Dv] with K's Sk");
-    for (std::size_t i = 0; i + 2 < rank; ++i)
-        if (k.dim(i) != q.dim(i) || v.dim(i) != q.dim(i))
-            return ctx.error("Q, K and V must have the same leading dims");
-    Shape scoresShape = q.shape();
-    scoresShape[rank - 1] = sk;
+    const std::string layout = ctx.attrString("layout", "NSD");
+    if (layout != "NSD" && layout != "SND")
+        return ctx.error("layout \"" + layout + "\" is not NSD or SND");
+    const bool sequenceFirst = layout == "SND";
+    if (sequenceFirst && rank < 3)
+        return ctx.error("layout SND needs rank 3 or more");
+    // Logical view [outer, N, S, D]; SND stores the S and N axes swapped.
+    const std::size_t seqAxis = sequenceFirst ? rank - 3 : rank - 2;
+    const std::size_t headAxis = sequenceFirst ? rank - 2 : rank - 3;
+    auto headsOf = [&](const Tensor &t) { return rank >= 3 ? t.dim(headAxis) : 1; };
+    const std::int64_t sq = q.dim(seqAxis), d = q.dim(rank - 1), sk = k.dim(seqAxis), dv = v.dim(rank - 1);
+    const std::int64_t heads = headsOf(q);
+    if (k.dim(rank - 1) != d || v.dim(seqAxis) != sk)
+        return ctx.error("K must have Q's head dim " + std::to_string(d) + " and V K's sequence length");
+    for (std::size_t i = 0; i < rank; ++i)
+        if (i != seqAxis && i != rank - 1 && (k.dim(i) != q.dim(i) || v.dim(i) != q.dim(i)))
+            return ctx.error("Q, K and V must have the same batch and head dims");
+    std::int64_t outer = 1;
+    for (std::size_t i = 0; i + 3 < rank; ++i)
+        outer *= q.dim(i);
+    // Offset of element (o, n, s, c) of a tensor with sequence length `seq` and last dim `last`.
+    auto at = [&](std::int64_t o, std::int64_t n, std::int64_t s, std::int64_t seq, std::int64_t last, std::int64_t c) {
+        return (sequenceFirst ? (o * seq + s) * heads + n : (o * heads + n) * seq + s) * last + c;
+    };
+    // The logical scores [outer…, N, Sq, Sk] the mask broadcasts to.
+    Shape scoresShape;
+    for (std::size_t i = 0; i + 3 < rank; ++i)
+        scoresShape.push_back(q.dim(i));
+    if (rank >= 3)
+        scoresShape.push_back(heads);
+    scoresShape.push_back(sq);
+    scoresShape.push_back(sk);
     const Tensor Q = asDoubles(q), K = asDoubles(k), V = asDoubles(v);
     Tensor mask;
     std::vector<std::int64_t> maskStrides;
     if (ctx.hasInput(3)) {
         mask = asDoubles(ctx.input(3));
-        if (mask.rank() > rank)
+        if (mask.rank() > scoresShape.size())
             return ctx.error("Mask has a higher rank than the scores");
         for (std::size_t i = 0; i < mask.rank(); ++i) {
-            const std::int64_t m = mask.dim(i), s = scoresShape[rank - mask.rank() + i];
+            const std::int64_t m = mask.dim(i), s = scoresShape[scoresShape.size() - mask.rank() + i];
             if (m != 1 && m != s)
                 return ctx.error("Mask " + shapeString(mask.shape()) + " does not broadcast to the scores " +
                                  shapeString(scoresShape));
@@ -141,45 +165,43 @@ support::Status attention(KernelContext &ctx)
         return out.takeError();
     const double scale = ctx.attrFloat("scale", 1.0f);
     const bool causal = ctx.attrInt("causal", 0) != 0;
-    const std::int64_t batches = sq > 0 ? q.size() / (sq * d > 0 ? sq * d : 1) : 0;
     std::vector<double> p(static_cast<std::size_t>(sk));
     const double *pq = Q.data<double>(), *pk = K.data<double>(), *pv = V.data<double>();
     double *po = out->mutableData<double>();
-    for (std::int64_t b = 0; b < batches; ++b) {
-        for (std::int64_t i = 0; i < sq; ++i) {
-            double top = -std::numeric_limits<double>::infinity();
-            for (std::int64_t j = 0; j < sk; ++j) {
-                double s = 0;
-                for (std::int64_t c = 0; c < d; ++c)
-                    s += pq[(b * sq + i) * d + c] * pk[(b * sk + j) * d + c];
-                s *= scale;
-                if (mask.defined()) {
-                    // flat index of (b…, i, j) in the scores, then the mask's broadcast offset
-                    std::int64_t flat = (b * sq + i) * sk + j, offset = 0;
-                    for (std::size_t axis = rank; axis-- > 0;) {
-                        offset += (flat % scoresShape[axis]) * maskStrides[axis];
-                        flat /= scoresShape[axis];
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t n = 0; n < heads; ++n)
+            for (std::int64_t i = 0; i < sq; ++i) {
+                double top = -std::numeric_limits<double>::infinity();
+                for (std::int64_t j = 0; j < sk; ++j) {
+                    double s = 0;
+                    for (std::int64_t c = 0; c < d; ++c)
+                        s += pq[at(o, n, i, sq, d, c)] * pk[at(o, n, j, sk, d, c)];
+                    s *= scale;
+                    if (mask.defined()) {
+                        std::int64_t flat = ((o * heads + n) * sq + i) * sk + j, offset = 0;
+                        for (std::size_t axis = scoresShape.size(); axis-- > 0;) {
+                            offset += (flat % scoresShape[axis]) * maskStrides[axis];
+                            flat /= scoresShape[axis];
+                        }
+                        s += mask.data<double>()[offset];
                     }
-                    s += mask.data<double>()[offset];
+                    if (causal && j > i + (sk - sq))
+                        s = -std::numeric_limits<double>::infinity();
+                    p[static_cast<std::size_t>(j)] = s;
+                    top = std::max(top, s);
                 }
-                if (causal && j > i + (sk - sq))
-                    s = -std::numeric_limits<double>::infinity();
-                p[static_cast<std::size_t>(j)] = s;
-                top = std::max(top, s);
+                double total = 0;
+                for (double &e : p) {
+                    e = std::exp(e - top); // a row of -inf gives NaN, as Softmax does
+                    total += e;
+                }
+                for (std::int64_t c = 0; c < dv; ++c) {
+                    double acc = 0;
+                    for (std::int64_t j = 0; j < sk; ++j)
+                        acc += p[static_cast<std::size_t>(j)] * pv[at(o, n, j, sk, dv, c)];
+                    po[at(o, n, i, sq, dv, c)] = acc / total;
+                }
             }
-            double total = 0;
-            for (double &e : p) {
-                e = std::exp(e - top); // a row of -inf gives NaN, as Softmax does
-                total += e;
-            }
-            for (std::int64_t c = 0; c < dv; ++c) {
-                double acc = 0;
-                for (std::int64_t j = 0; j < sk; ++j)
-                    acc += p[static_cast<std::size_t>(j)] * pv[(b * sk + j) * dv + c];
-                po[(b * sq + i) * dv + c] = acc / total;
-            }
-        }
-    }
     ctx.setOutput(0, convertTensor(*out, q.dataType()));
     return support::Status::ok();
 }

@@ -2,6 +2,7 @@
 // and FusedMatMul become the standard Conv / Gemm / MatMul, the Add of their residual or bias, and
 // the ops of their activation.
 #include "passes/DecomposeSupport.h"
+#include "runtime/reference/kernels/Dispatch.h"
 #include "passes/Match.h"
 
 #include <limits>
@@ -20,7 +21,7 @@ std::optional<std::string> activationProblem(const DecomposeInput &in)
         return "unknown activation '" + name + "'";
     if (name == "Gelu" && standardOpset(in.model) < 9)
         return "the Gelu activation needs Erf (opset 9)";
-    if (!isFoldableFloat(in.elementType))
+    if (!runtime::kernels::isFloatingType(in.elementType))
         return "the input is not known to be a floating-point tensor";
     return std::nullopt;
 }

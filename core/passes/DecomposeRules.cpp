@@ -1,6 +1,7 @@
 // decompose's rules for the normalizations, attention, the activations and simple Einsum forms.
 // Each rule checks first (reading only) and returns how to emit; see Decompose.cpp for the formulas.
 #include "passes/DecomposeSupport.h"
+#include "runtime/reference/kernels/Dispatch.h"
 #include "passes/Match.h"
 
 #include "ir/Type.h"
@@ -27,7 +28,7 @@ bool isHalf(int type)
 /// Why a normalization's primitives would not be faithful for this element type (nullopt: they are).
 std::optional<std::string> statisticsProblem(int type)
 {
-    if (!isFoldableFloat(type))
+    if (!runtime::kernels::isFloatingType(type))
         return "X is not known to be a floating-point tensor";
     if (isHalf(type))
         return "X is " + ir::dataTypeName(type) + ": the primitives would compute the statistics at that precision";
@@ -114,7 +115,7 @@ DecomposePlan skipLayerNormalization(const DecomposeInput &in)
 
 DecomposePlan attention(const DecomposeInput &in)
 {
-    if (!isFoldableFloat(in.elementType))
+    if (!runtime::kernels::isFloatingType(in.elementType))
         return declined("Q is not known to be a floating-point tensor");
     const ir::Node &n = in.node;
     const auto rank = in.shapes.rank(n.inputs[1]);
@@ -172,7 +173,7 @@ DecomposePlan attention(const DecomposeInput &in)
 
 DecomposePlan gelu(const DecomposeInput &in)
 {
-    if (!isFoldableFloat(in.elementType))
+    if (!runtime::kernels::isFloatingType(in.elementType))
         return declined("X is not known to be a floating-point tensor");
     const std::string approximate = attrString(in.node, "approximate", "none");
     if (approximate != "none" && approximate != "tanh")
@@ -186,7 +187,7 @@ DecomposePlan gelu(const DecomposeInput &in)
 
 DecomposePlan hardSwish(const DecomposeInput &in)
 {
-    if (!isFoldableFloat(in.elementType))
+    if (!runtime::kernels::isFloatingType(in.elementType))
         return declined("X is not known to be a floating-point tensor");
     const ir::Node &n = in.node;
     return {{}, [&n](Emitter &e) {

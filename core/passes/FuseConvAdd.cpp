@@ -11,6 +11,7 @@
 // ai.portolan op, so it declines in standard-only mode.
 #include "opset/PortolanOps.h"
 #include "passes/FusionSupport.h"
+#include "runtime/reference/kernels/Dispatch.h"
 #include "passes/Match.h"
 #include "passes/Pass.h"
 
@@ -69,7 +70,7 @@ support::Status FuseConvAdd::run(PassContext &cx)
                 const std::int64_t filters = w->dim(0);
                 std::optional<Tensor> bias = hasBias ? constantValue(model, conv.inputs[2]) : std::nullopt;
                 std::string why;
-                if (!isFoldableFloat(constant->dataType()) || !isPerChannel(constant->shape(), w->rank(), filters))
+                if (!runtime::kernels::isFloatingType(constant->dataType()) || !isPerChannel(constant->shape(), w->rank(), filters))
                     why = "Add constant " + runtime::shapeString(constant->shape()) + " is not one value per output channel";
                 else if (hasBias && (!bias || bias->size() != filters))
                     why = "Conv bias is not a constant with one value per filter";

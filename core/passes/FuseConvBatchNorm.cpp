@@ -13,6 +13,7 @@
 // constants with one value per channel; the product's output has no other consumer. Folding is
 // computed in double and stored in the weight's element type.
 #include "passes/FusionSupport.h"
+#include "runtime/reference/kernels/Dispatch.h"
 #include "passes/Match.h"
 #include "passes/Pass.h"
 
@@ -57,7 +58,7 @@ std::optional<ChannelAffine> readBatchNorm(const ir::Model &model, const ir::Nod
             why = std::string("BatchNormalization ") + names[i] + " is not a constant";
             return std::nullopt;
         }
-        if (!isFoldableFloat(t->dataType()) || t->size() != channels) {
+        if (!runtime::kernels::isFloatingType(t->dataType()) || t->size() != channels) {
             why = std::string("BatchNormalization ") + names[i] + " has " + std::to_string(t->size()) + " values for " +
                   std::to_string(channels) + " channels";
             return std::nullopt;
@@ -117,7 +118,7 @@ std::optional<Fold> weightFold(const ir::Model &model, const ir::Node &host, con
                                std::optional<Tensor> &weight)
 {
     weight = host.inputs.size() > 1 ? constantValue(model, host.inputs[1]) : std::nullopt;
-    if (!weight || !isFoldableFloat(weight->dataType())) {
+    if (!weight || !runtime::kernels::isFloatingType(weight->dataType())) {
         why = host.opType + " weight is not a floating-point constant";
         return std::nullopt;
     }

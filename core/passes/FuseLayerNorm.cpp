@@ -93,20 +93,6 @@ std::optional<LayerNormMatch> match(PassContext &cx, const ir::Node &mean, Shape
     return m;
 }
 
-// γ or β as a tensor of exactly the normalized dims (or one value), ready as the fused node's input.
-std::optional<runtime::Tensor> parameterOf(const ir::Model &model, ir::ValueId v, std::int64_t k)
-{
-    auto t = constantValue(model, v);
-    if (!t)
-        return std::nullopt;
-    runtime::Shape dims = t->shape();
-    while (dims.size() > static_cast<std::size_t>(k) && dims.front() == 1)
-        dims.erase(dims.begin());
-    if (dims.size() > static_cast<std::size_t>(k))
-        return std::nullopt; // it varies along a non-normalized axis
-    return t->reshaped(dims);
-}
-
 } // namespace
 
 support::Status FuseLayerNorm::run(PassContext &cx)
@@ -131,27 +117,18 @@ support::Status FuseLayerNorm::run(PassContext &cx)
                 continue;
             }
             const std::int64_t k = -m->axis;
-            const int type = shapes.elementType(m->x);
             std::optional<runtime::Tensor> scale, bias;
-            if (m->tail.scale.valid() && !(scale = parameterOf(model, m->tail.scale, k))) {
+            if (m->tail.scale.valid() && !(scale = normalizedParameter(model, m->tail.scale, k))) {
                 cx.rewriter.notifyMatchFailure(id, kPattern, "the scale varies along a non-normalized axis");
                 continue;
             }
-            if (m->tail.bias.valid() && !(bias = parameterOf(model, m->tail.bias, k))) {
+            if (m->tail.bias.valid() && !(bias = normalizedParameter(model, m->tail.bias, k))) {
                 cx.rewriter.notifyMatchFailure(id, kPattern, "the bias varies along a non-normalized axis");
                 continue;
             }
-            if (!scale) {
-                // No γ: ones over the normalized dims, which must then be known.
-                const auto dims = shapes.staticDims(m->x);
-                if (!dims || type == 0) {
-                    cx.rewriter.notifyMatchFailure(id, kPattern, "there is no scale and the normalized dims are not static");
-                    continue;
-                }
-                runtime::Shape normalized(dims->end() - k, dims->end());
-                runtime::Tensor ones = runtime::Tensor::zeros(onnx::TensorProto::DOUBLE, normalized);
-                std::fill_n(ones.mutableData<double>(), ones.size(), 1.0);
-                scale = fromDouble(ones, type);
+            if (!scale && !(scale = unitScale(shapes, m->x, k))) {
+                cx.rewriter.notifyMatchFailure(id, kPattern, "there is no scale and the normalized dims are not static");
+                continue;
             }
             if (!cx.rewriter.begin(kPattern))
                 return support::Status::ok();

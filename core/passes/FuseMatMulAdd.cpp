@@ -10,6 +10,7 @@
 // must be known. FusedMatMul is an ai.portolan op: declined in standard-only mode.
 #include "opset/PortolanOps.h"
 #include "passes/FusionSupport.h"
+#include "runtime/reference/kernels/Dispatch.h"
 #include "passes/Match.h"
 #include "passes/Pass.h"
 
@@ -24,7 +25,7 @@ using runtime::Tensor;
 /// Why `bias` is not a per-column bias of a product with `columns` columns and rank `outRank`.
 std::optional<std::string> biasProblem(const Tensor &bias, std::int64_t columns, std::optional<std::size_t> outRank)
 {
-    if (!isFoldableFloat(bias.dataType()))
+    if (!runtime::kernels::isFloatingType(bias.dataType()))
         return "Add constant is not floating-point";
     const auto &dims = bias.shape();
     if (outRank && dims.size() > *outRank)

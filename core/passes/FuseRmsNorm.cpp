@@ -104,31 +104,16 @@ std::optional<RmsMatch> match(PassContext &cx, const ir::Node &mean, ShapeOracle
     return m;
 }
 
-/// γ as a tensor of the normalized dims (leading 1s dropped), or nullopt when it varies along
-/// another axis. Without γ: ones over the normalized dims, which must be static.
+/// γ over the normalized dims, or ones when there is none; `why` says what stands in the way.
 std::optional<runtime::Tensor> scaleOf(const ir::Model &model, const RmsMatch &m, ShapeOracle &shapes, std::string &why)
 {
-    const auto k = static_cast<std::size_t>(-m.axis);
-    if (m.tail.scale.valid()) {
-        const auto t = constantValue(model, m.tail.scale);
-        runtime::Shape dims = t ? t->shape() : runtime::Shape{};
-        while (dims.size() > k && dims.front() == 1)
-            dims.erase(dims.begin());
-        if (!t || dims.size() > k) {
-            why = "the scale varies along a non-normalized axis";
-            return std::nullopt;
-        }
-        return t->reshaped(dims);
-    }
-    const auto dims = shapes.staticDims(m.x);
-    const int type = shapes.elementType(m.x);
-    if (!dims || dims->size() < k || type == 0) {
-        why = "there is no scale and the normalized dims are not static";
-        return std::nullopt;
-    }
-    runtime::Tensor ones = runtime::Tensor::zeros(onnx::TensorProto::DOUBLE, runtime::Shape(dims->end() - k, dims->end()));
-    std::fill_n(ones.mutableData<double>(), ones.size(), 1.0);
-    return fromDouble(ones, type);
+    const std::int64_t k = -m.axis;
+    std::optional<runtime::Tensor> scale =
+        m.tail.scale.valid() ? normalizedParameter(model, m.tail.scale, k) : unitScale(shapes, m.x, k);
+    if (!scale)
+        why = m.tail.scale.valid() ? "the scale varies along a non-normalized axis"
+                                   : "there is no scale and the normalized dims are not static";
+    return scale;
 }
 
 } // namespace

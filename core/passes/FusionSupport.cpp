@@ -136,10 +136,4 @@ runtime::Tensor fromDouble(const runtime::Tensor &tensor, int dataType)
     return runtime::kernels::convertTensor(tensor, dataType);
 }
 
-bool isFoldableFloat(int dataType)
-{
-    return dataType == onnx::TensorProto::FLOAT || dataType == onnx::TensorProto::DOUBLE ||
-           dataType == onnx::TensorProto::FLOAT16 || dataType == onnx::TensorProto::BFLOAT16;
-}
-
 } // namespace portolan::passes

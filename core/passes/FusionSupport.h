@@ -60,7 +60,5 @@ ir::NodeId replaceChain(PassContext &cx, const std::string &opType, const std::s
 runtime::Tensor asDouble(const runtime::Tensor &tensor);
 /// A double tensor converted to `dataType` (the type of the weight it replaces).
 runtime::Tensor fromDouble(const runtime::Tensor &tensor, int dataType);
-/// Whether constants of this element type can be folded (float, double, float16, bfloat16).
-bool isFoldableFloat(int dataType);
 
 } // namespace portolan::passes

@@ -76,4 +76,28 @@ AffineTail matchAffineTail(const ir::Model &model, ir::ValueId normalized, bool 
     return tail;
 }
 
+std::optional<runtime::Tensor> normalizedParameter(const ir::Model &model, ir::ValueId value, std::int64_t k)
+{
+    auto t = constantValue(model, value);
+    if (!t)
+        return std::nullopt;
+    runtime::Shape dims = t->shape();
+    while (dims.size() > static_cast<std::size_t>(k) && dims.front() == 1)
+        dims.erase(dims.begin());
+    if (dims.size() > static_cast<std::size_t>(k))
+        return std::nullopt;
+    return t->reshaped(dims);
+}
+
+std::optional<runtime::Tensor> unitScale(ShapeOracle &shapes, ir::ValueId x, std::int64_t k)
+{
+    const auto dims = shapes.staticDims(x);
+    const int type = shapes.elementType(x);
+    if (!dims || dims->size() < static_cast<std::size_t>(k) || type == 0)
+        return std::nullopt;
+    runtime::Tensor ones = runtime::Tensor::zeros(onnx::TensorProto::DOUBLE, runtime::Shape(dims->end() - k, dims->end()));
+    std::fill_n(ones.mutableData<double>(), ones.size(), 1.0);
+    return fromDouble(ones, type);
+}
+
 } // namespace portolan::passes

@@ -26,4 +26,10 @@ struct AffineTail {
 };
 AffineTail matchAffineTail(const ir::Model &model, ir::ValueId normalized, bool allowBias);
 
+/// A constant γ or β as a tensor of the k normalized dims (leading 1s dropped), or nullopt when it
+/// is not a constant or varies along a non-normalized axis.
+std::optional<runtime::Tensor> normalizedParameter(const ir::Model &model, ir::ValueId value, std::int64_t k);
+/// Ones over the k trailing dims of `x`, in its element type; nullopt when those dims are not static.
+std::optional<runtime::Tensor> unitScale(ShapeOracle &shapes, ir::ValueId x, std::int64_t k);
+
 } // namespace portolan::passes

@@ -51,11 +51,6 @@ support::Expected<runtime::NamedValues> referenceOutputs(const ir::Model &model,
     return interpreter.run(feeds);
 }
 
-static bool isFloatType(int t)
-{
-    return t == onnx::TensorProto::FLOAT || t == onnx::TensorProto::DOUBLE || runtime::kernels::isHalfType(t);
-}
-
 // Folds one tensor pair into `check`; false (with the reason in `check`) when they cannot be compared.
 static void compareTensor(const std::string &name, const Tensor &before, const Tensor &after, double atol, double rtol,
                           NumericCheck &check)
@@ -76,7 +71,7 @@ static void compareTensor(const std::string &name, const Tensor &before, const T
             fail("strings differ");
         return;
     }
-    const bool exact = !isFloatType(before.dataType());
+    const bool exact = !runtime::kernels::isFloatingType(before.dataType());
     const Tensor b = runtime::kernels::convertTensor(before, onnx::TensorProto::DOUBLE);
     const Tensor a = runtime::kernels::convertTensor(after, onnx::TensorProto::DOUBLE);
     for (std::int64_t i = 0; i < b.size(); ++i) {

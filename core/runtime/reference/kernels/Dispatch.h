@@ -66,6 +66,12 @@ inline bool isHalfType(int dataType)
     return dataType == TensorProto::FLOAT16 || dataType == TensorProto::BFLOAT16;
 }
 
+/// float, double, float16 or bfloat16.
+inline bool isFloatingType(int dataType)
+{
+    return dataType == TensorProto::FLOAT || dataType == TensorProto::DOUBLE || isHalfType(dataType);
+}
+
 /// Converts between any two numeric element types (bool, 16-bit floats included) with ONNX Cast
 /// semantics (saturation is not applied: out-of-range float → int is what C++ gives for in-range values).
 Tensor convertTensor(const Tensor &input, int toType);

@@ -14,16 +14,11 @@ namespace portolan::runtime::kernels {
 
 namespace {
 
-bool isFloatType(int t)
-{
-    return t == TensorProto::FLOAT || t == TensorProto::DOUBLE || isHalfType(t);
-}
-
 /// Input `i` as a DOUBLE tensor, or an error when it is not floating-point.
 support::Expected<Tensor> doublesOf(KernelContext &ctx, std::size_t i, const char *what)
 {
     const Tensor &t = ctx.input(i);
-    if (!isFloatType(t.dataType()))
+    if (!isFloatingType(t.dataType()))
         return ctx.error(std::string(what) + " must be a floating-point tensor, not " + ir::dataTypeName(t.dataType()));
     return t.dataType() == TensorProto::DOUBLE ? t : convertTensor(t, TensorProto::DOUBLE);
 }

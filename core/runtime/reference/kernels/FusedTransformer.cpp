@@ -19,11 +19,6 @@ Tensor asDoubles(const Tensor &t)
     return t.dataType() == TensorProto::DOUBLE ? t : convertTensor(t, TensorProto::DOUBLE);
 }
 
-bool isFloatType(int t)
-{
-    return t == TensorProto::FLOAT || t == TensorProto::DOUBLE || isHalfType(t);
-}
-
 /// Strides to read a tensor of `dims` broadcast (right-aligned) to `target`: 0 where it broadcasts.
 std::vector<std::int64_t> broadcastStrides(const Shape &dims, const Shape &target)
 {
@@ -45,7 +40,7 @@ support::Status skipLayerNormalization(KernelContext &ctx)
     if (auto st = ctx.requireInputs(3); !st)
         return st;
     const Tensor &x = ctx.input(0);
-    if (!isFloatType(x.dataType()))
+    if (!isFloatingType(x.dataType()))
         return ctx.error("X must be a floating-point tensor");
     if (ctx.input(1).shape() != x.shape())
         return ctx.error("Skip must have X's shape " + shapeString(x.shape()));
@@ -106,7 +101,7 @@ support::Status attention(KernelContext &ctx)
     if (auto st = ctx.requireInputs(3); !st)
         return st;
     const Tensor &q = ctx.input(0), &k = ctx.input(1), &v = ctx.input(2);
-    if (!isFloatType(q.dataType()))
+    if (!isFloatingType(q.dataType()))
         return ctx.error("Q must be a floating-point tensor");
     const std::size_t rank = q.rank();
     if (rank < 2 || k.rank() != rank || v.rank() != rank)

@@ -18,7 +18,8 @@ std::map<std::string, int> opHistogram(const ir::Model &model)
     return out;
 }
 
-std::string describeNode(const ir::Model &model, ir::NodeId id)
+// "Conv 'conv1'" or "Conv #12" (removed nodes stay in the arena, so their names are still there).
+static std::string describeNode(const ir::Model &model, ir::NodeId id)
 {
     const ir::Node &node = model.node(id);
     return node.opType + (node.name.empty() ? " #" + std::to_string(id.index) : " '" + node.name + "'");

@@ -26,9 +26,6 @@ struct CompileReportOptions {
 std::string compileReportJson(const CompileResult &result, const CompileReportOptions &options);
 std::string compileReportText(const CompileResult &result, const CompileReportOptions &options);
 
-/// "Conv 'conv1'" or "Conv #12" for a node of the result's final model arena (removed nodes included).
-std::string describeNode(const ir::Model &model, ir::NodeId node);
-
 /// True when every pass that ran its numeric check stayed within tolerance.
 bool numericsWithinTolerance(const CompileResult &result);
 

@@ -287,14 +287,6 @@ void Rewriter::removeAttribute(ir::NodeId nodeId, const std::string &name)
         edited();
 }
 
-void Rewriter::setOpType(ir::NodeId nodeId, const std::string &opType, const std::string &domain)
-{
-    edited();
-    ir::Node &node = m_model.node(nodeId);
-    node.opType = opType;
-    node.domain = domain;
-}
-
 void Rewriter::absorb(ir::NodeId node, const std::vector<ir::NodeId> &absorbed)
 {
     edited();

@@ -68,8 +68,6 @@ public:
     void setAttribute(ir::NodeId node, onnx::AttributeProto attribute);
     /// Removes an attribute of `node` (no-op when absent).
     void removeAttribute(ir::NodeId node, const std::string &name);
-    /// Changes op type and domain of `node` in place.
-    void setOpType(ir::NodeId node, const std::string &opType, const std::string &domain);
     /// `node` now also stands for the origins of `absorbed` (an in-place fusion).
     void absorb(ir::NodeId node, const std::vector<ir::NodeId> &absorbed);
     /// Sets the declared type of `value` (adding a value_info entry for intermediates); no-op when equal.

@@ -1,4 +1,5 @@
-// canonicalize: put shape plumbing into its simplest form.
+// canonicalize: put shape plumbing into its simplest form, and attributes and constant inputs into
+// one canonical form.
 //
 // shape-computation — Shape/Size of a statically shaped value, and what is computed from it alone:
 //   Before: x: float[2,3,4] → Shape → Gather(2) → Unsqueeze → Concat(-1, ·) → s → Reshape(y, s)
@@ -24,8 +25,29 @@
 //
 // slices-to-split — Slices tiling one axis of a tensor become one Split (SlicesToSplit.cpp).
 //
-// The patterns repeat until none applies. Squeeze/Unsqueeze attribute-versus-input forms are not
-// normalized here (convert-opset rewrites them when the opset changes).
+// Canonical forms (CanonicalForms.cpp) — one spelling where the model's opset allows several; the
+// op's version never changes, so attribute-versus-input forms across opsets (Squeeze axes, Clip
+// bounds…) are convert-opset's business:
+// drop-default-attributes — an attribute equal to its schema default at the model's opset (ONNX
+//   domains only):
+//   Before: Gemm <alpha = 1.0, beta = 1.0, transA = 0, transB = 1> (a, b, c)
+//   After:  Gemm <transB = 1> (a, b, c)
+// non-negative-axes — a negative `axis` (Concat, Gather, Softmax, Flatten, Split, ArgMax, TopK,
+//   LayerNormalization, (De)QuantizeLinear…) or negative entries of an `axes` list (Reduce*, Squeeze,
+//   Unsqueeze; the attribute or a constant input 1) counted from the end, once the rank is known
+//   (Unsqueeze's axes index its output: rank + number of axes):
+//   Before: x: [2,3,4] → Softmax <axis = -1>, ReduceSum(x, [-1, 0])
+//   After:  x → Softmax <axis = 2>, ReduceSum(x, [2, 0])
+//   (declined, with the reason, when the rank is unknown)
+// explicit-transpose-perm — a Transpose without perm reverses the dims; written out at known rank:
+//   Before: x: [2,3,4] → Transpose → y        After: x → Transpose <perm = [2, 1, 0]> → y
+// drop-infinite-clip-bounds — Clip's constant min = -inf / max = +inf inputs (opset ≥ 11) bound
+//   nothing and are omitted:
+//   Before: Clip(x, -inf, 6)        After: Clip(x, "", 6)
+// (all-zero Pads are eliminate-identity's pad-zero.)
+//
+// The patterns repeat until none applies.
+#include "passes/CanonicalForms.h"
 #include "passes/ConstantEvaluation.h"
 #include "passes/FusionSupport.h"
 #include "passes/Match.h"
@@ -68,29 +90,25 @@ std::optional<Dims> permOf(const ir::Model &model, const ir::Node &transpose)
 
 class Canonicalizer {
 public:
-    explicit Canonicalizer(PassContext &cx) : m_cx(cx), m_model(cx.model) {}
+    explicit Canonicalizer(CanonicalizeRounds &rounds)
+        : m_rounds(rounds), m_cx(rounds.context()), m_model(m_cx.model)
+    {
+    }
 
     std::size_t transposePairs(ir::GraphId graph);
     std::size_t shapeChains(ir::GraphId graph);
     std::size_t reshapeChains(ir::GraphId graph);
-    bool budgetSpent() const { return m_budgetSpent; }
 
 private:
     void decline(ir::NodeId node, const std::string &pattern, const std::string &reason)
     {
-        if (m_reported.emplace(node.index, pattern).second)
-            m_cx.rewriter.notifyMatchFailure(node, pattern, reason);
+        m_rounds.decline(node, pattern, reason);
     }
-    bool begin(const std::string &pattern)
-    {
-        m_budgetSpent = m_budgetSpent || !m_cx.rewriter.begin(pattern);
-        return !m_budgetSpent;
-    }
+    bool begin(const std::string &pattern) { return m_rounds.begin(pattern); }
 
+    CanonicalizeRounds &m_rounds;
     PassContext &m_cx;
     ir::Model &m_model;
-    bool m_budgetSpent = false;
-    std::set<std::pair<std::uint32_t, std::string>> m_reported;
 };
 
 std::size_t Canonicalizer::transposePairs(ir::GraphId graph)
@@ -275,17 +293,21 @@ std::size_t Canonicalizer::reshapeChains(ir::GraphId graph)
 
 support::Status Canonicalize::run(PassContext &cx)
 {
-    Canonicalizer canonicalizer(cx);
-    const FoldSettings shapes{"shape-computation", kMaxShapeBytes, true};
+    CanonicalizeRounds rounds(cx);
+    Canonicalizer canonicalizer(rounds);
+    ShapeOracle shapes(cx.model);
+    const FoldSettings shapeComputations{"shape-computation", kMaxShapeBytes, true};
     for (int round = 0; round < 16; ++round) {
-        std::size_t rewrites = foldConstants(cx, shapes);
+        std::size_t rewrites = foldConstants(cx, shapeComputations);
         for (const ir::GraphId g : liveGraphs(cx.model)) {
             rewrites += canonicalizer.transposePairs(g);
             rewrites += canonicalizer.shapeChains(g);
             rewrites += canonicalizer.reshapeChains(g);
             rewrites += slicesToSplit(cx, g);
+            // last, so what the patterns above create is in canonical form too (the pass is idempotent)
+            rewrites += canonicalizeForms(rounds, shapes, g);
         }
-        if (rewrites == 0 || canonicalizer.budgetSpent())
+        if (rewrites == 0 || rounds.budgetSpent())
             break;
     }
     return support::Status::ok();

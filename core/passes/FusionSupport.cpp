@@ -1,5 +1,6 @@
 // Shared fusion helpers: use checks, shapes with an inference fallback, and chain replacement.
 #include "passes/FusionSupport.h"
+#include "passes/CanonicalForms.h"
 
 #include "analysis/ShapeInference.h"
 #include "passes/Match.h"
@@ -108,6 +109,8 @@ ir::NodeId replaceChain(PassContext &cx, const std::string &opType, const std::s
     const onnx::TypeProto *type = replaced.info.has_type() ? &replaced.info.type() : nullptr;
     const onnx::TypeProto typeCopy = type ? *type : onnx::TypeProto();
     const ir::ValueId out = cx.rewriter.createValue(graph, replaced.name, type ? &typeCopy : nullptr);
+    // written in canonical form, so -O2 run again has nothing to change
+    std::erase_if(attributes, [&](const onnx::AttributeProto &a) { return holdsSchemaDefault(cx.model, opType, domain, a); });
     const ir::NodeId node = cx.rewriter.createNode(graph, opType, domain, inputs, {out}, std::move(attributes),
                                                    model.node(chain.front()).name, chain.back());
     cx.rewriter.replaceAllUsesWith(result, out);

@@ -10,7 +10,9 @@
 //   graph outputs and before every node kept in fp32. Kept in fp32, with the reason reported: nodes
 //   matching `keep-fp32` (a regex searched in the node name and the op type), ops without a half
 //   kernel, nodes with subgraphs, and nodes whose element types are unknown (run infer-shapes).
-//   bf16 Casts need opset 13.
+//   bf16 Casts need opset 13. Each node is its own rewrite, in topological order, and the graph is
+//   valid after each one (a lowered node's readers see float through a Cast back until they are
+//   lowered too), so a numeric failure bisects to the node whose lowering breaks it.
 //
 // to=int8 (weight-only)
 //   Before: x → Conv(W) → y
@@ -19,9 +21,11 @@
 //   as int8 with a symmetric per-output-channel scale (axis 0 for Conv, the N axis for MatMul and
 //   Gemm; per-tensor before opset 13): scale = max|W_c| / 127, Wq = round(W / scale). The
 //   QuantizeLinear half of the pair is folded already (the weight is constant). Activations stay
-//   float: quantizing them needs calibration data, which is another issue's work.
+//   float: quantizing them needs calibration data, which is another issue's work. Each weight-reading
+//   node is its own rewrite.
 //
 // The numeric check of this pass is expected to exceed 1e-5.
+#include "passes/CanonicalForms.h"
 #include "passes/FusionSupport.h"
 #include "passes/Match.h"
 #include "passes/Pass.h"
@@ -35,7 +39,6 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace portolan::passes {
 
@@ -72,7 +75,24 @@ onnx::TypeProto withElementType(std::optional<onnx::TypeProto> type, int element
     return out;
 }
 
-/// The fp16 / bf16 lowering of one graph.
+/// How a rewrite's detail names `node`: its name, or its op and first output when it has none.
+std::string nodeLabel(const ir::Model &model, const ir::Node &node)
+{
+    if (!node.name.empty())
+        return "'" + node.name + "' (" + node.opType + ")";
+    const bool hasOutput = !node.outputs.empty() && node.outputs[0].valid();
+    return node.opType + (hasOutput ? " producing '" + model.value(node.outputs[0]).name + "'" : "");
+}
+
+bool matchesKeep(const ir::Node &node, const std::optional<std::regex> &keep)
+{
+    return keep && (std::regex_search(node.name, *keep) || std::regex_search(node.opType, *keep));
+}
+
+/// The fp16 / bf16 lowering of one graph, one rewrite per node. After every rewrite the graph is
+/// whole: a lowered node's float outputs are read through a Cast back to float, which the rewrite
+/// lowering the last of its readers removes again. So any prefix of the rewrites is a valid model,
+/// which is what the pass manager's bisection of a numeric failure needs.
 class HalfLowering {
 public:
     HalfLowering(PassContext &cx, int half, const std::string &suffix, const std::optional<std::regex> &keep)
@@ -89,20 +109,15 @@ public:
         for (const ir::NodeId n : *order)
             if (decide(m_model.node(n)))
                 lowered.push_back(n);
-        if (lowered.empty() || !m_cx.rewriter.begin("lower-" + m_suffix))
-            return support::Status::ok();
-        m_lowered.insert(lowered.begin(), lowered.end());
-        for (const ir::NodeId n : lowered)
-            recreate(m_model.node(n));
-        for (const ir::NodeId n : lowered)
-            reconnect(m_model.node(n));
-        for (auto it = lowered.rbegin(); it != lowered.rend(); ++it)
-            m_cx.rewriter.eraseNode(*it);
-        for (const ir::ValueId v : m_convertedInitializers)
-            if (m_model.value(v).uses.empty() && !isGraphOutput(m_model, v))
-                m_cx.rewriter.eraseInitializer(v);
-        m_cx.rewriter.count("lowered-nodes", static_cast<std::int64_t>(lowered.size()));
-        m_cx.rewriter.commit(std::to_string(lowered.size()) + " nodes at " + m_suffix);
+        for (const ir::NodeId n : lowered) {
+            if (!m_cx.rewriter.begin("lower-" + m_suffix))
+                break; // the budget is spent: the rest stays fp32 behind the Casts already in place
+            const ir::Node &node = m_model.node(n);
+            const std::string label = nodeLabel(m_model, node);
+            lower(node);
+            m_cx.rewriter.count("lowered-nodes");
+            m_cx.rewriter.commit(label + " at " + m_suffix);
+        }
         return support::Status::ok();
     }
 
@@ -122,7 +137,7 @@ private:
         if (!touchesFloat || isOp(node, "Constant")) // a float Constant feeds lowered readers through a Cast
             return false;
         std::string why;
-        if (m_keep && (std::regex_search(node.name, *m_keep) || std::regex_search(node.opType, *m_keep)))
+        if (matchesKeep(node, m_keep))
             why = "matches keep-fp32";
         else if (hasSubgraphs(node))
             why = node.opType + " has subgraphs";
@@ -149,7 +164,8 @@ private:
         return out;
     }
 
-    /// The half-precision version of float value `v`, read by lowered node `consumer`.
+    /// The half-precision version of float value `v`, read by lowered node `consumer`: the value a
+    /// lowered producer computed, a converted initializer, or a Cast.
     ir::ValueId halfOf(ir::ValueId v, const ir::Node &consumer)
     {
         if (auto it = m_half.find(v); it != m_half.end())
@@ -164,7 +180,6 @@ private:
                 for (std::int64_t i = 0; i < d.size(); ++i)
                     p[i] = std::clamp(p[i], -limit, limit);
                 h = m_cx.rewriter.createInitializer(value.graph, value.name + "_" + m_suffix, fromDouble(d, m_halfType));
-                m_convertedInitializers.push_back(v);
                 m_cx.rewriter.count("converted-initializers");
             }
         }
@@ -174,51 +189,62 @@ private:
         return h;
     }
 
-    void recreate(const ir::Node &node)
+    /// Recreates `node` at half precision; its readers read the new outputs (float ones through a Cast
+    /// back) and what only it read goes.
+    void lower(const ir::Node &node)
     {
-        std::vector<ir::ValueId> inputs, outputs;
-        for (const ir::ValueId in : node.inputs) {
-            if (!in.valid())
-                inputs.push_back(in);
-            else if (auto it = m_other.find(in); it != m_other.end())
-                inputs.push_back(it->second);
-            else
-                inputs.push_back(m_types.elementType(in) == kFloat ? halfOf(in, node) : in);
-        }
+        std::vector<ir::ValueId> inputs;
+        for (const ir::ValueId in : node.inputs)
+            inputs.push_back(in.valid() && m_types.elementType(in) == kFloat ? halfOf(in, node) : in);
+        std::vector<ir::ValueId> outputs;
         for (const ir::ValueId o : node.outputs) {
             if (!o.valid()) {
                 outputs.push_back(o);
                 continue;
             }
-            const bool isFloat = m_types.elementType(o) == kFloat;
-            const onnx::TypeProto t = withElementType(m_types.type(o), isFloat ? m_halfType : m_types.elementType(o));
-            const ir::ValueId v = m_cx.rewriter.createValue(node.graph, m_model.value(o).name + "_" + m_suffix, &t);
-            (isFloat ? m_half : m_other)[o] = v;
-            outputs.push_back(v);
+            const int type = m_types.elementType(o);
+            const onnx::TypeProto t = withElementType(m_types.type(o), type == kFloat ? m_halfType : type);
+            outputs.push_back(m_cx.rewriter.createValue(node.graph, m_model.value(o).name + "_" + m_suffix, &t));
         }
         std::vector<onnx::AttributeProto> attributes;
         for (const ir::Attribute &a : node.attributes)
             attributes.push_back(a.proto);
         m_cx.rewriter.createNode(node.graph, node.opType, node.domain, inputs, outputs, std::move(attributes), node.name,
                                  node.id, {node.id});
+        for (std::size_t i = 0; i < node.outputs.size(); ++i)
+            if (node.outputs[i].valid())
+                redirectReaders(node, node.outputs[i], outputs[i]);
+        const std::set<ir::ValueId> read(node.inputs.begin(), node.inputs.end());
+        m_cx.rewriter.eraseNode(node.id);
+        for (const ir::ValueId in : read)
+            dropIfUnread(in);
     }
 
-    /// Moves the readers of `node`'s outputs that stay (kept nodes, graph outputs) to the new values.
-    void reconnect(const ir::Node &node)
+    /// The readers of `node`'s output `old` read `replacement` (through a Cast back when it is half).
+    void redirectReaders(const ir::Node &node, ir::ValueId old, ir::ValueId replacement)
     {
-        for (const ir::ValueId o : node.outputs) {
-            if (!o.valid())
-                continue;
-            const ir::Value &value = m_model.value(o);
-            const bool outsideReader = isGraphOutput(m_model, o) ||
-                                       std::any_of(value.uses.begin(), value.uses.end(),
-                                                   [&](const ir::Use &u) { return !m_lowered.contains(u.node); });
-            if (!outsideReader)
-                continue;
-            if (auto it = m_half.find(o); it != m_half.end())
-                m_cx.rewriter.replaceAllUsesWith(o, cast(it->second, kFloat, node.id, m_types.type(o)));
-            else
-                m_cx.rewriter.replaceAllUsesWith(o, m_other.at(o));
+        const ir::Value &value = m_model.value(old);
+        if (value.uses.empty() && !isGraphOutput(m_model, old))
+            return;
+        if (m_types.elementType(old) != kFloat) {
+            m_cx.rewriter.replaceAllUsesWith(old, replacement);
+            return;
+        }
+        const ir::ValueId back = cast(replacement, kFloat, node.id, m_types.type(old));
+        m_half[back] = replacement; // a reader lowered later skips the Cast
+        m_cx.rewriter.replaceAllUsesWith(old, back);
+    }
+
+    /// Removes a converted initializer or a Cast back to float that no reader needs any more.
+    void dropIfUnread(ir::ValueId v)
+    {
+        if (!v.valid() || !m_half.contains(v) || !m_model.value(v).uses.empty() || isGraphOutput(m_model, v))
+            return;
+        if (m_model.value(v).isInitializer()) {
+            m_cx.rewriter.eraseInitializer(v);
+        } else if (const ir::Node *castBack = producerOf(m_model, v, "Cast")) {
+            m_cx.rewriter.eraseNode(castBack->id);
+            m_cx.rewriter.count("casts", -1); // net count: this Cast was only needed until now
         }
     }
 
@@ -228,13 +254,81 @@ private:
     std::string m_suffix;
     const std::optional<std::regex> &m_keep;
     ShapeOracle m_types;
-    std::unordered_set<ir::NodeId> m_lowered;
-    std::unordered_map<ir::ValueId, ir::ValueId> m_half;  // float value → its half version
-    std::unordered_map<ir::ValueId, ir::ValueId> m_other; // non-float output of a lowered node → its new value
-    std::vector<ir::ValueId> m_convertedInitializers;
+    std::unordered_map<ir::ValueId, ir::ValueId> m_half; // float value → its half version
 };
 
-/// int8 weight-only quantization of every graph.
+/// The symmetric int8 form of a float weight: per channel along `axis`, per tensor when it is -1.
+struct QuantizedWeight {
+    Tensor values; // int8
+    Tensor scale;  // float, [channels] or a scalar
+};
+
+QuantizedWeight quantizeSymmetric(const Tensor &w, std::int64_t axis)
+{
+    const std::int64_t channels = axis < 0 ? 1 : w.dim(static_cast<std::size_t>(axis));
+    std::int64_t inner = 1;
+    for (std::size_t k = static_cast<std::size_t>(axis + 1); axis >= 0 && k < w.rank(); ++k)
+        inner *= w.dim(k);
+    auto channelOf = [&](std::int64_t i) { return static_cast<std::size_t>(axis < 0 ? 0 : (i / inner) % channels); };
+    const float *src = w.data<float>();
+    std::vector<float> scale(static_cast<std::size_t>(channels), 0.0f);
+    for (std::int64_t i = 0; i < w.size(); ++i)
+        scale[channelOf(i)] = std::max(scale[channelOf(i)], std::fabs(src[i]));
+    for (float &s : scale)
+        s = s > 0 ? s / 127.0f : 1.0f;
+    Tensor q = Tensor::zeros(onnx::TensorProto::INT8, w.shape());
+    for (std::int64_t i = 0; i < w.size(); ++i)
+        q.mutableData<std::int8_t>()[i] =
+            static_cast<std::int8_t>(std::clamp(std::nearbyint(src[i] / scale[channelOf(i)]), -127.0f, 127.0f));
+    const runtime::Shape scaleShape = axis < 0 ? runtime::Shape{} : runtime::Shape{channels};
+    return {std::move(q), Tensor::fromVector<float>(kFloat, scaleShape, scale)};
+}
+
+/// The channel axis a weight of `host` is quantized along (-1: per tensor).
+std::int64_t quantizationAxis(const ir::Node &host, const Tensor &w, bool perChannel)
+{
+    const bool conv = host.opType.find("Conv") != std::string::npos;
+    if (!perChannel || (!conv && w.rank() != 2))
+        return -1;
+    if (conv)
+        return host.opType == "ConvTranspose" ? 1 : 0;
+    return attrInt(host, "transB", 0) != 0 ? 0 : static_cast<std::int64_t>(w.rank()) - 1;
+}
+
+/// Inside an open rewrite: DequantizeLinear(Wq, scale, 0) computing `weight` from its int8 form.
+ir::ValueId createDequantized(PassContext &cx, const ir::Node &host, ir::ValueId weight, const Tensor &w,
+                              std::int64_t axis)
+{
+    const ir::GraphId g = host.graph;
+    QuantizedWeight q = quantizeSymmetric(w, axis);
+    const std::string &name = cx.model.value(weight).name;
+    const ir::ValueId qv = cx.rewriter.createInitializer(g, name + "_int8", q.values);
+    const ir::ValueId sv = cx.rewriter.createInitializer(g, name + "_scale", q.scale);
+    const ir::ValueId zv =
+        cx.rewriter.createInitializer(g, name + "_zero_point", Tensor::zeros(onnx::TensorProto::INT8, q.scale.shape()));
+    const onnx::TypeProto t = withElementType(cx.model.value(weight).info.type(), kFloat);
+    const ir::ValueId dq = cx.rewriter.createValue(g, name + "_dequantized", &t);
+    std::vector<onnx::AttributeProto> attributes;
+    // written as canonicalize would leave it (axis 1 is the default), so -O3 stays idempotent
+    const onnx::AttributeProto axisAttribute = makeAttribute("axis", axis);
+    if (axis >= 0 && !holdsSchemaDefault(cx.model, "DequantizeLinear", "", axisAttribute))
+        attributes.push_back(axisAttribute);
+    cx.rewriter.createNode(g, "DequantizeLinear", "", {qv, sv, zv}, {dq}, std::move(attributes), name + "_DequantizeLinear",
+                           host.id, {host.id});
+    cx.rewriter.count("quantized-weights");
+    return dq;
+}
+
+bool hostsQuantizedWeight(const ir::Node &node)
+{
+    static const std::set<std::string_view> hosts{"Conv", "ConvTranspose", "MatMul", "Gemm",
+                                                  "FusedConv", "FusedGemm", "FusedMatMul"};
+    const bool known = node.domain.empty() || node.domain == "ai.onnx" || node.domain == "ai.portolan";
+    return known && hosts.contains(node.opType) && node.inputs.size() >= 2;
+}
+
+/// int8 weight-only quantization of every graph, one rewrite per weight-reading node (a weight two
+/// nodes share is quantized once, by the first).
 void quantizeWeights(PassContext &cx, const std::optional<std::regex> &keep)
 {
     ir::Model &model = cx.model;
@@ -243,12 +337,9 @@ void quantizeWeights(PassContext &cx, const std::optional<std::regex> &keep)
     for (const ir::GraphId g : liveGraphs(model))
         for (const ir::NodeId n : liveNodes(model, g)) {
             const ir::Node &node = model.node(n);
-            static const std::set<std::string_view> hosts{"Conv", "ConvTranspose", "MatMul", "Gemm",
-                                                          "FusedConv", "FusedGemm", "FusedMatMul"};
-            const bool known = (node.domain.empty() || node.domain == "ai.onnx" || node.domain == "ai.portolan");
-            if (!known || !hosts.contains(node.opType) || node.inputs.size() < 2)
+            if (!hostsQuantizedWeight(node))
                 continue;
-            if (keep && (std::regex_search(node.name, *keep) || std::regex_search(node.opType, *keep))) {
+            if (matchesKeep(node, keep)) {
                 cx.rewriter.notifyMatchFailure(n, "weight-qdq", "kept in fp32: matches keep-fp32");
                 continue;
             }
@@ -258,51 +349,17 @@ void quantizeWeights(PassContext &cx, const std::optional<std::regex> &keep)
                 cx.rewriter.notifyMatchFailure(n, "weight-qdq", node.opType + " weight is not a float constant");
                 continue;
             }
-            const bool conv = node.opType.find("Conv") != std::string::npos;
-            std::int64_t axis = conv ? (node.opType == "ConvTranspose" ? 1 : 0)
-                                     : (attrInt(node, "transB", 0) != 0 ? 0 : static_cast<std::int64_t>(w->rank()) - 1);
-            if (!perChannel || (!conv && w->rank() != 2))
-                axis = -1; // per-tensor
+            const std::int64_t axis = quantizationAxis(node, *w, perChannel);
             if (!cx.rewriter.begin("weight-qdq"))
                 return;
             auto &dq = done[{weight, axis}];
-            if (!dq.valid()) {
-                const std::int64_t channels = axis < 0 ? 1 : w->dim(static_cast<std::size_t>(axis));
-                std::int64_t inner = 1;
-                for (std::size_t k = static_cast<std::size_t>(axis + 1); axis >= 0 && k < w->rank(); ++k)
-                    inner *= w->dim(k);
-                const float *src = w->data<float>();
-                std::vector<float> scale(static_cast<std::size_t>(channels), 0.0f);
-                auto channelOf = [&](std::int64_t i) { return static_cast<std::size_t>(axis < 0 ? 0 : (i / inner) % channels); };
-                for (std::int64_t i = 0; i < w->size(); ++i)
-                    scale[channelOf(i)] = std::max(scale[channelOf(i)], std::fabs(src[i]));
-                for (float &s : scale)
-                    s = s > 0 ? s / 127.0f : 1.0f;
-                Tensor q = Tensor::zeros(onnx::TensorProto::INT8, w->shape());
-                for (std::int64_t i = 0; i < w->size(); ++i)
-                    q.mutableData<std::int8_t>()[i] = static_cast<std::int8_t>(
-                        std::clamp(std::nearbyint(src[i] / scale[channelOf(i)]), -127.0f, 127.0f));
-                const runtime::Shape scaleShape = axis < 0 ? runtime::Shape{} : runtime::Shape{channels};
-                const std::string &name = model.value(weight).name;
-                const ir::ValueId qv = cx.rewriter.createInitializer(g, name + "_int8", q);
-                const ir::ValueId sv =
-                    cx.rewriter.createInitializer(g, name + "_scale", Tensor::fromVector<float>(kFloat, scaleShape, scale));
-                const ir::ValueId zv = cx.rewriter.createInitializer(
-                    g, name + "_zero_point", Tensor::zeros(onnx::TensorProto::INT8, scaleShape));
-                const onnx::TypeProto t = withElementType(model.value(weight).info.type(), kFloat);
-                dq = cx.rewriter.createValue(g, name + "_dequantized", &t);
-                std::vector<onnx::AttributeProto> attributes;
-                if (axis >= 0)
-                    attributes.push_back(makeAttribute("axis", axis));
-                cx.rewriter.createNode(g, "DequantizeLinear", "", {qv, sv, zv}, {dq}, std::move(attributes),
-                                       name + "_DequantizeLinear", n, {n});
-                cx.rewriter.count("quantized-weights");
-            }
+            if (!dq.valid())
+                dq = createDequantized(cx, node, weight, *w, axis);
             cx.rewriter.setInput(n, 1, dq);
             const ir::Value &old = model.value(weight);
             if (old.isInitializer() && old.uses.empty() && !isGraphOutput(model, weight) && !isGraphInput(model, weight))
                 cx.rewriter.eraseInitializer(weight);
-            cx.rewriter.commit(node.opType + " weight at int8");
+            cx.rewriter.commit(nodeLabel(model, node) + " weight at int8");
         }
 }
 

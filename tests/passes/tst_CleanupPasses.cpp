@@ -5,11 +5,16 @@
 #include "support/TestSupport.h"
 
 #include "ir/Type.h"
+#include "passes/ConstantEvaluation.h"
 #include "passes/Match.h"
 #include "passes/Pipeline.h"
 #include "runtime/TensorProtoIO.h"
 
 #include <QTest>
+
+#include <cmath>
+#include <limits>
+#include <set>
 
 using namespace portolan;
 
@@ -42,6 +47,56 @@ const passes::PassResult &only(const passes::CompileResult &result)
     return result.passes.at(0);
 }
 
+/// A model from ONNX text whose float initializers named in `infinite` hold ±infinity (the text
+/// syntax has no literal for it): each value keeps its sign and becomes infinite.
+std::unique_ptr<ir::Model> withInfinities(const char *text, const std::set<std::string> &infinite)
+{
+    onnx::ModelProto proto = test::parseModelText(text);
+    for (onnx::TensorProto &t : *proto.mutable_graph()->mutable_initializer())
+        if (infinite.contains(t.name()))
+            for (float &v : *t.mutable_float_data())
+                v = std::copysign(std::numeric_limits<float>::infinity(), v);
+    auto loaded = ir::loadModelProto(std::move(proto), "text-model", {});
+    if (!loaded) {
+        qWarning("%s", loaded.error().format().c_str());
+        return nullptr;
+    }
+    return std::move(loaded->model);
+}
+
+/// The names of the main graph's initializers.
+std::set<std::string> initializerNames(const ir::Model &model)
+{
+    std::set<std::string> names;
+    for (const ir::ValueId v : model.graph(model.mainGraph()).initializers)
+        names.insert(model.value(v).name);
+    return names;
+}
+
+/// The integer values of input `index` of the node producing `output`.
+std::vector<std::int64_t> constantInput(const ir::Model &model, const std::string &output, std::size_t index)
+{
+    const ir::Node &node = model.node(valueNamed(model, output).producer);
+    const auto t = passes::constantValue(model, node.inputs.at(index));
+    return t ? passes::integerValues(*t).value_or(std::vector<std::int64_t>{}) : std::vector<std::int64_t>{};
+}
+
+/// Whether running `pipeline` on `model` again changes nothing; warns with the first rewrite otherwise.
+bool secondRunChangesNothing(const ir::Model &model, const std::string &pipeline)
+{
+    auto again = test::runChecked(model, pipeline);
+    if (!again)
+        return false;
+    for (const passes::PassResult &pass : again->passes)
+        if (pass.changed) {
+            const passes::RewriteRecord *first = pass.rewrites.empty() ? nullptr : &pass.rewrites.front();
+            const std::string what = first ? first->pattern + " " + first->detail : "types";
+            qWarning("%s changed the model again: %s", pass.name.c_str(), what.c_str());
+            return false;
+        }
+    return true;
+}
+
 } // namespace
 
 class tst_CleanupPasses : public QObject {
@@ -59,6 +114,9 @@ private slots:
     void canonicalizeTransposes();
     void canonicalizeShapeChainsAndComputations();
     void canonicalizeNearMisses();
+    void canonicalizeFormsAtOpset17();
+    void canonicalizeAxesAttributesBeforeOpset13();
+    void canonicalizeFormsNeedKnownRanks();
     void freezeShapesFixesDims();
     void freezeShapesRefusesBadDims();
     void convertOpsetConverts();
@@ -375,6 +433,98 @@ g (float[n,3] x, int64[2] dyn) => (float[3,n] y, float[n,3] z, int64[2] s, float
     for (const char *expected : {"cannot bypass: graph output 'z' would become a graph input or initializer",
                                  "the shape of 'x' ([n,3]) is not static", "the outer target shape is not a constant"})
         QVERIFY2(reasons.contains(expected), qPrintable(reasons + " lacks: " + expected));
+}
+
+void tst_CleanupPasses::canonicalizeFormsAtOpset17()
+{
+    // lo/hi become -inf/+inf. `last` is shared: ReduceSum reads it against rank 3, Unsqueeze against
+    // its output's rank 4, so each gets its own non-negative copy and `last` goes.
+    auto model = withInfinities(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] x, float[4,5] w) => (float[2,3,8] c, float[2,3,1] r, float[2,3,4,1] u, float[4,3,2] t, float[2,3,4] s,
+                                      float[2,3,4] k, float[6,5] m)
+<int64[1] last = {-1}, float lo = {-1.0}, float hi = {1.0}>
+{
+    c = Concat <axis = -1> (x, x)
+    r = ReduceSum <keepdims = 1> (x, last)
+    u = Unsqueeze(x, last)
+    t = Transpose(x)
+    s = Softmax <axis = -1> (x)
+    k = Clip(x, lo, hi)
+    f = Flatten <axis = -1> (x)
+    m = Gemm <alpha = 1.0, beta = 1.0, transA = 0> (f, w)
+}
+)", {"lo", "hi"});
+    QVERIFY(model);
+    auto result = test::runChecked(*model, "canonicalize");
+    QVERIFY(result);
+    QVERIFY(test::numericsHeld(*result));
+    const ir::Model &out = *result->model;
+    auto producer = [&](const std::string &output) -> const ir::Node & {
+        return out.node(valueNamed(out, output).producer);
+    };
+    QCOMPARE(passes::attrInt(producer("c"), "axis", -9), std::int64_t(2));
+    QCOMPARE(constantInput(out, "r", 1), (std::vector<std::int64_t>{2}));
+    QCOMPARE(constantInput(out, "u", 1), (std::vector<std::int64_t>{3}));
+    QCOMPARE(passes::attrInts(producer("t"), "perm"), (std::vector<std::int64_t>{2, 1, 0}));
+    QCOMPARE(passes::attrInt(producer("f"), "axis", -9), std::int64_t(2));
+    QVERIFY(producer("s").attributes.empty()); // axis -1 is Softmax's default from opset 13
+    QVERIFY(producer("r").attributes.empty()); // keepdims = 1 is the default
+    QVERIFY(producer("m").attributes.empty());
+    QCOMPARE(producer("k").inputs.size(), std::size_t(1));
+    QCOMPARE(initializerNames(out), (std::set<std::string>{"last_non_negative", "last_non_negative_1"}));
+    const passes::Statistics &stats = only(*result).statistics;
+    QCOMPARE(stats.at("rewrites.drop-default-attributes"), std::int64_t(3));
+    QCOMPARE(stats.at("rewrites.non-negative-axes"), std::int64_t(4));
+    QCOMPARE(stats.at("rewrites.explicit-transpose-perm"), std::int64_t(1));
+    QCOMPARE(stats.at("rewrites.drop-infinite-clip-bounds"), std::int64_t(1));
+    QVERIFY(secondRunChangesNothing(out, "canonicalize"));
+}
+
+void tst_CleanupPasses::canonicalizeAxesAttributesBeforeOpset13()
+{
+    // Before opset 13 Squeeze and the reductions take `axes` as an attribute (negative from opset 11).
+    auto loaded = test::loadModelText(R"(
+<ir_version: 6, opset_import: ["" : 11]>
+g (float[2,3,1] x) => (float[2,3] q, float[2,1,1] r)
+{
+    q = Squeeze <axes = [-1]> (x)
+    r = ReduceMean <axes = [-2]> (x)
+}
+)");
+    QVERIFY(loaded);
+    auto result = test::runChecked(*loaded->model, "canonicalize");
+    QVERIFY(result);
+    QVERIFY(test::numericsHeld(*result));
+    const ir::Model &out = *result->model;
+    QCOMPARE(passes::attrInts(out.node(valueNamed(out, "q").producer), "axes"), (std::vector<std::int64_t>{2}));
+    QCOMPARE(passes::attrInts(out.node(valueNamed(out, "r").producer), "axes"), (std::vector<std::int64_t>{1}));
+    QCOMPARE(only(*result).statistics.at("rewrites.non-negative-axes"), std::int64_t(2));
+    QVERIFY(secondRunChangesNothing(out, "canonicalize"));
+}
+
+void tst_CleanupPasses::canonicalizeFormsNeedKnownRanks()
+{
+    // r's rank is the unknown length of `dyn`: the negative axis and the implicit perm stay, with the
+    // reason. Finite Clip bounds and a non-default axis are already canonical.
+    auto loaded = test::loadModelText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] y, int64[k] dyn) => (float[a,b] c, float[a,b] t, float[2,3] q, float[2,3] s)
+<float lo = {-1.0}, float hi = {1.0}>
+{
+    r = Reshape(y, dyn)
+    c = Concat <axis = -1> (r, r)
+    t = Transpose(r)
+    q = Clip(y, lo, hi)
+    s = Softmax <axis = 0> (y)
+}
+)");
+    QVERIFY(loaded);
+    auto result = test::runChecked(*loaded->model, "canonicalize");
+    QVERIFY(result);
+    QVERIFY(!only(*result).changed);
+    const QString reasons = QString::fromStdString(test::failureReasons(*result, "canonicalize"));
+    QCOMPARE(reasons.count("the rank of 'r' is unknown"), 2); // non-negative-axes and explicit-transpose-perm
 }
 
 static const char *kSymbolic = R"(

@@ -22,10 +22,11 @@ static std::string nodeNameIn(const std::string &line)
     return {};
 }
 
-ShapeInferenceResult inferShapes(const ir::Model &model)
+namespace {
+
+/// The model as a proto whose main-graph nodes are in topological order, unnamed nodes named.
+onnx::ModelProto sortedProto(const ir::Model &model)
 {
-    opset::registerPortolanSchemas();
-    ShapeInferenceResult result;
     onnx::ModelProto proto = ir::toModelProto(model);
     // ONNX infers in file order and names nodes only by their name: sort the copy, and give unnamed
     // nodes the "#index (Op)" names diagnostics use.
@@ -47,8 +48,14 @@ ShapeInferenceResult inferShapes(const ir::Model &model)
             nodes->Swap(&sorted);
         }
     }
+    return proto;
+}
+
+ShapeInferenceResult infer(const ir::Model &model, onnx::ModelProto &proto, bool strict)
+{
+    ShapeInferenceResult result;
     try {
-        onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/1, /*data_prop=*/true);
+        onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/strict ? 1 : 0, /*data_prop=*/true);
         onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options);
     } catch (const std::exception &e) {
         std::istringstream lines(e.what());
@@ -78,6 +85,38 @@ ShapeInferenceResult inferShapes(const ir::Model &model)
     for (const auto &info : graph.output())
         record(info);
     return result;
+}
+
+} // namespace
+
+ShapeInferenceResult inferShapes(const ir::Model &model)
+{
+    opset::registerPortolanSchemas();
+    onnx::ModelProto proto = sortedProto(model);
+    return infer(model, proto, true);
+}
+
+ShapeInferenceResult inferShapesAt(const ir::Model &model, const std::map<std::string, std::vector<std::int64_t>> &inputDims)
+{
+    opset::registerPortolanSchemas();
+    onnx::ModelProto proto = sortedProto(model);
+    onnx::GraphProto &graph = *proto.mutable_graph();
+    for (auto &input : *graph.mutable_input()) {
+        const auto it = inputDims.find(input.name());
+        if (it == inputDims.end() || !input.type().has_tensor_type())
+            continue;
+        auto *shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+        shape->clear_dim();
+        for (const std::int64_t d : it->second)
+            shape->add_dim()->set_dim_value(d);
+    }
+    for (auto &info : *graph.mutable_value_info())
+        if (info.type().has_tensor_type())
+            info.mutable_type()->mutable_tensor_type()->clear_shape();
+    for (auto &output : *graph.mutable_output())
+        if (output.type().has_tensor_type())
+            output.mutable_type()->mutable_tensor_type()->clear_shape();
+    return infer(model, proto, false);
 }
 
 } // namespace portolan::analysis

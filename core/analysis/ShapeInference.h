@@ -6,7 +6,10 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 #include <unordered_map>
 
 namespace portolan::analysis {
@@ -19,5 +22,10 @@ struct ShapeInferenceResult {
 
 /// Runs ONNX shape inference (strict, with type checks and data propagation) on a copy of the model.
 ShapeInferenceResult inferShapes(const ir::Model &model);
+
+/// Shapes at given input dims (by input name; other inputs keep their declared type): the declared
+/// intermediate shapes are dropped first (they may name other dims), and inference is lenient, so
+/// one op it cannot type leaves only what depends on it unknown. What the compiled executor plans by.
+ShapeInferenceResult inferShapesAt(const ir::Model &model, const std::map<std::string, std::vector<std::int64_t>> &inputDims);
 
 } // namespace portolan::analysis

@@ -57,6 +57,13 @@ Tensor Tensor::view(int dataType, Shape shape, const void *data, std::shared_ptr
     return t;
 }
 
+Tensor Tensor::wrap(int dataType, Shape shape, void *data, std::shared_ptr<const void> owner)
+{
+    Tensor t = view(dataType, std::move(shape), data, std::move(owner));
+    t.m_writableView = true;
+    return t;
+}
+
 std::size_t Tensor::byteSize() const
 {
     return static_cast<std::size_t>(m_size) * ir::dataTypeSize(m_dataType);
@@ -82,7 +89,7 @@ std::vector<std::string> &Tensor::mutableStrings()
 
 void Tensor::makeUnique()
 {
-    if (m_dataType == onnx::TensorProto::STRING || (m_ownsData && m_owner.use_count() == 1))
+    if (m_dataType == onnx::TensorProto::STRING || m_writableView || (m_ownsData && m_owner.use_count() == 1))
         return;
     auto buffer = allocateBytes(byteSize());
     if (byteSize())
@@ -107,6 +114,7 @@ Tensor Tensor::clone() const
         t.m_strings = std::make_shared<std::vector<std::string>>(*m_strings);
     } else {
         t.m_ownsData = false; // forces the copy
+        t.m_writableView = false;
         t.makeUnique();
     }
     return t;

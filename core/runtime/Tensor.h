@@ -32,6 +32,9 @@ public:
     static Tensor zeros(int dataType, Shape shape);
     /// Read-only view of `data`, kept alive by `owner` (a mapped file, a TensorProto…).
     static Tensor view(int dataType, Shape shape, const void *data, std::shared_ptr<const void> owner);
+    /// Writable view of memory another object owns (a planned arena): writes go to `data`, never to
+    /// a copy, and the bytes count as the arena's, not this tensor's.
+    static Tensor wrap(int dataType, Shape shape, void *data, std::shared_ptr<const void> owner);
     /// A scalar or 1-D tensor from values, for tests and small constants.
     template <typename T>
     static Tensor fromVector(int dataType, Shape shape, const std::vector<T> &values);
@@ -58,6 +61,11 @@ public:
 
     /// Same storage, another shape of the same element count.
     Tensor reshaped(Shape shape) const;
+    /// The same bytes, read-only: a write through the result copies first (what kernels that rely on
+    /// copy-on-write must see of a wrap()ped arena tensor).
+    Tensor readOnly() const { Tensor t = *this; t.m_writableView = false; return t; }
+    /// True for a wrap()ped view.
+    bool isWritableView() const { return m_writableView; }
     /// A deep copy with its own storage.
     Tensor clone() const;
 
@@ -70,6 +78,7 @@ private:
     const std::byte *m_data = nullptr;
     std::shared_ptr<const void> m_owner;          // keeps m_data alive
     bool m_ownsData = false;                      // m_owner is our own buffer
+    bool m_writableView = false;                  // wrap(): written in place, never copied on write
     std::shared_ptr<std::vector<std::string>> m_strings;
 };
 

@@ -66,6 +66,11 @@ public:
     };
 
     support::Expected<std::vector<RuntimeValue>> runGraph(ir::GraphId graph, Frame &frame);
+    /// Runs one node on its reference kernel, reading its inputs from `frame` (and its parents).
+    support::Expected<std::vector<RuntimeValue>> runNode(const ir::Node &node, Frame &frame);
+    /// Runs one node on given inputs; `frame` holds what its subgraphs capture.
+    support::Expected<std::vector<RuntimeValue>> runNode(const ir::Node &node, std::vector<const RuntimeValue *> inputs,
+                                                         Frame &frame);
 
     support::Expected<std::vector<RuntimeValue>> runSubgraph(ir::GraphId graph,
                                                              std::vector<RuntimeValue> inputs) override
@@ -156,6 +161,49 @@ const std::unordered_map<std::uint32_t, std::uint32_t> &Interpreter::Execution::
     return m_uses.emplace(graph.index, std::move(counts)).first->second;
 }
 
+support::Expected<std::vector<RuntimeValue>> Interpreter::Execution::runNode(const ir::Node &node, Frame &frame)
+{
+    std::vector<const RuntimeValue *> inputs;
+    inputs.reserve(node.inputs.size());
+    for (const ir::ValueId in : node.inputs) {
+        const RuntimeValue *v = in.valid() ? lookup(frame, in) : nullptr;
+        if (in.valid() && !v)
+            return makeError("missing-value", "input '" + m_model.value(in).name + "' has no value at run time",
+                             m_model.sourcePath, node.name.empty() ? node.opType : node.name);
+        inputs.push_back(v);
+    }
+    return runNode(node, std::move(inputs), frame);
+}
+
+support::Expected<std::vector<RuntimeValue>> Interpreter::Execution::runNode(const ir::Node &node,
+                                                                             std::vector<const RuntimeValue *> inputs,
+                                                                             Frame &frame)
+{
+    const int opset = opsetOf(m_model, node);
+    const KernelFunction kernel = findReferenceKernel(node.domain, node.opType, opset);
+    if (!kernel)
+        return makeError("no-kernel", "no reference kernel for " + node.opType + " at opset " + std::to_string(opset),
+                         m_model.sourcePath, node.name.empty() ? node.opType : node.name);
+
+    KernelContext ctx(m_model, node, opset, std::move(inputs), m_budget, *this);
+    m_current = &frame;
+    if (auto st = kernel(ctx); !st)
+        return st.error();
+    ++m_nodesRun;
+
+    auto &outputs = ctx.outputs();
+    for (std::size_t k = 0; k < node.outputs.size(); ++k) {
+        if (!node.outputs[k].valid())
+            continue;
+        const RuntimeValue &v = outputs[k];
+        if (v.isTensor() && !v.tensor.defined())
+            return ctx.error("produced no value for output " + std::to_string(k) + " '" +
+                             m_model.value(node.outputs[k]).name + "'");
+        m_budget.charge(v.ownedBytes());
+    }
+    return std::move(outputs);
+}
+
 support::Expected<std::vector<RuntimeValue>> Interpreter::Execution::runGraph(ir::GraphId graphId, Frame &frame)
 {
     const ir::Graph &graph = m_model.graph(graphId);
@@ -164,37 +212,10 @@ support::Expected<std::vector<RuntimeValue>> Interpreter::Execution::runGraph(ir
         if (m_options.cancel && m_options.cancel->load())
             return makeError("cancelled", "the run was cancelled", m_model.sourcePath);
         const ir::Node &node = m_model.node(n);
-        std::vector<const RuntimeValue *> inputs;
-        inputs.reserve(node.inputs.size());
-        for (const ir::ValueId in : node.inputs) {
-            const RuntimeValue *v = in.valid() ? lookup(frame, in) : nullptr;
-            if (in.valid() && !v)
-                return makeError("missing-value", "input '" + m_model.value(in).name + "' has no value at run time",
-                                 m_model.sourcePath, node.name.empty() ? node.opType : node.name);
-            inputs.push_back(v);
-        }
-        const int opset = opsetOf(m_model, node);
-        const KernelFunction kernel = findReferenceKernel(node.domain, node.opType, opset);
-        if (!kernel)
-            return makeError("no-kernel", "no reference kernel for " + node.opType + " at opset " + std::to_string(opset),
-                             m_model.sourcePath, node.name.empty() ? node.opType : node.name);
-
-        KernelContext ctx(m_model, node, opset, std::move(inputs), m_budget, *this);
-        m_current = &frame;
-        if (auto st = kernel(ctx); !st)
-            return st.error();
-        ++m_nodesRun;
-
-        auto &outputs = ctx.outputs();
-        for (std::size_t k = 0; k < node.outputs.size(); ++k) {
-            if (!node.outputs[k].valid())
-                continue;
-            const RuntimeValue &v = outputs[k];
-            if (v.isTensor() && !v.tensor.defined())
-                return ctx.error("produced no value for output " + std::to_string(k) + " '" +
-                                 m_model.value(node.outputs[k]).name + "'");
-            m_budget.charge(v.ownedBytes());
-        }
+        auto produced = runNode(node, frame);
+        if (!produced)
+            return produced.takeError();
+        auto &outputs = *produced;
         if (m_options.observer)
             m_options.observer->nodeFinished(node, outputs);
         for (std::size_t k = 0; k < node.outputs.size(); ++k)
@@ -260,6 +281,35 @@ static support::Status checkFeed(const ir::Value &input, const RuntimeValue &val
     return support::Status::ok();
 }
 
+support::Expected<std::vector<const RuntimeValue *>> bindFeeds(const ir::Model &model, const NamedValues &feeds,
+                                                              bool checkShapes)
+{
+    const ir::Graph &main = model.graph(model.mainGraph());
+    std::map<std::string, const RuntimeValue *> byName;
+    for (const auto &[name, value] : feeds)
+        byName[name] = &value;
+    std::vector<const RuntimeValue *> bound(main.inputs.size(), nullptr);
+    std::string missing;
+    for (std::size_t i = 0; i < main.inputs.size(); ++i) {
+        const ir::Value &input = model.value(main.inputs[i]);
+        auto it = byName.find(input.name);
+        if (it == byName.end()) {
+            if (!input.isInitializer())
+                missing += (missing.empty() ? "" : ", ") + input.name;
+            continue;
+        }
+        if (auto st = checkFeed(input, *it->second, model.sourcePath, checkShapes); !st)
+            return st.error();
+        bound[i] = it->second;
+        byName.erase(it);
+    }
+    if (!missing.empty())
+        return makeError("missing-feed", "no value given for input(s): " + missing, model.sourcePath);
+    if (!byName.empty())
+        return makeError("unknown-feed", "the model has no input named '" + byName.begin()->first + "'", model.sourcePath);
+    return bound;
+}
+
 support::Expected<NamedValues> Interpreter::run(const NamedValues &feeds, const RunOptions &options)
 {
     if (auto st = checkSupported(); !st)
@@ -268,28 +318,12 @@ support::Expected<NamedValues> Interpreter::run(const NamedValues &feeds, const 
     Execution execution(m_model, options, m_constants);
     Execution::Frame frame;
 
-    std::map<std::string, const RuntimeValue *> byName;
-    for (const auto &[name, value] : feeds)
-        byName[name] = &value;
-    std::string missing;
-    for (const ir::ValueId in : main.inputs) {
-        const ir::Value &input = m_model.value(in);
-        auto it = byName.find(input.name);
-        if (it == byName.end()) {
-            if (!input.isInitializer())
-                missing += (missing.empty() ? "" : ", ") + input.name;
-            continue;
-        }
-        if (auto st = checkFeed(input, *it->second, m_model.sourcePath, options.checkInputShapes); !st)
-            return st.error();
-        frame.values[in.index] = *it->second;
-        byName.erase(it);
-    }
-    if (!missing.empty())
-        return makeError("missing-feed", "no value given for input(s): " + missing, m_model.sourcePath);
-    if (!byName.empty())
-        return makeError("unknown-feed", "the model has no input named '" + byName.begin()->first + "'",
-                         m_model.sourcePath);
+    auto bound = bindFeeds(m_model, feeds, options.checkInputShapes);
+    if (!bound)
+        return bound.takeError();
+    for (std::size_t i = 0; i < main.inputs.size(); ++i)
+        if ((*bound)[i])
+            frame.values[main.inputs[i].index] = *(*bound)[i];
 
     auto results = execution.runGraph(m_model.mainGraph(), frame);
     m_stats.nodesRun = execution.nodesRun();
@@ -300,6 +334,16 @@ support::Expected<NamedValues> Interpreter::run(const NamedValues &feeds, const 
     for (std::size_t i = 0; i < main.outputs.size(); ++i)
         named.emplace_back(m_model.value(main.outputs[i]).name, std::move((*results)[i]));
     return named;
+}
+
+support::Expected<std::vector<RuntimeValue>>
+Interpreter::runNode(const ir::Node &node, std::vector<const RuntimeValue *> inputs,
+                     const std::unordered_map<std::uint32_t, RuntimeValue> &captured, const RunOptions &options)
+{
+    Execution execution(m_model, options, m_constants);
+    Execution::Frame frame;
+    frame.values = captured;
+    return execution.runNode(node, std::move(inputs), frame);
 }
 
 } // namespace portolan::runtime

@@ -45,6 +45,11 @@ struct RunStats {
     std::size_t peakBytes = 0;
 };
 
+/// The feed of each main-graph input, in input order (nullptr for an initializer input left unfed),
+/// after checking that every feed names an input, with its element type and static dims.
+support::Expected<std::vector<const RuntimeValue *>> bindFeeds(const ir::Model &model, const NamedValues &feeds,
+                                                              bool checkShapes);
+
 class Interpreter {
 public:
     explicit Interpreter(const ir::Model &model);
@@ -56,6 +61,13 @@ public:
     /// Runs the main graph. `feeds` name every graph input that is not an initializer; outputs come
     /// back in graph-output order.
     support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options = {});
+
+    /// Runs one node of the model on its reference kernel with the given inputs (nullptr for an
+    /// omitted one). `captured` holds the outer-scope values its subgraphs read, by value id
+    /// (ir::capturedValues). The compiled executor's fallback, and how a divergence is re-checked.
+    support::Expected<std::vector<RuntimeValue>> runNode(const ir::Node &node, std::vector<const RuntimeValue *> inputs,
+                                                         const std::unordered_map<std::uint32_t, RuntimeValue> &captured,
+                                                         const RunOptions &options = {});
 
     const RunStats &lastStats() const { return m_stats; }
 

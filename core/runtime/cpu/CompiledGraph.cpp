@@ -1,0 +1,417 @@
+// Compiling a profile: infer every shape at the profile's input dims, bind each node to a native
+// kernel where one applies (else to its reference kernel), give native outputs planned arena
+// buffers (views share their input's), and list what each step releases.
+#include "runtime/cpu/CompiledGraph.h"
+
+#include "analysis/ShapeInference.h"
+#include "ir/Topology.h"
+#include "ir/Type.h"
+#include "runtime/reference/KernelRegistry.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <chrono>
+#include <new>
+
+namespace portolan::runtime::cpu {
+
+using support::makeError;
+
+struct CompiledGraph::Slot {
+    enum class Kind { Input, Constant, Planned, Alias, Dynamic };
+    Kind kind = Kind::Dynamic;
+    ir::ValueId value;
+    int dataType = 0;
+    std::optional<Shape> shape; ///< known at compile time
+    int buffer = -1;            ///< Planned: index into the memory plan
+    int aliasOf = -1;           ///< Alias: the slot whose bytes it views
+    int lastReader = -1;        ///< step index; INT_MAX for graph outputs
+    RuntimeValue current;       ///< the value during a run (Planned: the arena view, set once)
+};
+
+struct CompiledGraph::Step {
+    ir::NodeId node;
+    std::unique_ptr<CpuKernel> kernel; ///< nullptr: the reference kernel
+    std::vector<int> inputs, outputs;  ///< slots; -1 for omitted ones
+    std::vector<int> releaseAfter;     ///< slots this step reads last
+    std::vector<std::pair<ir::ValueId, int>> captured; ///< outer values its subgraphs read, and their slots
+};
+
+namespace {
+
+/// Reference kernels need a subgraph runner even when asked for attributes only.
+class NoSubgraphs final : public SubgraphRunner {
+public:
+    support::Expected<std::vector<RuntimeValue>> runSubgraph(ir::GraphId, std::vector<RuntimeValue>) override
+    {
+        return makeError("internal", "no subgraphs at compile time");
+    }
+    std::int64_t maxLoopIterations() const override { return 0; }
+};
+
+std::optional<Shape> staticShape(const onnx::TypeProto &type)
+{
+    if (!type.has_tensor_type() || !type.tensor_type().has_shape())
+        return std::nullopt;
+    Shape shape;
+    for (const auto &d : type.tensor_type().shape().dim()) {
+        if (!d.has_dim_value() || d.dim_value() < 0)
+            return std::nullopt;
+        shape.push_back(d.dim_value());
+    }
+    return shape;
+}
+
+std::string displayName(const ir::Node &node)
+{
+    return node.name.empty() ? "(" + node.opType + ")" : node.name;
+}
+
+bool hasSubgraphs(const ir::Node &node)
+{
+    for (const ir::Attribute &a : node.attributes)
+        if (!a.subgraphs.empty())
+            return true;
+    return false;
+}
+
+std::shared_ptr<std::byte[]> allocateArena(std::size_t bytes)
+{
+    auto *raw = static_cast<std::byte *>(::operator new[](std::max<std::size_t>(bytes, 1), std::align_val_t(kBufferAlignment)));
+    return std::shared_ptr<std::byte[]>(raw, [](std::byte *p) { ::operator delete[](p, std::align_val_t(kBufferAlignment)); });
+}
+
+} // namespace
+
+CompiledGraph::CompiledGraph(const ir::Model &model) : m_model(model) {}
+CompiledGraph::~CompiledGraph() = default;
+
+support::Expected<std::unique_ptr<CompiledGraph>>
+CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape> &inputShapes,
+                       const std::unordered_map<std::uint32_t, Tensor> &constants, const CompileOptions &options)
+{
+    std::unique_ptr<CompiledGraph> g(new CompiledGraph(model));
+    const ir::Graph &main = model.graph(model.mainGraph());
+    auto order = ir::topologicalOrder(model, model.mainGraph());
+    if (!order)
+        return order.takeError();
+    const analysis::ShapeInferenceResult inferred = analysis::inferShapesAt(model, inputShapes);
+
+    std::unordered_map<std::uint32_t, int> slotOf;
+    auto newSlot = [&](ir::ValueId v, Slot::Kind kind) {
+        Slot s;
+        s.kind = kind;
+        s.value = v;
+        const ir::Value &value = model.value(v);
+        s.dataType = value.elementType();
+        if (auto it = inferred.types.find(value.name); it != inferred.types.end()) {
+            if (it->second.has_tensor_type() && it->second.tensor_type().elem_type())
+                s.dataType = it->second.tensor_type().elem_type();
+            s.shape = staticShape(it->second);
+        }
+        slotOf[v.index] = static_cast<int>(g->m_slots.size());
+        g->m_slots.push_back(std::move(s));
+        return static_cast<int>(g->m_slots.size() - 1);
+    };
+    for (const ir::ValueId in : main.inputs) {
+        const ir::Value &value = model.value(in);
+        const auto given = inputShapes.find(value.name);
+        const bool constant = value.isInitializer() && given == inputShapes.end();
+        const int s = newSlot(in, constant ? Slot::Kind::Constant : Slot::Kind::Input);
+        if (given != inputShapes.end())
+            g->m_slots[s].shape = given->second;
+        g->m_inputSlots.push_back(s);
+    }
+    auto slotFor = [&](ir::ValueId v) -> int {
+        if (!v.valid())
+            return -1;
+        if (auto it = slotOf.find(v.index); it != slotOf.end())
+            return it->second;
+        if (model.value(v).isInitializer())
+            return newSlot(v, Slot::Kind::Constant);
+        return -1;
+    };
+    auto constantOf = [&](int slot) -> const Tensor * {
+        const Slot &s = g->m_slots[static_cast<std::size_t>(slot)];
+        if (s.kind != Slot::Kind::Constant)
+            return nullptr;
+        const auto it = constants.find(s.value.index);
+        return it == constants.end() ? nullptr : &it->second;
+    };
+
+    std::string refused;
+    MemoryBudget noBudget;
+    NoSubgraphs noSubgraphs;
+    std::vector<BufferLifetime> buffers;
+    for (const ir::NodeId n : *order) {
+        const ir::Node &node = model.node(n);
+        const int opset = model.opsetVersion(node.domain).value_or(1);
+        Step step;
+        step.node = n;
+        KernelContext attributes(model, node, opset, {}, noBudget, noSubgraphs);
+        NodeBinding binding{model, node, opset, {}, {}, attributes};
+        bool allStatic = true;
+        for (const ir::ValueId in : node.inputs) {
+            const int s = slotFor(in);
+            if (in.valid() && s < 0)
+                return makeError("missing-value", "input '" + model.value(in).name + "' is produced by no node",
+                                 model.sourcePath, displayName(node));
+            step.inputs.push_back(s);
+            BoundTensor bound;
+            if (s >= 0) {
+                const Slot &slot = g->m_slots[static_cast<std::size_t>(s)];
+                bound.present = true;
+                bound.dataType = slot.dataType;
+                if (const Tensor *c = constantOf(s)) {
+                    bound.constant = *c;
+                    bound.shape = c->shape();
+                } else if (slot.shape) {
+                    bound.shape = *slot.shape;
+                } else {
+                    allStatic = false;
+                }
+            }
+            binding.inputs.push_back(std::move(bound));
+        }
+        for (const ir::ValueId out : node.outputs) {
+            BoundTensor bound;
+            if (out.valid()) {
+                const int s = newSlot(out, Slot::Kind::Dynamic);
+                const Slot &slot = g->m_slots[static_cast<std::size_t>(s)];
+                bound.present = true;
+                bound.dataType = slot.dataType;
+                if (slot.shape)
+                    bound.shape = *slot.shape;
+                else
+                    allStatic = false;
+                step.outputs.push_back(s);
+            } else {
+                step.outputs.push_back(-1);
+            }
+            binding.outputs.push_back(std::move(bound));
+        }
+
+        NodeProfile profile;
+        profile.node = n;
+        profile.name = displayName(node);
+        profile.opType = node.opType;
+        const CpuKernelFactory factory = findCpuKernel(node.domain, node.opType);
+        if (!factory)
+            profile.whyFallback = "no native kernel for " + node.opType;
+        else if (hasSubgraphs(node))
+            profile.whyFallback = "has subgraphs";
+        else if (!allStatic)
+            profile.whyFallback = "a shape is unknown at compile time";
+        else
+            step.kernel = factory(binding, profile.whyFallback);
+        if (step.kernel) {
+            profile.implementation = step.kernel->implementation();
+            for (std::size_t k = 0; k < step.outputs.size(); ++k) {
+                if (step.outputs[k] < 0)
+                    continue;
+                Slot &slot = g->m_slots[static_cast<std::size_t>(step.outputs[k])];
+                const int aliased = step.kernel->aliasedInput(k);
+                if (aliased >= 0) {
+                    slot.kind = Slot::Kind::Alias;
+                    slot.aliasOf = step.inputs[static_cast<std::size_t>(aliased)];
+                } else {
+                    slot.kind = Slot::Kind::Planned;
+                    slot.buffer = static_cast<int>(buffers.size());
+                    const auto bytes = static_cast<std::size_t>(elementCount(*slot.shape)) * ir::dataTypeSize(slot.dataType);
+                    const auto at = static_cast<std::uint32_t>(g->m_steps.size());
+                    buffers.push_back({bytes, at, at});
+                }
+            }
+        } else {
+            profile.implementation = "reference";
+            if (!findReferenceKernel(node.domain, node.opType, opset))
+                return makeError("no-kernel", "no native or reference kernel for " + node.opType + " at opset " +
+                                                  std::to_string(opset), model.sourcePath, profile.name);
+            if (!options.allowFallback)
+                refused += (refused.empty() ? "" : "; ") + profile.name + " (" + node.opType + "): " + profile.whyFallback;
+            if (!node.attributes.empty())
+                for (const ir::ValueId v : ir::capturedValues(model, n))
+                    if (const int s = slotFor(v); s >= 0)
+                        step.captured.emplace_back(v, s);
+        }
+        g->m_profiles.push_back(std::move(profile));
+        g->m_steps.push_back(std::move(step));
+    }
+    if (!refused.empty())
+        return makeError("unsupported", "these nodes have no native kernel (run with fallback to use the reference "
+                                        "kernels for them): " + refused, model.sourcePath);
+
+    // Lifetimes: a read extends the slot and, through views, the buffer it views.
+    auto root = [&](int s) {
+        while (g->m_slots[static_cast<std::size_t>(s)].kind == Slot::Kind::Alias)
+            s = g->m_slots[static_cast<std::size_t>(s)].aliasOf;
+        return s;
+    };
+    auto read = [&](int s, int step) {
+        for (int at = s;; at = g->m_slots[static_cast<std::size_t>(at)].aliasOf) {
+            Slot &slot = g->m_slots[static_cast<std::size_t>(at)];
+            slot.lastReader = std::max(slot.lastReader, step);
+            if (slot.kind != Slot::Kind::Alias)
+                break;
+        }
+        const Slot &r = g->m_slots[static_cast<std::size_t>(root(s))];
+        if (r.kind == Slot::Kind::Planned)
+            buffers[static_cast<std::size_t>(r.buffer)].lastStep =
+                std::max(buffers[static_cast<std::size_t>(r.buffer)].lastStep, static_cast<std::uint32_t>(step));
+    };
+    for (std::size_t i = 0; i < g->m_steps.size(); ++i) {
+        Step &step = g->m_steps[i];
+        for (const int s : step.inputs)
+            if (s >= 0)
+                read(s, static_cast<int>(i));
+        for (const auto &[value, s] : step.captured)
+            read(s, static_cast<int>(i));
+    }
+    const int end = static_cast<int>(g->m_steps.size());
+    for (const ir::ValueId out : main.outputs) {
+        const int s = slotFor(out);
+        if (s < 0)
+            return makeError("missing-output", "graph output '" + model.value(out).name + "' is produced by no node",
+                             model.sourcePath);
+        read(s, end);
+        g->m_outputSlots.push_back(s);
+    }
+    for (std::size_t s = 0; s < g->m_slots.size(); ++s) {
+        const Slot &slot = g->m_slots[s];
+        const bool transient = slot.kind == Slot::Kind::Dynamic || slot.kind == Slot::Kind::Alias;
+        if (transient && slot.lastReader >= 0 && slot.lastReader < end)
+            g->m_steps[static_cast<std::size_t>(slot.lastReader)].releaseAfter.push_back(static_cast<int>(s));
+    }
+
+    g->m_plan = planMemory(buffers);
+    g->m_arena = allocateArena(g->m_plan.arenaBytes);
+    for (Slot &slot : g->m_slots) {
+        if (slot.kind == Slot::Kind::Planned)
+            slot.current = RuntimeValue::ofTensor(Tensor::wrap(slot.dataType, *slot.shape,
+                                                               g->m_arena.get() + g->m_plan.offsets[static_cast<std::size_t>(slot.buffer)],
+                                                               g->m_arena));
+        else if (slot.kind == Slot::Kind::Constant)
+            if (auto it = constants.find(slot.value.index); it != constants.end())
+                slot.current = RuntimeValue::ofTensor(it->second);
+    }
+    return g;
+}
+
+support::Expected<NamedValues> CompiledGraph::run(const std::vector<const RuntimeValue *> &feeds, const RunOptions &options,
+                                                  Interpreter &reference, bool profile)
+{
+    const std::size_t cap = options.maxMemoryBytes ? options.maxMemoryBytes : defaultMaxMemory();
+    if (m_plan.arenaBytes > cap)
+        return makeError("memory-limit", "the memory plan needs " + std::to_string(m_plan.arenaBytes >> 20) +
+                                             " MiB of activations, over the limit of " + std::to_string(cap >> 20) + " MiB",
+                         m_model.sourcePath);
+    for (std::size_t i = 0; i < m_inputSlots.size(); ++i) {
+        Slot &slot = m_slots[static_cast<std::size_t>(m_inputSlots[i])];
+        if (slot.kind == Slot::Kind::Input && feeds[i])
+            slot.current = *feeds[i];
+    }
+    std::size_t fallbackLive = 0;
+    std::vector<const Tensor *> inputs;
+    std::vector<Tensor> outputs;
+    std::vector<RuntimeValue> readOnlyInputs;
+    std::vector<const RuntimeValue *> inputPointers;
+    for (std::size_t i = 0; i < m_steps.size(); ++i) {
+        if (options.cancel && options.cancel->load())
+            return makeError("cancelled", "the run was cancelled", m_model.sourcePath);
+        Step &step = m_steps[i];
+        const ir::Node &node = m_model.node(step.node);
+        NodeProfile &nodeProfile = m_profiles[i];
+        const auto start = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+        if (step.kernel) {
+            inputs.clear();
+            for (const int s : step.inputs)
+                inputs.push_back(s >= 0 ? &m_slots[static_cast<std::size_t>(s)].current.tensor : nullptr);
+            outputs.clear();
+            for (std::size_t k = 0; k < step.outputs.size(); ++k) {
+                const int s = step.outputs[k];
+                if (s < 0) {
+                    outputs.emplace_back();
+                    continue;
+                }
+                Slot &slot = m_slots[static_cast<std::size_t>(s)];
+                if (slot.kind == Slot::Kind::Alias)
+                    slot.current = RuntimeValue::ofTensor(m_slots[static_cast<std::size_t>(slot.aliasOf)].current.tensor.reshaped(*slot.shape));
+                outputs.push_back(slot.current.tensor);
+            }
+            try {
+                step.kernel->run(inputs, outputs);
+            } catch (const dnnl::error &e) {
+                return makeError("kernel-failed", step.kernel->implementation() + " failed: " + e.what(), m_model.sourcePath,
+                                 nodeProfile.name);
+            }
+        } else {
+            readOnlyInputs.clear();
+            readOnlyInputs.reserve(step.inputs.size());
+            inputPointers.clear();
+            for (const int s : step.inputs) {
+                if (s < 0) {
+                    inputPointers.push_back(nullptr);
+                    continue;
+                }
+                RuntimeValue v = m_slots[static_cast<std::size_t>(s)].current;
+                v.tensor = v.tensor.readOnly();
+                readOnlyInputs.push_back(std::move(v));
+                inputPointers.push_back(&readOnlyInputs.back());
+            }
+            std::unordered_map<std::uint32_t, RuntimeValue> captured;
+            for (const auto &[value, s] : step.captured)
+                captured[value.index] = m_slots[static_cast<std::size_t>(s)].current;
+            auto produced = reference.runNode(node, inputPointers, captured, options);
+            if (!produced)
+                return produced.takeError();
+            for (std::size_t k = 0; k < step.outputs.size(); ++k) {
+                const int s = step.outputs[k];
+                if (s < 0)
+                    continue;
+                Slot &slot = m_slots[static_cast<std::size_t>(s)];
+                RuntimeValue &value = (*produced)[k];
+                if (slot.shape && (!value.isTensor() || value.tensor.shape() != *slot.shape))
+                    return makeError("shape-mismatch", "output '" + m_model.value(slot.value).name + "' is " + value.describe() +
+                                                           ", but shape inference planned " + shapeString(*slot.shape),
+                                     m_model.sourcePath, nodeProfile.name);
+                fallbackLive += value.ownedBytes();
+                slot.current = std::move(value);
+            }
+            m_fallbackPeak = std::max(m_fallbackPeak, fallbackLive);
+        }
+        if (profile) {
+            nodeProfile.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            ++nodeProfile.runs;
+        }
+        if (options.observer) {
+            std::vector<RuntimeValue> seen; // arena bytes are reused later: the observer gets its own copy
+            for (const int s : step.outputs) {
+                RuntimeValue v = s >= 0 ? m_slots[static_cast<std::size_t>(s)].current : RuntimeValue{};
+                if (v.isTensor() && v.tensor.isWritableView())
+                    v.tensor = v.tensor.clone();
+                seen.push_back(std::move(v));
+            }
+            options.observer->nodeFinished(node, seen);
+        }
+        for (const int s : step.releaseAfter) {
+            Slot &slot = m_slots[static_cast<std::size_t>(s)];
+            if (slot.kind == Slot::Kind::Dynamic)
+                fallbackLive -= std::min(fallbackLive, slot.current.ownedBytes());
+            slot.current = RuntimeValue{};
+        }
+    }
+    NamedValues results;
+    const ir::Graph &main = m_model.graph(m_model.mainGraph());
+    for (std::size_t i = 0; i < m_outputSlots.size(); ++i) {
+        RuntimeValue v = m_slots[static_cast<std::size_t>(m_outputSlots[i])].current;
+        if (v.isTensor() && v.tensor.isWritableView())
+            v.tensor = v.tensor.clone(); // the next run overwrites the arena
+        results.emplace_back(m_model.value(main.outputs[i]).name, std::move(v));
+    }
+    for (Slot &slot : m_slots) // drop what the caller's feeds and the fallbacks hold
+        if (slot.kind == Slot::Kind::Input || slot.kind == Slot::Kind::Dynamic || slot.kind == Slot::Kind::Alias)
+            slot.current = RuntimeValue{};
+    return results;
+}
+
+} // namespace portolan::runtime::cpu

@@ -1,0 +1,69 @@
+// One compiled profile of a model: the main graph at one set of input shapes, as a flat list of
+// steps (a native kernel or a reference fallback per node), each value in a slot, and the
+// intermediates of the native kernels placed in one planned arena. Running it does no graph analysis.
+#pragma once
+
+#include "ir/Model.h"
+#include "runtime/cpu/CpuKernel.h"
+#include "runtime/cpu/MemoryPlanner.h"
+#include "runtime/reference/Interpreter.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace portolan::runtime::cpu {
+
+/// How one node runs in a compiled profile, and what it cost.
+struct NodeProfile {
+    ir::NodeId node;
+    std::string name;           ///< display name
+    std::string opType;
+    std::string implementation; ///< the native kernel's, or "reference"
+    std::string whyFallback;    ///< for a reference fallback: why no native kernel applies
+    double seconds = 0;         ///< summed over the runs timed with profiling on
+    std::uint64_t runs = 0;
+};
+
+struct CompileOptions {
+    /// Run nodes without a native kernel on their reference kernel (false: such nodes fail the compile).
+    bool allowFallback = true;
+};
+
+class CompiledGraph {
+public:
+    /// Compiles `model`'s main graph for the given input dims (every non-initializer input).
+    /// `constants` are the initializers as tensors, by value id; they must outlive the result.
+    static support::Expected<std::unique_ptr<CompiledGraph>>
+    compile(const ir::Model &model, const std::map<std::string, Shape> &inputShapes,
+            const std::unordered_map<std::uint32_t, Tensor> &constants, const CompileOptions &options);
+    ~CompiledGraph();
+
+    /// Runs on `feeds` (bound per main-graph input, as bindFeeds gives them, at the compiled shapes).
+    support::Expected<NamedValues> run(const std::vector<const RuntimeValue *> &feeds, const RunOptions &options,
+                                       Interpreter &reference, bool profile);
+
+    const MemoryPlan &memoryPlan() const { return m_plan; }
+    /// Bytes the native kernels hold beyond the arena: packed weights, scratchpads, layout buffers.
+    const std::vector<NodeProfile> &nodes() const { return m_profiles; }
+    /// Peak bytes of the reference fallbacks' outputs alive at once, over the runs so far.
+    std::size_t fallbackPeakBytes() const { return m_fallbackPeak; }
+
+private:
+    struct Slot;
+    struct Step;
+    CompiledGraph(const ir::Model &model);
+
+    const ir::Model &m_model;
+    std::vector<Slot> m_slots;
+    std::vector<Step> m_steps;
+    std::vector<int> m_inputSlots;  ///< per main-graph input
+    std::vector<int> m_outputSlots; ///< per main-graph output
+    std::vector<NodeProfile> m_profiles;
+    MemoryPlan m_plan;
+    std::shared_ptr<std::byte[]> m_arena;
+    std::size_t m_fallbackPeak = 0;
+};
+
+} // namespace portolan::runtime::cpu

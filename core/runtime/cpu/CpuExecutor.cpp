@@ -1,0 +1,89 @@
+// The executor front: feeds checked as the reference interpreter checks them, profiles keyed by
+// the feeds' shapes, initializers converted once for all profiles.
+#include "runtime/cpu/CpuExecutor.h"
+
+#include "runtime/TensorProtoIO.h"
+#include "runtime/cpu/CpuKernel.h"
+#include "runtime/reference/KernelRegistry.h"
+
+#include <chrono>
+#include <set>
+
+namespace portolan::runtime::cpu {
+
+CpuExecutor::CpuExecutor(const ir::Model &model, CompileOptions options)
+    : m_model(model), m_options(options), m_reference(model)
+{
+    for (std::size_t i = 0; i < model.valueCapacity(); ++i) {
+        const ir::Value &value = model.value(ir::ValueId(static_cast<std::uint32_t>(i)));
+        if (value.graph != model.mainGraph() || !value.isInitializer())
+            continue;
+        if (auto tensor = tensorFromInitializer(value.initializer)) {
+            m_weightBytes += tensor->byteSize();
+            m_constants.emplace(value.id.index, std::move(*tensor));
+        }
+    }
+}
+
+CpuExecutor::~CpuExecutor() = default;
+
+support::Status CpuExecutor::checkSupported() const
+{
+    std::set<std::string> missing;
+    for (std::size_t i = 0; i < m_model.nodeCapacity(); ++i) {
+        const ir::Node &node = m_model.node(ir::NodeId(static_cast<std::uint32_t>(i)));
+        if (!node.alive)
+            continue;
+        const int opset = m_model.opsetVersion(node.domain).value_or(1);
+        const bool native = node.graph == m_model.mainGraph() && findCpuKernel(node.domain, node.opType);
+        const bool reference = findReferenceKernel(node.domain, node.opType, opset) != nullptr;
+        if (!native && (!reference || !m_options.allowFallback))
+            missing.insert((node.domain.empty() ? "" : node.domain + "::") + node.opType + " (opset " +
+                           std::to_string(opset) + ")");
+    }
+    if (missing.empty())
+        return support::Status::ok();
+    std::string list;
+    for (const auto &m : missing)
+        list += (list.empty() ? "" : ", ") + m;
+    const std::string hint = m_options.allowFallback ? "" : " (run with fallback to use the reference kernels for them)";
+    return support::makeError("no-kernel", "the CPU executor has no kernel for " + std::to_string(missing.size()) +
+                                               " op(s): " + list + hint, m_model.sourcePath);
+}
+
+support::Expected<NamedValues> CpuExecutor::run(const NamedValues &feeds, const RunOptions &options)
+{
+    if (auto st = checkSupported(); !st)
+        return st.error();
+    auto bound = bindFeeds(m_model, feeds, options.checkInputShapes);
+    if (!bound)
+        return bound.takeError();
+    const ir::Graph &main = m_model.graph(m_model.mainGraph());
+    std::map<std::string, Shape> shapes;
+    std::string key;
+    for (std::size_t i = 0; i < main.inputs.size(); ++i) {
+        const RuntimeValue *feed = (*bound)[i];
+        if (!feed)
+            continue;
+        const std::string &name = m_model.value(main.inputs[i]).name;
+        key += name + (feed->isTensor() ? shapeString(feed->tensor.shape()) : "(" + feed->describe() + ")") + ";";
+        if (feed->isTensor())
+            shapes[name] = feed->tensor.shape();
+    }
+    auto it = m_profiles.find(key);
+    if (it == m_profiles.end()) {
+        const auto start = std::chrono::steady_clock::now();
+        auto compiled = CompiledGraph::compile(m_model, shapes, m_constants, m_options);
+        if (!compiled)
+            return compiled.takeError();
+        m_stats.compileSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        ++m_stats.profilesCompiled;
+        it = m_profiles.emplace(key, std::move(*compiled)).first;
+    } else {
+        ++m_stats.cacheHits;
+    }
+    m_last = it->second.get();
+    return it->second->run(*bound, options, m_reference, m_profiling);
+}
+
+} // namespace portolan::runtime::cpu

@@ -1,0 +1,54 @@
+// The compiled CPU executor: runs a (usually optimized) model on native kernels — oneDNN
+// convolutions, matrix products and pooling with fused post-ops, zero-copy views — and on the
+// reference kernels for everything else. Each distinct set of input shapes is compiled once into a
+// CompiledGraph and cached.
+#pragma once
+
+#include "runtime/cpu/CompiledGraph.h"
+#include "runtime/reference/Interpreter.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace portolan::runtime::cpu {
+
+struct ExecutorStats {
+    std::size_t profilesCompiled = 0; ///< distinct input shapes compiled
+    std::size_t cacheHits = 0;        ///< runs that reused a compiled profile
+    double compileSeconds = 0;
+};
+
+class CpuExecutor {
+public:
+    explicit CpuExecutor(const ir::Model &model, CompileOptions options = {});
+    ~CpuExecutor();
+
+    /// Fails listing every op with neither a native nor a reference kernel (without fallback: every
+    /// op with no native kernel), so a model is refused before anything runs.
+    support::Status checkSupported() const;
+
+    /// Runs the main graph, compiling a profile for the feeds' shapes first if none matches.
+    support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options = {});
+
+    /// Time every node of the following runs (NodeProfile::seconds).
+    void setProfiling(bool on) { m_profiling = on; }
+    const ExecutorStats &stats() const { return m_stats; }
+    /// The profile the last run used, or nullptr before the first run.
+    const CompiledGraph *lastProfile() const { return m_last; }
+    /// Bytes of the model's initializers (what the weights cost, beside the arena).
+    std::size_t weightBytes() const { return m_weightBytes; }
+
+private:
+    const ir::Model &m_model;
+    CompileOptions m_options;
+    Interpreter m_reference;
+    std::unordered_map<std::uint32_t, Tensor> m_constants;
+    std::size_t m_weightBytes = 0;
+    std::map<std::string, std::unique_ptr<CompiledGraph>> m_profiles; // by input-shape signature
+    const CompiledGraph *m_last = nullptr;
+    ExecutorStats m_stats;
+    bool m_profiling = false;
+};
+
+} // namespace portolan::runtime::cpu

@@ -1,0 +1,59 @@
+// A native kernel of the compiled CPU executor: built once for one node at static shapes (weights
+// pre-packed, primitives created), then run many times on planned buffers.
+#pragma once
+
+#include "ir/Model.h"
+#include "runtime/Tensor.h"
+#include "runtime/reference/KernelContext.h"
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace portolan::runtime::cpu {
+
+/// A node input or output as the compiler knows it: element type, static shape, and for an
+/// initializer its data.
+struct BoundTensor {
+    bool present = false; ///< false for an omitted optional input/output ("")
+    int dataType = 0;
+    Shape shape;
+    Tensor constant;      ///< defined for initializers
+};
+
+/// The node a kernel is built for, with its tensors at the shapes of one compiled profile.
+/// `attributes` reads the node's attributes as the reference kernels do (same errors).
+struct NodeBinding {
+    const ir::Model &model;
+    const ir::Node &node;
+    int opset = 0;
+    std::vector<BoundTensor> inputs;
+    std::vector<BoundTensor> outputs;
+    KernelContext &attributes;
+
+    const BoundTensor *input(std::size_t i) const { return i < inputs.size() && inputs[i].present ? &inputs[i] : nullptr; }
+};
+
+class CpuKernel {
+public:
+    virtual ~CpuKernel() = default;
+    /// Computes every output into `outputs`, preallocated at the compiled shapes. Inputs have the
+    /// compiled shapes too (omitted optional inputs are nullptr).
+    virtual void run(std::span<const Tensor *const> inputs, std::span<Tensor> outputs) = 0;
+    /// For a kernel whose output `k` is input `aliasedInput(k)` reshaped (Reshape, Flatten…): the
+    /// executor passes the input's storage on and allocates nothing; -1 otherwise.
+    virtual int aliasedInput(std::size_t /*output*/) const { return -1; }
+    /// "onednn:conv", "native:layer-norm"…: what `--stats` shows.
+    virtual std::string implementation() const = 0;
+};
+
+/// Builds a native kernel for `binding`, or returns nullptr and says why it does not apply (the node
+/// then runs on its reference kernel, marked as a fallback).
+using CpuKernelFactory = std::unique_ptr<CpuKernel> (*)(const NodeBinding &binding, std::string &whyNot);
+
+/// The native kernel factory for (domain, op type), or nullptr.
+CpuKernelFactory findCpuKernel(const std::string &domain, const std::string &opType);
+
+} // namespace portolan::runtime::cpu

@@ -1,0 +1,324 @@
+// The compiled CPU executor against the reference interpreter: every native kernel on odd shapes,
+// strides, groups, broadcasting and each fused activation; the fixtures after -O2; the memory plan;
+// the profile cache; and refusals (no fallback, memory cap).
+#include "support/PassTestSupport.h"
+#include "support/TestSupport.h"
+
+#include "ir/ModelLoader.h"
+#include "passes/NumericCheck.h"
+#include "passes/Pipeline.h"
+#include "runtime/cpu/CpuExecutor.h"
+
+#include <QtTest>
+
+#include <random>
+
+using namespace portolan;
+
+namespace {
+
+/// "float[2,3] name = {…}" with seeded values in [-1, 1).
+std::string weight(const std::string &name, const std::vector<std::int64_t> &shape, unsigned seed)
+{
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    std::string dims, values;
+    std::int64_t count = 1;
+    for (const auto d : shape) {
+        dims += (dims.empty() ? "" : ",") + std::to_string(d);
+        count *= d;
+    }
+    for (std::int64_t i = 0; i < count; ++i)
+        values += (i ? ", " : "") + std::to_string(dist(gen));
+    return "float[" + dims + "] " + name + " = {" + values + "}";
+}
+
+struct KernelCase {
+    std::string signature;
+    std::vector<std::pair<std::string, std::vector<std::int64_t>>> weights; ///< seeded values
+    std::string scalars; ///< ", float lo = {-0.5}…": weights with given values
+    std::string body;
+};
+
+std::unique_ptr<ir::Model> caseModel(const KernelCase &c)
+{
+    std::string weights;
+    unsigned seed = 1;
+    for (const auto &[name, shape] : c.weights)
+        weights += (weights.empty() ? "" : ", ") + weight(name, shape, seed++);
+    if (weights.empty() && !c.scalars.empty())
+        weights = c.scalars.substr(2);
+    else
+        weights += c.scalars;
+    const std::string header = "<ir_version: 8, opset_import: [\"\" : 17, \"ai.portolan\" : 1]>\ng " + c.signature + "\n";
+    return test::modelFromText(header + (weights.empty() ? "" : "<" + weights + ">\n") + "{\n" + c.body + "\n}\n");
+}
+
+/// Runs both executors on seeded feeds; true when the compiled outputs match the reference's
+/// within `rtol` (and 1e-5 absolute) on at least one element.
+bool matchesReference(const ir::Model &model, runtime::cpu::CpuExecutor &cpu, double rtol = 1e-4, std::uint64_t seed = 7,
+                      const std::map<std::string, std::vector<std::int64_t>> &shapes = {})
+{
+    auto feeds = passes::seededFeeds(model, seed, shapes, 3);
+    if (!feeds) {
+        qWarning("%s", feeds.error().format().c_str());
+        return false;
+    }
+    auto expected = runtime::Interpreter(model).run(*feeds);
+    auto actual = cpu.run(*feeds);
+    for (const auto *result : {&expected, &actual})
+        if (!*result) {
+            qWarning("%s", result->error().format().c_str());
+            return false;
+        }
+    const passes::NumericCheck check = passes::compareOutputs(*expected, *actual, 1e-5, rtol);
+    if (!check.withinTolerance || check.comparedElements == 0)
+        qWarning("output %s: max abs error %g, max rel error %g over %zu elements", check.worstOutput.c_str(),
+                 check.maxAbsError, check.maxRelError, check.comparedElements);
+    return check.withinTolerance && check.comparedElements > 0;
+}
+
+/// "name (Op): why; …" for the nodes the last run ran on reference kernels.
+std::string fallbacks(const runtime::cpu::CpuExecutor &cpu)
+{
+    std::string out;
+    for (const auto &node : cpu.lastProfile()->nodes())
+        if (node.implementation == "reference")
+            out += (out.empty() ? "" : "; ") + node.name + " (" + node.opType + "): " + node.whyFallback;
+    return out;
+}
+
+} // namespace
+
+class tst_CpuExecutor : public QObject {
+    Q_OBJECT
+private slots:
+    void nativeKernelMatchesReference_data();
+    void nativeKernelMatchesReference();
+    void fixturesMatchAfterO2_data();
+    void fixturesMatchAfterO2();
+    void plannerReusesMemory();
+    void profilesAreCachedByShape();
+    void viewsShareStorage();
+    void withoutFallbackUnsupportedNodesAreListed();
+    void memoryPlanOverTheCapIsRefused();
+};
+
+void tst_CpuExecutor::nativeKernelMatchesReference_data()
+{
+    QTest::addColumn<QString>("signature");
+    QTest::addColumn<QString>("weights"); // name:d0xd1… (seeded) or name=value (a scalar), separated by spaces
+    QTest::addColumn<QString>("body");
+    auto row = [](const char *name, const char *signature, const char *weights, const char *body) {
+        QTest::newRow(name) << signature << weights << body;
+    };
+    row("FusedConv, pads, bias, Relu", "(float[1,3,7,9] x) => (float[1,5,7,9] y)", "w:5x3x3x3 b:5",
+        "y = ai.portolan.FusedConv <pads = [1, 1, 1, 1], activation = \"Relu\"> (x, w, b)");
+    row("Conv, stride 2, dilation 2, batch 2, odd sizes", "(float[2,4,11,13] x) => (float[2,6,4,5] y)", "w:6x4x3x3",
+        "y = Conv <strides = [2, 2], dilations = [2, 2]> (x, w)");
+    row("depthwise Conv, SAME_UPPER", "(float[1,4,8,7] x) => (float[1,4,8,7] y)", "w:4x1x3x3 b:4",
+        "y = Conv <group = 4, auto_pad = \"SAME_UPPER\"> (x, w, b)");
+    row("grouped Conv, asymmetric pads", "(float[1,6,5,6] x) => (float[1,4,6,6] y)", "w:4x3x2x3",
+        "y = Conv <group = 2, pads = [1, 1, 0, 1]> (x, w)");
+    row("FusedConv, residual, HardSigmoid", "(float[1,2,5,5] x, float[1,3,5,5] z) => (float[1,3,5,5] y)", "w:3x2x1x1 b:3",
+        "y = ai.portolan.FusedConv <activation = \"HardSigmoid\", activation_params = [0.3, 0.4]> (x, w, b, z)");
+    row("FusedConv, stride 2, residual, Clip", "(float[1,2,6,6] x, float[1,3,3,3] z) => (float[1,3,3,3] y)", "w:3x2x3x3 b:3",
+        "y = ai.portolan.FusedConv <strides = [2, 2], pads = [1, 1, 1, 1], activation = \"Clip\", "
+        "activation_params = [-0.5, 0.5]> (x, w, b, z)");
+    row("Conv 1-D, LeakyRelu", "(float[1,3,10] x) => (float[1,4,8] y)", "w:4x3x3",
+        "y = ai.portolan.FusedConv <activation = \"LeakyRelu\", activation_params = [0.2]> (x, w)");
+    row("Conv 3-D, HardSwish", "(float[1,2,4,5,6] x) => (float[1,3,4,5,6] y)", "w:3x2x3x3x3 b:3",
+        "y = ai.portolan.FusedConv <pads = [1, 1, 1, 1, 1, 1], activation = \"HardSwish\"> (x, w, b)");
+    row("FusedConv, Sigmoid and Tanh", "(float[1,3,6,6] x) => (float[1,2,6,6] y)", "w:2x3x1x1 v:2x2x1x1",
+        "t = ai.portolan.FusedConv <activation = \"Sigmoid\"> (x, w)\n y = ai.portolan.FusedConv <activation = \"Tanh\"> (t, v)");
+    row("FusedGemm, transA, transB, alpha, beta, C matrix, Gelu", "(float[6,3] a) => (float[3,4] y)", "w:4x6 c:3x4",
+        "y = ai.portolan.FusedGemm <transA = 1, transB = 1, alpha = 0.5, beta = 2.0, activation = \"Gelu\"> (a, w, c)");
+    row("Gemm, bias row", "(float[5,7] a) => (float[5,3] y)", "w:7x3 c:3", "y = Gemm (a, w, c)");
+    row("Gemm, scalar C, beta", "(float[2,7] a) => (float[2,3] y)", "w:7x3 c:1", "y = Gemm <beta = 0.5> (a, w, c)");
+    row("Gemm, column C", "(float[4,5] a) => (float[4,3] y)", "w:5x3 c:4x1", "y = Gemm (a, w, c)");
+    row("Gemm, C an input", "(float[4,5] a, float[4,3] c) => (float[4,3] y)", "w:5x3", "y = Gemm (a, w, c)");
+    row("MatMul, batch broadcast, B an input", "(float[2,1,3,5] a, float[4,5,6] b) => (float[2,4,3,6] y)", "",
+        "y = MatMul (a, b)");
+    row("FusedMatMul, bias, GeluTanh", "(float[2,7,5] a) => (float[2,7,3] y)", "w:5x3 b:3",
+        "y = ai.portolan.FusedMatMul <activation = \"GeluTanh\"> (a, w, b)");
+    row("MatMul, vector B", "(float[3,4] a) => (float[3] y)", "w:4", "y = MatMul (a, w)");
+    row("MatMul, vector A", "(float[4] a) => (float[2,5] y)", "w:2x4x5", "y = MatMul (a, w)");
+    row("MaxPool, ceil_mode, stride 2", "(float[1,2,8,8] x) => (float[1,2,4,4] y)", "",
+        "y = MaxPool <kernel_shape = [3, 3], strides = [2, 2], ceil_mode = 1> (x)");
+    row("MaxPool, pads", "(float[1,3,7,7] x) => (float[1,3,4,4] y)", "",
+        "y = MaxPool <kernel_shape = [3, 3], strides = [2, 2], pads = [1, 1, 1, 1]> (x)");
+    row("AveragePool, pads excluded", "(float[1,2,6,5] x) => (float[1,2,6,5] y)", "",
+        "y = AveragePool <kernel_shape = [3, 3], pads = [1, 1, 1, 1]> (x)");
+    row("AveragePool, pads counted", "(float[1,2,6,5] x) => (float[1,2,3,3] y)", "",
+        "y = AveragePool <kernel_shape = [2, 2], strides = [2, 2], pads = [0, 0, 0, 1], count_include_pad = 1> (x)");
+    row("AveragePool, ceil_mode", "(float[1,2,7,7] x) => (float[1,2,4,4] y)", "",
+        "y = AveragePool <kernel_shape = [2, 2], strides = [2, 2], ceil_mode = 1> (x)");
+    row("Add, Sub, Mul, Div, Max, Min with broadcasting", "(float[2,3,4] x, float[3,1] s) => (float[2,3,4] y)", "",
+        "a = Add (s, x)\n b = Sub (a, s)\n c = Mul (s, b)\n d = Div (c, s)\n e = Max (d, s)\n y = Min (s, e)");
+    row("unary activations and math", "(float[2,3,5] x) => (float[2,3,5] y)", "lo=0.1 hi=0.6",
+        "a = Relu (x)\n b = LeakyRelu <alpha = 0.2> (x)\n c = Add (a, b)\n d = Elu (c)\n e = Sigmoid (d)\n f = Tanh (e)\n"
+        " g = Exp (f)\n h = Log (g)\n i = Abs (h)\n j = Sqrt (i)\n k = HardSwish (j)\n l = ai.portolan.Gelu (k)\n"
+        " m = ai.portolan.Gelu <approximate = \"tanh\"> (l)\n y = Clip (m, lo, hi)");
+    row("GlobalAveragePool and GlobalMaxPool", "(float[2,3,5,7] x) => (float[2,3,1,1] y, float[2,3,1,1] z)", "",
+        "y = GlobalAveragePool (x)\n z = GlobalMaxPool (x)");
+}
+
+void tst_CpuExecutor::nativeKernelMatchesReference()
+{
+    QFETCH(QString, signature);
+    QFETCH(QString, weights);
+    QFETCH(QString, body);
+    KernelCase c{signature.toStdString(), {}, {}, body.toStdString()};
+    for (const QString &w : weights.split(' ', Qt::SkipEmptyParts)) {
+        if (w.contains('=')) {
+            c.scalars += ", float " + w.section('=', 0, 0).toStdString() + " = {" + w.section('=', 1).toStdString() + "}";
+            continue;
+        }
+        std::vector<std::int64_t> shape;
+        for (const QString &d : w.section(':', 1).split('x'))
+            shape.push_back(d.toLongLong());
+        c.weights.emplace_back(w.section(':', 0, 0).toStdString(), shape);
+    }
+    auto model = caseModel(c);
+    QVERIFY(model);
+    runtime::cpu::CpuExecutor cpu(*model);
+    QVERIFY(matchesReference(*model, cpu));
+    for (const auto &node : cpu.lastProfile()->nodes())
+        QVERIFY2(node.implementation != "reference", (node.name + ": " + node.whyFallback).c_str());
+}
+
+void tst_CpuExecutor::fixturesMatchAfterO2_data()
+{
+    QTest::addColumn<QString>("fixture");
+    QTest::newRow("cnn_bn") << "cnn_bn/model.onnx";
+    QTest::newRow("transformer_opset14") << "transformer_opset14/model.onnx";
+    QTest::newRow("transformer_opset17") << "transformer_opset17/model.onnx";
+    QTest::newRow("control_flow") << "control_flow/model.onnx";
+}
+
+void tst_CpuExecutor::fixturesMatchAfterO2()
+{
+    QFETCH(QString, fixture);
+    auto loaded = ir::loadModelFile(test::fixturesDir() + "/" + fixture.toStdString());
+    QVERIFY2(loaded, loaded ? "" : loaded.error().format().c_str());
+    auto pipeline = passes::presetPipeline(2);
+    QVERIFY(pipeline);
+    auto optimized = passes::runPipeline(*loaded->model, *pipeline, {});
+    QVERIFY2(optimized, optimized ? "" : optimized.error().format().c_str());
+    runtime::cpu::CpuExecutor cpu(*optimized->model);
+    // the reference runs the unoptimized model: compiled and fused together against the oracle
+    auto feeds = passes::seededFeeds(*loaded->model, 11, {}, 3);
+    QVERIFY(feeds);
+    auto expected = runtime::Interpreter(*loaded->model).run(*feeds);
+    auto actual = cpu.run(*feeds);
+    QVERIFY2(expected, expected ? "" : expected.error().format().c_str());
+    QVERIFY2(actual, actual ? "" : actual.error().format().c_str());
+    const passes::NumericCheck check = passes::compareOutputs(*expected, *actual, 1e-5, 1e-4);
+    QVERIFY2(check.withinTolerance && check.comparedElements > 0,
+             (check.worstOutput + ": rel " + std::to_string(check.maxRelError)).c_str());
+    if (fixture.startsWith("cnn"))
+        QVERIFY2(fallbacks(cpu).empty(), fallbacks(cpu).c_str());
+}
+
+void tst_CpuExecutor::plannerReusesMemory()
+{
+    auto loaded = ir::loadModelFile(test::fixturesDir() + "/cnn_bn/model.onnx");
+    QVERIFY(loaded);
+    auto optimized = passes::runPipeline(*loaded->model, *passes::presetPipeline(2), {});
+    QVERIFY(optimized);
+    runtime::cpu::CpuExecutor cpu(*optimized->model);
+    QVERIFY(matchesReference(*optimized->model, cpu));
+    const auto &plan = cpu.lastProfile()->memoryPlan();
+    QVERIFY(plan.arenaBytes > 0);
+    QVERIFY(plan.arenaBytes >= plan.livePeakBytes);
+    QVERIFY2(plan.arenaBytes < plan.naiveBytes, (std::to_string(plan.arenaBytes) + " vs " + std::to_string(plan.naiveBytes)).c_str());
+}
+
+void tst_CpuExecutor::profilesAreCachedByShape()
+{
+    auto model = test::modelFromText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N,6] a) => (float[N,3] y)
+<float[6,3] w = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8}>
+{
+    t = MatMul (a, w)
+    y = Softsign (t)
+}
+)");
+    QVERIFY(model);
+    runtime::cpu::CpuExecutor cpu(*model);
+    QVERIFY(matchesReference(*model, cpu, 1e-4, 1, {{"a", {2, 6}}}));
+    QVERIFY(matchesReference(*model, cpu, 1e-4, 2, {{"a", {2, 6}}}));
+    QVERIFY(matchesReference(*model, cpu, 1e-4, 3, {{"a", {5, 6}}}));
+    QCOMPARE(cpu.stats().profilesCompiled, std::size_t(2));
+    QCOMPARE(cpu.stats().cacheHits, std::size_t(1));
+    QVERIFY2(fallbacks(cpu).find("(Softsign): no native kernel for Softsign") != std::string::npos, fallbacks(cpu).c_str());
+}
+
+void tst_CpuExecutor::viewsShareStorage()
+{
+    auto model = test::modelFromText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] x) => (float[2,12] y, float[6,4] z)
+<float[12,12] w = {1,0,0,0,0,0,0,0,0,0,0,0, 0,1,0,0,0,0,0,0,0,0,0,0, 0,0,1,0,0,0,0,0,0,0,0,0, 0,0,0,1,0,0,0,0,0,0,0,0, 0,0,0,0,1,0,0,0,0,0,0,0, 0,0,0,0,0,1,0,0,0,0,0,0, 0,0,0,0,0,0,1,0,0,0,0,0, 0,0,0,0,0,0,0,1,0,0,0,0, 0,0,0,0,0,0,0,0,1,0,0,0, 0,0,0,0,0,0,0,0,0,1,0,0, 0,0,0,0,0,0,0,0,0,0,1,0, 0,0,0,0,0,0,0,0,0,0,0,2}, int64[2] s = {6, 4}>
+{
+    f = Flatten (x)
+    y = MatMul (f, w)
+    z = Reshape (y, s)
+}
+)");
+    QVERIFY(model);
+    runtime::cpu::CpuExecutor cpu(*model);
+    QVERIFY(matchesReference(*model, cpu));
+    const auto &nodes = cpu.lastProfile()->nodes();
+    QCOMPARE(nodes.front().implementation, std::string("view"));
+    QCOMPARE(nodes.back().implementation, std::string("view"));
+}
+
+void tst_CpuExecutor::withoutFallbackUnsupportedNodesAreListed()
+{
+    auto model = test::modelFromText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,6] a) => (float[2,6] y)
+{
+    t = Softsign (a)
+    y = Erf (t)
+}
+)");
+    QVERIFY(model);
+    runtime::cpu::CompileOptions options;
+    options.allowFallback = false;
+    runtime::cpu::CpuExecutor cpu(*model, options);
+    const auto st = cpu.checkSupported();
+    QVERIFY(!st);
+    const std::string message = st.error().format();
+    QVERIFY2(message.find("Softsign") != std::string::npos && message.find("Erf") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("fallback") != std::string::npos, message.c_str());
+    auto feeds = passes::seededFeeds(*model, 1, {}, 3);
+    QVERIFY(feeds);
+    QVERIFY(!cpu.run(*feeds));
+}
+
+void tst_CpuExecutor::memoryPlanOverTheCapIsRefused()
+{
+    auto model = test::modelFromText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[64,64] a, float[64,64] b) => (float[64,64] y)
+{
+    t = MatMul (a, b)
+    y = MatMul (t, b)
+}
+)");
+    QVERIFY(model);
+    runtime::cpu::CpuExecutor cpu(*model);
+    auto feeds = passes::seededFeeds(*model, 1, {}, 3);
+    QVERIFY(feeds);
+    runtime::RunOptions options;
+    options.maxMemoryBytes = 1024;
+    auto result = cpu.run(*feeds, options);
+    QVERIFY(!result);
+    QVERIFY2(result.error().format().find("memory plan") != std::string::npos, result.error().format().c_str());
+}
+
+QTEST_GUILESS_MAIN(tst_CpuExecutor)
+#include "tst_CpuExecutor.moc"

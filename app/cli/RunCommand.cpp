@@ -1,10 +1,16 @@
-// `portolan run MODEL [--input NAME=FILE.pb|NAME=random[:SEED]]… [--inputs DIR] [--shape NAME=D,…]…
-//  [--output-dir DIR] [--dump-all DIR] [--max-memory SIZE] [--json] [--force]`: runs the reference
-// interpreter and writes outputs (and, with --dump-all, every intermediate) as TensorProto files.
+// `portolan run MODEL [--executor reference|cpu] [--pipeline P | -O0 | -O1 | -O2] [--no-fallback]
+//  [--input NAME=FILE.pb|NAME=random[:SEED]]… [--inputs DIR] [--shape NAME=D,…]… [--output-dir DIR]
+//  [--dump-all DIR] [--max-memory SIZE] [--repeat N] [--warmup K] [--stats] [--json] [--force]`:
+// runs the model on the reference interpreter or the compiled CPU executor (after the passes, -O2
+// by default for cpu, none for reference) and writes outputs (and, with --dump-all, every
+// intermediate) as TensorProto files.
 #include "cli/Arguments.h"
 #include "cli/Command.h"
 
 #include "ir/ModelLoader.h"
+#include "passes/PassManager.h"
+#include "passes/Pipeline.h"
+#include "runtime/cpu/CpuExecutor.h"
 #include "runtime/InputGeneration.h"
 #include "runtime/TensorProtoIO.h"
 #include "runtime/TensorStats.h"
@@ -133,6 +139,86 @@ void writeStats(support::JsonWriter &w, const RuntimeValue &v)
     w.field("nan", s.nans).field("inf", s.infs);
 }
 
+double mib(std::size_t bytes)
+{
+    return static_cast<double>(bytes) / (1 << 20);
+}
+
+std::size_t fallbackCount(const runtime::cpu::CompiledGraph &profile)
+{
+    return static_cast<std::size_t>(std::count_if(profile.nodes().begin(), profile.nodes().end(),
+                                                  [](const auto &n) { return n.implementation == "reference"; }));
+}
+
+void writeCompiledStats(support::JsonWriter &w, const runtime::cpu::CpuExecutor &cpu, bool withProfile)
+{
+    const runtime::cpu::CompiledGraph &profile = *cpu.lastProfile();
+    const auto &plan = profile.memoryPlan();
+    w.field("nodes_run", static_cast<std::uint64_t>(profile.nodes().size()))
+        .field("fallback_nodes", static_cast<std::uint64_t>(fallbackCount(profile)));
+    w.key("memory").beginObject().field("arena_bytes", static_cast<std::uint64_t>(plan.arenaBytes))
+        .field("naive_bytes", static_cast<std::uint64_t>(plan.naiveBytes))
+        .field("live_peak_bytes", static_cast<std::uint64_t>(plan.livePeakBytes))
+        .field("fallback_peak_bytes", static_cast<std::uint64_t>(profile.fallbackPeakBytes()))
+        .field("weight_bytes", static_cast<std::uint64_t>(cpu.weightBytes())).endObject();
+    w.key("profiles").beginObject().field("compiled", static_cast<std::uint64_t>(cpu.stats().profilesCompiled))
+        .field("cache_hits", static_cast<std::uint64_t>(cpu.stats().cacheHits))
+        .field("compile_seconds", cpu.stats().compileSeconds).endObject();
+    if (!withProfile)
+        return;
+    w.key("nodes").beginArray();
+    for (const auto &n : profile.nodes()) {
+        w.beginObject().field("name", n.name).field("op_type", n.opType).field("implementation", n.implementation);
+        if (!n.whyFallback.empty() && n.implementation == "reference")
+            w.field("why_fallback", n.whyFallback);
+        w.field("ms_per_run", n.runs ? n.seconds * 1e3 / static_cast<double>(n.runs) : 0.0).endObject();
+    }
+    w.endArray();
+}
+
+void printCompiledSummary(const std::string &path, const std::string &pipeline, const runtime::cpu::CpuExecutor &cpu,
+                          double seconds)
+{
+    const runtime::cpu::CompiledGraph &profile = *cpu.lastProfile();
+    const auto &plan = profile.memoryPlan();
+    std::printf("Ran %s on the compiled CPU executor after %s: %zu nodes (%zu on reference kernels) in %.2f ms\n",
+                path.c_str(), pipeline.empty() ? "no passes" : pipeline.c_str(), profile.nodes().size(),
+                fallbackCount(profile), seconds * 1e3);
+    std::printf("  memory: arena %.2f MiB (allocate-per-tensor would take %.2f MiB, the live peak is %.2f MiB), "
+                "fallback outputs peak %.2f MiB, weights %.2f MiB\n",
+                mib(plan.arenaBytes), mib(plan.naiveBytes), mib(plan.livePeakBytes), mib(profile.fallbackPeakBytes()),
+                mib(cpu.weightBytes()));
+    std::printf("  profiles: %zu compiled (%.3f s), %zu cache hits\n", cpu.stats().profilesCompiled,
+                cpu.stats().compileSeconds, cpu.stats().cacheHits);
+}
+
+/// The nodes by time, most first, then the fallbacks with their reasons.
+void printCompiledProfile(const runtime::cpu::CpuExecutor &cpu)
+{
+    std::vector<runtime::cpu::NodeProfile> nodes = cpu.lastProfile()->nodes();
+    double total = 0;
+    for (const auto &n : nodes)
+        total += n.seconds;
+    std::stable_sort(nodes.begin(), nodes.end(), [](const auto &a, const auto &b) { return a.seconds > b.seconds; });
+    std::printf("  profile (time per run, by node):\n");
+    for (std::size_t i = 0; i < nodes.size() && i < 25; ++i) {
+        const auto &n = nodes[i];
+        std::printf("    %8.3f ms %5.1f%%  %-28s %-18s %s\n", n.runs ? n.seconds * 1e3 / static_cast<double>(n.runs) : 0.0,
+                    total > 0 ? 100 * n.seconds / total : 0.0, n.name.substr(0, 28).c_str(), n.opType.c_str(),
+                    n.implementation.c_str());
+    }
+    if (nodes.size() > 25)
+        std::printf("    … %zu more nodes\n", nodes.size() - 25);
+    std::map<std::string, int> reasons;
+    for (const auto &n : nodes)
+        if (n.implementation == "reference")
+            ++reasons[n.opType + ": " + n.whyFallback];
+    if (!reasons.empty())
+        std::printf("  fallbacks to reference kernels:\n");
+    for (const auto &[reason, count] : reasons)
+        std::printf("    %4d × %s\n", count, reason.c_str());
+}
+
 } // namespace
 
 int runRun(const QStringList &arguments)
@@ -149,16 +235,55 @@ int runRun(const QStringList &arguments)
     const QCommandLineOption force("force", "Write into folders that already hold files.");
     const QCommandLineOption repeat("repeat", "Time N runs and print min/median/max latency.", "N", "1");
     const QCommandLineOption warmup("warmup", "Untimed runs before the timed ones.", "K", "0");
-    parser.addOptions({input, inputs, shape, outputDir, dumpAll, maxMemory, json, force, repeat, warmup});
+    const QCommandLineOption executor("executor", "reference (the accurate interpreter, the default) or cpu (the "
+                                                  "compiled executor: native oneDNN kernels, planned memory).", "NAME",
+                                      "reference");
+    const QCommandLineOption pipeline("pipeline", "Passes to run before executing (see `portolan passes`).", "P");
+    const QCommandLineOption o0("O0", "Run the model as it is (the default for the reference executor).");
+    const QCommandLineOption o1("O1", "Run after the cleanup passes.");
+    const QCommandLineOption o2("O2", "Run after cleanup and fusions (the default for the cpu executor).");
+    const QCommandLineOption noFallback("no-fallback", "cpu: refuse nodes without a native kernel instead of running "
+                                                       "them on their reference kernel.");
+    const QCommandLineOption stats("stats", "cpu: print the per-node profile, the fallbacks, the memory plan and the "
+                                            "profile cache.");
+    parser.addOptions({input, inputs, shape, outputDir, dumpAll, maxMemory, json, force, repeat, warmup, executor, pipeline,
+                       o0, o1, o2, noFallback, stats});
     parser.addPositionalArgument("MODEL", "The .onnx model to run.");
-    if (auto exit = parseArguments(parser, "run", "Run a model on the reference interpreter.", arguments, 1, 1))
+    if (auto exit = parseArguments(parser, "run", "Run a model on the reference interpreter or the compiled CPU executor.",
+                                   arguments, 1, 1))
         return *exit;
+
+    const std::string executorName = parser.value(executor).toStdString();
+    if (executorName != "reference" && executorName != "cpu")
+        return fail("--executor '" + executorName + "' is not one of: reference, cpu");
+    const bool compiled = executorName == "cpu";
+    if ((parser.isSet(noFallback) || parser.isSet(stats)) && !compiled)
+        return fail("--no-fallback and --stats go with --executor cpu");
+    const int levels = int(parser.isSet(o0)) + int(parser.isSet(o1)) + int(parser.isSet(o2)) + int(parser.isSet(pipeline));
+    if (levels > 1)
+        return fail("give one of --pipeline, -O0, -O1, -O2");
 
     const std::string path = parser.positionalArguments().front().toStdString();
     auto loaded = ir::loadModelFile(path);
     if (!loaded)
         return fail(loaded.error().format());
     const ir::Model &model = *loaded->model;
+
+    // The passes, when asked for (or by default for the compiled executor).
+    std::shared_ptr<ir::Model> optimized;
+    std::string pipelineText;
+    if (parser.isSet(pipeline) || parser.isSet(o1) || parser.isSet(o2) || (compiled && !parser.isSet(o0))) {
+        auto parsed = parser.isSet(pipeline) ? passes::parsePipeline(parser.value(pipeline).toStdString())
+                                             : passes::presetPipeline(parser.isSet(o1) ? 1 : 2);
+        if (!parsed)
+            return fail(parsed.error().format());
+        auto result = passes::runPipeline(model, *parsed, {});
+        if (!result)
+            return fail(result.error().format());
+        optimized = result->model;
+        pipelineText = parsed->str();
+    }
+    const ir::Model &target = optimized ? *optimized : model;
 
     auto shapes = parseShapeSpecs(parser.values(shape));
     if (!shapes)
@@ -211,7 +336,7 @@ int runRun(const QStringList &arguments)
                 return fail(st.error().format());
     std::unique_ptr<DumpObserver> dump;
     if (parser.isSet(dumpAll)) {
-        dump = std::make_unique<DumpObserver>(model, parser.value(dumpAll).toStdString());
+        dump = std::make_unique<DumpObserver>(target, parser.value(dumpAll).toStdString());
         options.observer = dump.get();
     }
 
@@ -221,17 +346,22 @@ int runRun(const QStringList &arguments)
     if (!countsOk || !warmupOk || repeats < 1 || warmups < 0)
         return fail("--repeat takes a count of at least 1 and --warmup one of at least 0");
 
-    runtime::Interpreter interpreter(model);
+    runtime::Interpreter interpreter(target);
+    runtime::cpu::CompileOptions compileOptions;
+    compileOptions.allowFallback = !parser.isSet(noFallback);
+    runtime::cpu::CpuExecutor cpu(target, compileOptions);
+    cpu.setProfiling(parser.isSet(stats));
+    auto execute = [&](const runtime::RunOptions &o) { return compiled ? cpu.run(feeds, o) : interpreter.run(feeds, o); };
     runtime::RunOptions quiet = options;
     quiet.observer = nullptr; // warm-ups and repeats dump nothing
     for (int i = 0; i < warmups; ++i)
-        if (auto r = interpreter.run(feeds, quiet); !r)
+        if (auto r = execute(quiet); !r)
             return fail(r.error().format());
     std::vector<double> latencies;
     support::Expected<NamedValues> outputs = NamedValues{};
     for (int i = 0; i < repeats; ++i) {
         const auto start = std::chrono::steady_clock::now();
-        outputs = interpreter.run(feeds, i == 0 ? options : quiet);
+        outputs = execute(i == 0 ? options : quiet);
         latencies.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         if (!outputs)
             return fail(outputs.error().format());
@@ -259,13 +389,17 @@ int runRun(const QStringList &arguments)
         std::ofstream(dir + "/manifest.json") << manifest.str() << "\n";
     }
 
-    const auto &stats = interpreter.lastStats();
+    const auto &referenceStats = interpreter.lastStats();
+    const runtime::cpu::CompiledGraph *profile = compiled ? cpu.lastProfile() : nullptr;
     if (parser.isSet(json)) {
         support::JsonWriter w;
-        w.beginObject().field("model", path).field("executor", "reference").field("seconds", seconds);
+        w.beginObject().field("model", path).field("executor", executorName).field("pipeline", pipelineText).field("seconds", seconds);
         w.key("latency_ms").beginObject().field("min", sorted.front() * 1e3).field("median", seconds * 1e3)
             .field("max", sorted.back() * 1e3).field("runs", repeats).field("warmup", warmups).endObject();
-        w.field("nodes_run", static_cast<std::uint64_t>(stats.nodesRun)).field("peak_bytes", static_cast<std::uint64_t>(stats.peakBytes));
+        if (profile)
+            writeCompiledStats(w, cpu, parser.isSet(stats));
+        else
+            w.field("nodes_run", static_cast<std::uint64_t>(referenceStats.nodesRun)).field("peak_bytes", static_cast<std::uint64_t>(referenceStats.peakBytes));
         w.key("outputs").beginArray();
         for (const auto &[name, value] : *outputs) {
             w.beginObject().field("name", name);
@@ -276,11 +410,17 @@ int runRun(const QStringList &arguments)
         std::printf("%s\n", w.str().c_str());
         return kExitOk;
     }
-    std::printf("Ran %s on the reference interpreter: %zu nodes in %.3f s, peak %.1f MiB of live tensors\n", path.c_str(),
-                stats.nodesRun, seconds, static_cast<double>(stats.peakBytes) / (1 << 20));
+    if (profile)
+        printCompiledSummary(path, pipelineText, cpu, seconds);
+    else
+        std::printf("Ran %s on the reference interpreter%s: %zu nodes in %.3f s, peak %.1f MiB of live tensors\n", path.c_str(),
+                    pipelineText.empty() ? "" : (" after " + pipelineText).c_str(), referenceStats.nodesRun, seconds,
+                    static_cast<double>(referenceStats.peakBytes) / (1 << 20));
     if (repeats > 1)
         std::printf("  latency over %d runs (after %d warm-up): min %.2f ms, median %.2f ms, max %.2f ms\n", repeats,
                     warmups, sorted.front() * 1e3, seconds * 1e3, sorted.back() * 1e3);
+    if (profile && parser.isSet(stats))
+        printCompiledProfile(cpu);
     for (const auto &[name, value] : *outputs) {
         std::printf("  %s  %s", name.c_str(), value.describe().c_str());
         if (value.isTensor()) {

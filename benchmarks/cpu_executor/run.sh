@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Compiled CPU executor latency and memory plan against ONNX Runtime 1.30 (CPU, 2 threads, batch 1,
+# all optimizations on), measured in the same run.
+# Usage: benchmarks/cpu_executor/run.sh [model…]   (default: resnet18 mobilenet_v2 vit_b_16 bert_encoder)
+# Needs: scripts/build.sh done, python3-torch/torchvision (scripts/install-deps.sh --fixtures), npm.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+source "$here/../ort_install.sh"
+models=("$@")
+((${#models[@]})) || models=(resnet18 mobilenet_v2 vit_b_16 bert_encoder)
+/usr/bin/python3 "$here/../export_models.py" "$cache/models" "${models[@]}"
+
+printf '%-14s %12s %12s %9s %10s %10s %8s %9s\n' model portolan_ms ort_all_ms vs_all arena_MiB naive_MiB naive/arena fallbacks
+for m in "${models[@]}"; do
+  dir="$cache/models/$m"
+  json=$("$root/build/app/portolan" run "$dir/model.onnx" --executor cpu --inputs "$dir/test_data_set_0" \
+         --repeat 20 --warmup 3 --json)
+  all=$(NODE_PATH="$cache/node_modules" node "$here/../reference_speed/ort_time.js" "$dir/model.onnx" \
+        "$dir/test_data_set_0/input_0.pb" all 20 | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["median_ms"])')
+  /usr/bin/python3 -c "
+import json
+r = json.loads('''$json''')
+ours, mem = r['latency_ms']['median'], r['memory']
+arena, naive = mem['arena_bytes'] / 2**20, mem['naive_bytes'] / 2**20
+print('%-14s %12.2f %12.2f %8.2fx %10.2f %10.2f %7.2fx %9d' % ('$m', ours, $all, ours / $all, arena, naive,
+      naive / arena if arena else 0, r['fallback_nodes']))"
+done
+echo "vs_all = Portolan compiled CPU latency / ONNX Runtime (all optimizations) latency (target: <= 1.0x)"
+echo "naive/arena = allocate-per-tensor bytes / planned arena bytes (target on resnet18: >= 3x)"

@@ -159,6 +159,18 @@ void tst_CpuExecutor::nativeKernelMatchesReference_data()
         "a = Relu (x)\n b = LeakyRelu <alpha = 0.2> (x)\n c = Add (a, b)\n d = Elu (c)\n e = Sigmoid (d)\n f = Tanh (e)\n"
         " g = Exp (f)\n h = Log (g)\n i = Abs (h)\n j = Sqrt (i)\n k = HardSwish (j)\n l = ai.portolan.Gelu (k)\n"
         " m = ai.portolan.Gelu <approximate = \"tanh\"> (l)\n y = Clip (m, lo, hi)");
+    row("Attention NSD, mask, causal", "(float[2,3,5,4] q, float[2,3,5,4] k, float[2,3,5,6] v, float[2,1,1,5] m) => (float[2,3,5,6] y)",
+        "", "y = ai.portolan.Attention <scale = 0.5, causal = 1> (q, k, v, m)");
+    row("Attention SND, Sq != Sk", "(float[2,3,2,4] q, float[2,5,2,4] k, float[2,5,2,3] v) => (float[2,3,2,3] y)", "",
+        "y = ai.portolan.Attention <scale = 0.7, layout = \"SND\"> (q, k, v)");
+    row("Attention rank 3, causal, Sq < Sk", "(float[4,3,8] q, float[4,6,8] k, float[4,6,8] v) => (float[4,3,8] y)", "",
+        "y = ai.portolan.Attention <causal = 1> (q, k, v)");
+    row("LayerNormalization, two axes", "(float[2,3,4] x) => (float[2,3,4] y)", "g:3x4 b:3x4",
+        "y = LayerNormalization <axis = 1, epsilon = 1e-3> (x, g, b)");
+    row("ai.portolan LayerNormalization, no beta", "(float[5,7] x) => (float[5,7] y)", "g:7",
+        "y = ai.portolan.LayerNormalization (x, g)");
+    row("SkipLayerNormalization, bias, sum", "(float[2,3,8] x, float[2,3,8] s) => (float[2,3,8] y, float[2,3,8] sum)",
+        "g:8 b:8 c:8", "y, sum = ai.portolan.SkipLayerNormalization <epsilon = 1e-5> (x, s, g, b, c)");
     row("GlobalAveragePool and GlobalMaxPool", "(float[2,3,5,7] x) => (float[2,3,1,1] y, float[2,3,1,1] z)", "",
         "y = GlobalAveragePool (x)\n z = GlobalMaxPool (x)");
 }

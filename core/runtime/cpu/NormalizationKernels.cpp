@@ -1,0 +1,115 @@
+// LayerNormalization (standard and ai.portolan) and SkipLayerNormalization over the trailing axes,
+// a row at a time: mean and variance accumulated in double (as the reference does), then
+// y = (x − mean) / √(var + ε) · γ + β. Rows are split over the cores.
+#include "runtime/cpu/CpuKernel.h"
+#include "support/ParallelFor.h"
+
+#include <cmath>
+
+namespace portolan::runtime::cpu {
+
+namespace {
+
+class LayerNormKernel final : public CpuKernel {
+public:
+    /// `skip`: inputs are (X, Skip, Gamma, Beta?, Bias?) and output 1 may be the sum.
+    LayerNormKernel(std::int64_t rows, std::int64_t width, float epsilon, bool skip, bool hasBeta, bool hasBias, bool writesSum)
+        : m_rows(rows), m_width(width), m_epsilon(epsilon), m_skip(skip), m_hasBeta(hasBeta), m_hasBias(hasBias),
+          m_writesSum(writesSum)
+    {
+    }
+
+    void run(std::span<const Tensor *const> inputs, std::span<Tensor> outputs) override
+    {
+        const std::size_t gammaAt = m_skip ? 2 : 1;
+        const float *x = inputs[0]->data<float>();
+        const float *skip = m_skip ? inputs[1]->data<float>() : nullptr;
+        const float *gamma = inputs[gammaAt]->data<float>();
+        const float *beta = m_hasBeta ? inputs[gammaAt + 1]->data<float>() : nullptr;
+        const float *bias = m_hasBias ? inputs[4]->data<float>() : nullptr;
+        float *y = outputs[0].mutableData<float>();
+        float *sum = m_writesSum ? outputs[1].mutableData<float>() : nullptr;
+        const std::int64_t width = m_width;
+        const double epsilon = m_epsilon;
+        support::parallelFor(m_rows, m_rows * width > 16384, [&](std::int64_t begin, std::int64_t end) {
+            std::vector<float> row(static_cast<std::size_t>(width));
+            for (std::int64_t r = begin; r < end; ++r) {
+                const std::int64_t at = r * width;
+                double mean = 0;
+                for (std::int64_t j = 0; j < width; ++j) {
+                    float v = x[at + j];
+                    if (skip)
+                        v += skip[at + j] + (bias ? bias[j] : 0.f);
+                    row[static_cast<std::size_t>(j)] = v;
+                    mean += v;
+                }
+                mean /= static_cast<double>(width);
+                double variance = 0;
+                for (const float v : row)
+                    variance += (v - mean) * (v - mean);
+                const double inverse = 1.0 / std::sqrt(variance / static_cast<double>(width) + epsilon);
+                for (std::int64_t j = 0; j < width; ++j) {
+                    const double normalized = (row[static_cast<std::size_t>(j)] - mean) * inverse;
+                    y[at + j] = static_cast<float>(normalized * gamma[j] + (beta ? beta[j] : 0.0));
+                }
+                if (sum)
+                    std::copy(row.begin(), row.end(), sum + at);
+            }
+        });
+    }
+
+    std::string implementation() const override { return m_skip ? "native:skip-layer-norm" : "native:layer-norm"; }
+
+private:
+    std::int64_t m_rows, m_width;
+    float m_epsilon;
+    bool m_skip, m_hasBeta, m_hasBias, m_writesSum;
+};
+
+bool floatPresent(const NodeBinding &b)
+{
+    for (const auto *list : {&b.inputs, &b.outputs})
+        for (const BoundTensor &t : *list)
+            if (t.present && t.dataType != onnx::TensorProto::FLOAT)
+                return false;
+    return true;
+}
+
+} // namespace
+
+std::unique_ptr<CpuKernel> makeLayerNormKernel(const NodeBinding &b, std::string &whyNot)
+{
+    const bool skip = b.node.opType == "SkipLayerNormalization";
+    const std::size_t gammaAt = skip ? 2 : 1;
+    const BoundTensor *x = b.input(0), *gamma = b.input(gammaAt), *beta = b.input(gammaAt + 1);
+    const BoundTensor *bias = skip ? b.input(4) : nullptr;
+    if (!x || !gamma || !floatPresent(b) || (skip && (!b.input(1) || b.input(1)->shape != x->shape))) {
+        whyNot = "not float, or Skip is not of X's shape";
+        return nullptr;
+    }
+    if (!skip && b.outputs.size() > 1 && std::any_of(b.outputs.begin() + 1, b.outputs.end(), [](const auto &o) { return o.present; })) {
+        whyNot = "the mean or inverse-std output is wanted";
+        return nullptr;
+    }
+    const auto rank = static_cast<std::int64_t>(x->shape.size());
+    std::int64_t axis = b.attributes.attrInt("axis", -1);
+    axis = axis < 0 ? axis + rank : axis;
+    if (axis < 0 || axis >= rank) {
+        whyNot = "axis out of range";
+        return nullptr;
+    }
+    std::int64_t width = 1;
+    for (std::int64_t i = axis; i < rank; ++i)
+        width *= x->shape[static_cast<std::size_t>(i)];
+    const std::int64_t rows = width ? elementCount(x->shape) / width : 0;
+    if (elementCount(gamma->shape) != width || (beta && elementCount(beta->shape) != width) ||
+        (bias && elementCount(bias->shape) != x->shape.back()) || (bias && width != x->shape.back())) {
+        whyNot = "Gamma, Beta or Bias does not cover the normalized axes exactly";
+        return nullptr;
+    }
+    const bool writesSum = skip && b.outputs.size() > 1 && b.outputs[1].present;
+    return std::make_unique<LayerNormKernel>(rows, width, b.attributes.attrFloat("epsilon", 1e-5f), skip, beta != nullptr,
+                                             bias != nullptr, writesSum);
+}
+
+} // namespace portolan::runtime::cpu

@@ -135,6 +135,10 @@ std::unique_ptr<CpuKernel> makeMatMulKernel(const NodeBinding &b, std::string &w
         aShape.insert(aShape.begin(), 1); // [K] → [1, K]: Y has no M dim, same bytes
     if (bShape.size() == 1)
         bShape.push_back(1);               // [K] → [K, 1]: Y has no N dim
+    if (bShape.size() == 2 && aShape.size() > 2) { // one weight matrix for every row: a single 2-D product
+        const std::int64_t k = aShape.back();
+        aShape = {elementCount(aShape) / std::max<std::int64_t>(k, 1), k};
+    }
     const std::size_t rank = std::max(aShape.size(), bShape.size());
     if (rank > 6) {
         whyNot = "more than 4 batch dims";

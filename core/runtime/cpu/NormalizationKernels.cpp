@@ -1,14 +1,33 @@
 // LayerNormalization (standard and ai.portolan) and SkipLayerNormalization over the trailing axes,
-// a row at a time: mean and variance accumulated in double (as the reference does), then
+// a row at a time: mean and variance summed in float lanes combined in double, then
 // y = (x − mean) / √(var + ε) · γ + β. Rows are split over the cores.
 #include "runtime/cpu/CpuKernel.h"
-#include "support/ParallelFor.h"
+#include "runtime/cpu/OmpParallel.h"
 
 #include <cmath>
 
 namespace portolan::runtime::cpu {
 
 namespace {
+
+/// Σ f(v[j]) in 16 float lanes (which the compiler vectorizes), the lanes summed in double: within
+/// 1e-6 relative of a double sum for rows of thousands of values.
+template <typename F>
+double laneSum(const float *v, std::int64_t n, F f)
+{
+    constexpr int kLanes = 16;
+    float lanes[kLanes] = {};
+    std::int64_t j = 0;
+    for (; j + kLanes <= n; j += kLanes)
+        for (int l = 0; l < kLanes; ++l)
+            lanes[l] += f(v[j + l]);
+    double total = 0;
+    for (; j < n; ++j)
+        total += f(v[j]);
+    for (const float lane : lanes)
+        total += lane;
+    return total;
+}
 
 class LayerNormKernel final : public CpuKernel {
 public:
@@ -31,27 +50,19 @@ public:
         float *sum = m_writesSum ? outputs[1].mutableData<float>() : nullptr;
         const std::int64_t width = m_width;
         const double epsilon = m_epsilon;
-        support::parallelFor(m_rows, m_rows * width > 16384, [&](std::int64_t begin, std::int64_t end) {
+        parallelChunks(m_rows, m_rows * width > 16384, [&](std::int64_t begin, std::int64_t end) {
             std::vector<float> row(static_cast<std::size_t>(width));
             for (std::int64_t r = begin; r < end; ++r) {
                 const std::int64_t at = r * width;
-                double mean = 0;
-                for (std::int64_t j = 0; j < width; ++j) {
-                    float v = x[at + j];
-                    if (skip)
-                        v += skip[at + j] + (bias ? bias[j] : 0.f);
-                    row[static_cast<std::size_t>(j)] = v;
-                    mean += v;
-                }
-                mean /= static_cast<double>(width);
-                double variance = 0;
-                for (const float v : row)
-                    variance += (v - mean) * (v - mean);
-                const double inverse = 1.0 / std::sqrt(variance / static_cast<double>(width) + epsilon);
-                for (std::int64_t j = 0; j < width; ++j) {
-                    const double normalized = (row[static_cast<std::size_t>(j)] - mean) * inverse;
-                    y[at + j] = static_cast<float>(normalized * gamma[j] + (beta ? beta[j] : 0.0));
-                }
+                float *v = row.data();
+                for (std::int64_t j = 0; j < width; ++j)
+                    v[j] = skip ? x[at + j] + skip[at + j] + (bias ? bias[j] : 0.f) : x[at + j];
+                const double mean = laneSum(v, width, [](float a) { return a; }) / static_cast<double>(width);
+                const auto m = static_cast<float>(mean);
+                const double variance = laneSum(v, width, [m](float a) { return (a - m) * (a - m); }) / static_cast<double>(width);
+                const auto inverse = static_cast<float>(1.0 / std::sqrt(variance + epsilon));
+                for (std::int64_t j = 0; j < width; ++j)
+                    y[at + j] = (v[j] - m) * inverse * gamma[j] + (beta ? beta[j] : 0.f);
                 if (sum)
                     std::copy(row.begin(), row.end(), sum + at);
             }

@@ -98,6 +98,7 @@ private slots:
     void fixturesMatchAfterO2_data();
     void fixturesMatchAfterO2();
     void plannerReusesMemory();
+    void elementwiseChainRunsInPlace();
     void profilesAreCachedByShape();
     void viewsShareStorage();
     void withoutFallbackUnsupportedNodesAreListed();
@@ -244,6 +245,27 @@ void tst_CpuExecutor::plannerReusesMemory()
     QVERIFY(plan.arenaBytes > 0);
     QVERIFY(plan.arenaBytes >= plan.livePeakBytes);
     QVERIFY2(plan.arenaBytes < plan.naiveBytes, (std::to_string(plan.arenaBytes) + " vs " + std::to_string(plan.naiveBytes)).c_str());
+}
+
+void tst_CpuExecutor::elementwiseChainRunsInPlace()
+{
+    // t is read again by Add after Relu: Relu cannot overwrite it, Sigmoid and Add can overwrite theirs
+    auto model = test::modelFromText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4,8] a, float[8,8] b) => (float[4,8] y)
+{
+    t = MatMul (a, b)
+    r = Relu (t)
+    s = Sigmoid (r)
+    y = Add (s, t)
+}
+)");
+    QVERIFY(model);
+    runtime::cpu::CpuExecutor cpu(*model);
+    QVERIFY(matchesReference(*model, cpu));
+    const auto &plan = cpu.lastProfile()->memoryPlan();
+    QCOMPARE(plan.naiveBytes, std::size_t(4 * 128));
+    QCOMPARE(plan.arenaBytes, std::size_t(2 * 128)); // t, and r (then s, then y, in r's bytes)
 }
 
 void tst_CpuExecutor::profilesAreCachedByShape()

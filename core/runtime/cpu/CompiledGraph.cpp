@@ -11,6 +11,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <chrono>
+#include <limits>
 #include <new>
 
 namespace portolan::runtime::cpu {
@@ -139,6 +140,27 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
         return it == constants.end() ? nullptr : &it->second;
     };
 
+    // The last step reading each value (graph outputs: past the end), for in-place outputs.
+    std::unordered_map<std::uint32_t, int> lastUse;
+    for (std::size_t i = 0; i < order->size(); ++i) {
+        const ir::NodeId n = (*order)[i];
+        for (const ir::ValueId in : model.node(n).inputs)
+            if (in.valid())
+                lastUse[in.index] = static_cast<int>(i);
+        if (!model.node(n).attributes.empty())
+            for (const ir::ValueId in : ir::capturedValues(model, n))
+                lastUse[in.index] = static_cast<int>(i);
+    }
+    for (const ir::ValueId out : main.outputs)
+        lastUse[out.index] = std::numeric_limits<int>::max();
+    auto root = [&](int s) {
+        while (g->m_slots[static_cast<std::size_t>(s)].kind == Slot::Kind::Alias)
+            s = g->m_slots[static_cast<std::size_t>(s)].aliasOf;
+        return s;
+    };
+    std::vector<int> bufferLastUse; // per planned buffer: the last read of any value viewing it
+    std::size_t inPlaceBytes = 0;   // outputs written over an input: a naive executor allocates them
+
     std::string refused;
     MemoryBudget noBudget;
     NoSubgraphs noSubgraphs;
@@ -210,16 +232,32 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
                 if (step.outputs[k] < 0)
                     continue;
                 Slot &slot = g->m_slots[static_cast<std::size_t>(step.outputs[k])];
-                const int aliased = step.kernel->aliasedInput(k);
+                const int here = static_cast<int>(g->m_steps.size());
+                const int readUntil = lastUse.contains(slot.value.index) ? lastUse[slot.value.index] : here;
+                const auto bytes = static_cast<std::size_t>(elementCount(*slot.shape)) * ir::dataTypeSize(slot.dataType);
+                int aliased = step.kernel->aliasedInput(k);
+                if (const int reuse = step.kernel->inPlaceInput(k); aliased < 0 && reuse >= 0 && step.inputs[static_cast<std::size_t>(reuse)] >= 0) {
+                    // the input's buffer, when no later step reads it through any of its views
+                    const Slot &r = g->m_slots[static_cast<std::size_t>(root(step.inputs[static_cast<std::size_t>(reuse)]))];
+                    if (r.kind == Slot::Kind::Planned && bufferLastUse[static_cast<std::size_t>(r.buffer)] <= here &&
+                        buffers[static_cast<std::size_t>(r.buffer)].bytes == bytes && r.dataType == slot.dataType) {
+                        aliased = reuse;
+                        inPlaceBytes += (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+                    }
+                }
                 if (aliased >= 0) {
                     slot.kind = Slot::Kind::Alias;
                     slot.aliasOf = step.inputs[static_cast<std::size_t>(aliased)];
+                    const Slot &r = g->m_slots[static_cast<std::size_t>(root(slot.aliasOf))];
+                    if (r.kind == Slot::Kind::Planned)
+                        bufferLastUse[static_cast<std::size_t>(r.buffer)] =
+                            std::max(bufferLastUse[static_cast<std::size_t>(r.buffer)], readUntil);
                 } else {
                     slot.kind = Slot::Kind::Planned;
                     slot.buffer = static_cast<int>(buffers.size());
-                    const auto bytes = static_cast<std::size_t>(elementCount(*slot.shape)) * ir::dataTypeSize(slot.dataType);
-                    const auto at = static_cast<std::uint32_t>(g->m_steps.size());
+                    const auto at = static_cast<std::uint32_t>(here);
                     buffers.push_back({bytes, at, at});
+                    bufferLastUse.push_back(readUntil);
                 }
             }
         } else {
@@ -242,11 +280,6 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
                                         "kernels for them): " + refused, model.sourcePath);
 
     // Lifetimes: a read extends the slot and, through views, the buffer it views.
-    auto root = [&](int s) {
-        while (g->m_slots[static_cast<std::size_t>(s)].kind == Slot::Kind::Alias)
-            s = g->m_slots[static_cast<std::size_t>(s)].aliasOf;
-        return s;
-    };
     auto read = [&](int s, int step) {
         for (int at = s;; at = g->m_slots[static_cast<std::size_t>(at)].aliasOf) {
             Slot &slot = g->m_slots[static_cast<std::size_t>(at)];
@@ -284,6 +317,7 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
     }
 
     g->m_plan = planMemory(buffers);
+    g->m_plan.naiveBytes += inPlaceBytes;
     g->m_arena = allocateArena(g->m_plan.arenaBytes);
     for (Slot &slot : g->m_slots) {
         if (slot.kind == Slot::Kind::Planned)

@@ -43,7 +43,7 @@ public:
             memory z = onednn::wrap(m_plainY, *inputs[3]);
             if (m_blockedY)
                 dnnl::reorder(z, dst).execute(s, z, dst);
-            else
+            else if (outputs[0].rawData() != inputs[3]->rawData()) // in place: Z's bytes already are Y's
                 std::memcpy(outputs[0].mutableData<float>(), inputs[3]->rawData(), outputs[0].byteSize());
         }
         std::unordered_map<int, memory> args{{DNNL_ARG_SRC, m_blockedX ? *m_blockedX : x},
@@ -57,6 +57,8 @@ public:
             dnnl::reorder(*m_blockedY, y).execute(s, *m_blockedY, y);
         s.wait();
     }
+
+    int inPlaceInput(std::size_t) const override { return m_residual ? 3 : -1; }
 
     std::string implementation() const override
     {

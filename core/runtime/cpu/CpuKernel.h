@@ -45,6 +45,9 @@ public:
     /// For a kernel whose output `k` is input `aliasedInput(k)` reshaped (Reshape, Flatten…): the
     /// executor passes the input's storage on and allocates nothing; -1 otherwise.
     virtual int aliasedInput(std::size_t /*output*/) const { return -1; }
+    /// An input whose bytes output `k` may overwrite when nothing reads them later (a residual, an
+    /// elementwise operand): the executor then gives the output that input's buffer; -1 for none.
+    virtual int inPlaceInput(std::size_t /*output*/) const { return -1; }
     /// "onednn:conv", "native:layer-norm"…: what `--stats` shows.
     virtual std::string implementation() const = 0;
 };

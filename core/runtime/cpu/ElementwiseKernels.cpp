@@ -31,6 +31,8 @@ public:
         onednn::stream().wait();
     }
 
+    int inPlaceInput(std::size_t) const override { return m_swapped ? 1 : 0; } // the full-shape operand
+
     std::string implementation() const override { return std::string("onednn:binary(") + m_pd.impl_info_str() + ")"; }
 
 private:
@@ -55,6 +57,8 @@ public:
                                                {DNNL_ARG_SCRATCHPAD, m_scratchpad}});
         onednn::stream().wait();
     }
+
+    int inPlaceInput(std::size_t) const override { return 0; }
 
     std::string implementation() const override { return std::string("onednn:eltwise(") + m_pd.impl_info_str() + ")"; }
 

@@ -69,6 +69,9 @@ public:
         });
     }
 
+    // each row is read whole before its outputs are written
+    int inPlaceInput(std::size_t output) const override { return output == 0 ? 0 : -1; }
+
     std::string implementation() const override { return m_skip ? "native:skip-layer-norm" : "native:layer-norm"; }
 
 private:

@@ -172,6 +172,10 @@ void tst_CpuExecutor::nativeKernelMatchesReference_data()
         "y = ai.portolan.LayerNormalization (x, g)");
     row("SkipLayerNormalization, bias, sum", "(float[2,3,8] x, float[2,3,8] s) => (float[2,3,8] y, float[2,3,8] sum)",
         "g:8 b:8 c:8", "y, sum = ai.portolan.SkipLayerNormalization <epsilon = 1e-5> (x, s, g, b, c)");
+    row("Transpose, perm and default", "(float[2,3,4,5] x) => (float[3,5,2,4] y, float[5,4,3,2] z)", "",
+        "y = Transpose <perm = [1, 3, 0, 2]> (x)\n z = Transpose (x)");
+    row("Softmax, last and middle axis", "(float[2,3,7] x) => (float[2,3,7] y, float[2,3,7] z)", "",
+        "y = Softmax (x)\n z = Softmax <axis = 1> (x)");
     row("GlobalAveragePool and GlobalMaxPool", "(float[2,3,5,7] x) => (float[2,3,1,1] y, float[2,3,1,1] z)", "",
         "y = GlobalAveragePool (x)\n z = GlobalMaxPool (x)");
 }

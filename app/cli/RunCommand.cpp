@@ -1,4 +1,6 @@
 // `portolan run MODEL [--executor reference|cpu] [--pipeline P | -O0 | -O1 | -O2] [--no-fallback]
+//  [--precision fp32|fp16|bf16|int8 [--keep-fp32 RULE]… [--calibration DIR|random:N[:SEED]]
+//   [--calibration-method M] [--calibration-table FILE] [--save-calibration FILE]]
 //  [--input NAME=FILE.pb|NAME=random[:SEED]]… [--inputs DIR] [--shape NAME=D,…]… [--output-dir DIR]
 //  [--dump-all DIR] [--max-memory SIZE] [--repeat N] [--warmup K] [--stats] [--json] [--force]`:
 // runs the model on the reference interpreter or the compiled CPU executor (after the passes, -O2
@@ -6,6 +8,7 @@
 // intermediate) as TensorProto files.
 #include "cli/Arguments.h"
 #include "cli/Command.h"
+#include "cli/PrecisionOptions.h"
 
 #include "ir/ModelLoader.h"
 #include "passes/PassManager.h"
@@ -161,6 +164,7 @@ void writeCompiledStats(support::JsonWriter &w, const runtime::cpu::CpuExecutor 
         .field("live_peak_bytes", static_cast<std::uint64_t>(plan.livePeakBytes))
         .field("fallback_peak_bytes", static_cast<std::uint64_t>(profile.fallbackPeakBytes()))
         .field("weight_bytes", static_cast<std::uint64_t>(cpu.weightBytes())).endObject();
+    writePrecisionJson(w, profile, cpu.options().precision);
     w.key("profiles").beginObject().field("compiled", static_cast<std::uint64_t>(cpu.stats().profilesCompiled))
         .field("cache_hits", static_cast<std::uint64_t>(cpu.stats().cacheHits))
         .field("compile_seconds", cpu.stats().compileSeconds).endObject();
@@ -171,6 +175,9 @@ void writeCompiledStats(support::JsonWriter &w, const runtime::cpu::CpuExecutor 
         w.beginObject().field("name", n.name).field("op_type", n.opType).field("implementation", n.implementation);
         if (!n.whyFallback.empty() && n.implementation == "reference")
             w.field("why_fallback", n.whyFallback);
+        w.field("precision", n.precision);
+        if (!n.whyPrecision.empty())
+            w.field("why_precision", n.whyPrecision);
         w.field("ms_per_run", n.runs ? n.seconds * 1e3 / static_cast<double>(n.runs) : 0.0).endObject();
     }
     w.endArray();
@@ -188,6 +195,7 @@ void printCompiledSummary(const std::string &path, const std::string &pipeline, 
                 "fallback outputs peak %.2f MiB, weights %.2f MiB\n",
                 mib(plan.arenaBytes), mib(plan.naiveBytes), mib(plan.livePeakBytes), mib(profile.fallbackPeakBytes()),
                 mib(cpu.weightBytes()));
+    printPrecisionSummary(profile, cpu.options().precision);
     std::printf("  profiles: %zu compiled (%.3f s), %zu cache hits\n", cpu.stats().profilesCompiled,
                 cpu.stats().compileSeconds, cpu.stats().cacheHits);
 }
@@ -203,9 +211,9 @@ void printCompiledProfile(const runtime::cpu::CpuExecutor &cpu)
     std::printf("  profile (time per run, by node):\n");
     for (std::size_t i = 0; i < nodes.size() && i < 25; ++i) {
         const auto &n = nodes[i];
-        std::printf("    %8.3f ms %5.1f%%  %-28s %-18s %s\n", n.runs ? n.seconds * 1e3 / static_cast<double>(n.runs) : 0.0,
+        std::printf("    %8.3f ms %5.1f%%  %-28s %-18s %-4s %s\n", n.runs ? n.seconds * 1e3 / static_cast<double>(n.runs) : 0.0,
                     total > 0 ? 100 * n.seconds / total : 0.0, n.name.substr(0, 28).c_str(), n.opType.c_str(),
-                    n.implementation.c_str());
+                    n.precision.c_str(), n.implementation.c_str());
     }
     if (nodes.size() > 25)
         std::printf("    … %zu more nodes\n", nodes.size() - 25);
@@ -217,6 +225,12 @@ void printCompiledProfile(const runtime::cpu::CpuExecutor &cpu)
         std::printf("  fallbacks to reference kernels:\n");
     for (const auto &[reason, count] : reasons)
         std::printf("    %4d × %s\n", count, reason.c_str());
+}
+
+runtime::RunOptions quietOptions(runtime::RunOptions options)
+{
+    options.observer = nullptr;
+    return options;
 }
 
 } // namespace
@@ -248,6 +262,8 @@ int runRun(const QStringList &arguments)
                                             "profile cache.");
     parser.addOptions({input, inputs, shape, outputDir, dumpAll, maxMemory, json, force, repeat, warmup, executor, pipeline,
                        o0, o1, o2, noFallback, stats});
+    const PrecisionOptions precisionOptions;
+    precisionOptions.addTo(parser);
     parser.addPositionalArgument("MODEL", "The .onnx model to run.");
     if (auto exit = parseArguments(parser, "run", "Run a model on the reference interpreter or the compiled CPU executor.",
                                    arguments, 1, 1))
@@ -257,8 +273,8 @@ int runRun(const QStringList &arguments)
     if (executorName != "reference" && executorName != "cpu")
         return fail("--executor '" + executorName + "' is not one of: reference, cpu");
     const bool compiled = executorName == "cpu";
-    if ((parser.isSet(noFallback) || parser.isSet(stats)) && !compiled)
-        return fail("--no-fallback and --stats go with --executor cpu");
+    if ((parser.isSet(noFallback) || parser.isSet(stats) || precisionOptions.anySet(parser)) && !compiled)
+        return fail("--no-fallback, --stats and the precision options go with --executor cpu");
     const int levels = int(parser.isSet(o0)) + int(parser.isSet(o1)) + int(parser.isSet(o2)) + int(parser.isSet(pipeline));
     if (levels > 1)
         return fail("give one of --pipeline, -O0, -O1, -O2");
@@ -349,11 +365,16 @@ int runRun(const QStringList &arguments)
     runtime::Interpreter interpreter(target);
     runtime::cpu::CompileOptions compileOptions;
     compileOptions.allowFallback = !parser.isSet(noFallback);
+    if (compiled) {
+        auto policy = resolvePrecisionPolicy(parser, precisionOptions, target, *shapes, parser.isSet(force), quietOptions(options));
+        if (!policy)
+            return fail(policy.error().format());
+        compileOptions.precision = std::move(*policy);
+    }
     runtime::cpu::CpuExecutor cpu(target, compileOptions);
     cpu.setProfiling(parser.isSet(stats));
     auto execute = [&](const runtime::RunOptions &o) { return compiled ? cpu.run(feeds, o) : interpreter.run(feeds, o); };
-    runtime::RunOptions quiet = options;
-    quiet.observer = nullptr; // warm-ups and repeats dump nothing
+    const runtime::RunOptions quiet = quietOptions(options); // warm-ups and repeats dump nothing
     for (int i = 0; i < warmups; ++i)
         if (auto r = execute(quiet); !r)
             return fail(r.error().format());

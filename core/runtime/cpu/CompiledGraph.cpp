@@ -6,13 +6,16 @@
 #include "analysis/ShapeInference.h"
 #include "ir/Topology.h"
 #include "ir/Type.h"
+#include "runtime/cpu/Calibration.h"
 #include "runtime/reference/KernelRegistry.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 #include <new>
+#include <tuple>
 
 namespace portolan::runtime::cpu {
 
@@ -28,6 +31,7 @@ struct CompiledGraph::Slot {
     int aliasOf = -1;           ///< Alias: the slot whose bytes it views
     int lastReader = -1;        ///< step index; INT_MAX for graph outputs
     RuntimeValue current;       ///< the value during a run (Planned: the arena view, set once)
+    Precision storedAs = Precision::Fp32; ///< the precision its float values are rounded to
 };
 
 struct CompiledGraph::Step {
@@ -36,6 +40,15 @@ struct CompiledGraph::Step {
     std::vector<int> inputs, outputs;  ///< slots; -1 for omitted ones
     std::vector<int> releaseAfter;     ///< slots this step reads last
     std::vector<std::pair<ir::ValueId, int>> captured; ///< outer values its subgraphs read, and their slots
+    /// An activation input lowered on the way in: rounded to fp16/bf16, or quantized at `scale`.
+    struct InputCast {
+        std::size_t input;
+        Precision to;
+        float scale;
+    };
+    std::vector<InputCast> casts;
+    Precision precision = Precision::Fp32;
+    bool roundOutputs = false; ///< fp16/bf16: float outputs are stored rounded
 };
 
 namespace {
@@ -76,6 +89,14 @@ bool hasSubgraphs(const ir::Node &node)
     return false;
 }
 
+void applyCast(Tensor &tensor, Precision to, float scale)
+{
+    if (to == Precision::Int8)
+        fakeQuantize(tensor, scale);
+    else
+        roundFloats(tensor, to);
+}
+
 std::shared_ptr<std::byte[]> allocateArena(std::size_t bytes)
 {
     auto *raw = static_cast<std::byte *>(::operator new[](std::max<std::size_t>(bytes, 1), std::align_val_t(kBufferAlignment)));
@@ -110,6 +131,9 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
                 s.dataType = it->second.tensor_type().elem_type();
             s.shape = staticShape(it->second);
         }
+        if (kind == Slot::Kind::Constant)
+            if (auto it = constants.find(v.index); it != constants.end())
+                s.current = RuntimeValue::ofTensor(it->second);
         slotOf[v.index] = static_cast<int>(g->m_slots.size());
         g->m_slots.push_back(std::move(s));
         return static_cast<int>(g->m_slots.size() - 1);
@@ -134,10 +158,23 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
     };
     auto constantOf = [&](int slot) -> const Tensor * {
         const Slot &s = g->m_slots[static_cast<std::size_t>(slot)];
-        if (s.kind != Slot::Kind::Constant)
-            return nullptr;
-        const auto it = constants.find(s.value.index);
-        return it == constants.end() ? nullptr : &it->second;
+        return s.kind == Slot::Kind::Constant && s.current.isTensor() ? &s.current.tensor : nullptr;
+    };
+    // A lowered copy of a float constant, once per (constant, lowering): rounded to fp16/bf16, or
+    // quantized per channel of `axis` for int8. Readers at fp32 keep the original slot.
+    std::map<std::tuple<int, Precision, std::size_t>, int> loweredSlots;
+    auto lowerConstant = [&](int slot, Precision to, std::size_t axis) {
+        const auto key = std::make_tuple(slot, to, axis);
+        if (auto it = loweredSlots.find(key); it != loweredSlots.end())
+            return it->second;
+        Slot lowered = g->m_slots[static_cast<std::size_t>(slot)];
+        Tensor copy = to == Precision::Int8 ? fakeQuantizePerChannel(lowered.current.tensor, axis) : lowered.current.tensor.clone();
+        if (to != Precision::Int8)
+            roundFloats(copy, to);
+        lowered.current = RuntimeValue::ofTensor(std::move(copy));
+        lowered.storedAs = to;
+        g->m_slots.push_back(std::move(lowered));
+        return loweredSlots[key] = static_cast<int>(g->m_slots.size() - 1);
     };
 
     // The last step reading each value (graph outputs: past the end), for in-place outputs.
@@ -170,14 +207,44 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
         const int opset = model.opsetVersion(node.domain).value_or(1);
         Step step;
         step.node = n;
+        const bool movesData = movesDataOnly(node);
+        const NodePrecision chosen = movesData ? NodePrecision{} : choosePrecision(node, options.precision);
+        step.precision = chosen.precision;
         KernelContext attributes(model, node, opset, {}, noBudget, noSubgraphs);
         NodeBinding binding{model, node, opset, {}, {}, attributes};
         bool allStatic = true;
+        bool sameStoredAs = true;
+        std::optional<Precision> inputsStoredAs; // what a data-movement node's outputs hold
         for (const ir::ValueId in : node.inputs) {
-            const int s = slotFor(in);
+            int s = slotFor(in);
             if (in.valid() && s < 0)
                 return makeError("missing-value", "input '" + model.value(in).name + "' is produced by no node",
                                  model.sourcePath, displayName(node));
+            const std::size_t k = step.inputs.size();
+            if (s >= 0 && g->m_slots[static_cast<std::size_t>(s)].dataType == onnx::TensorProto::FLOAT) {
+                const Slot &slot = g->m_slots[static_cast<std::size_t>(s)];
+                if (inputsStoredAs && *inputsStoredAs != slot.storedAs)
+                    sameStoredAs = false;
+                inputsStoredAs = slot.storedAs;
+                const bool quantized = chosen.precision == Precision::Int8 && isQuantizedInput(node, k);
+                const bool rounded = chosen.precision == Precision::Fp16 || chosen.precision == Precision::Bf16;
+                if (constantOf(s) && (rounded || quantized)) {
+                    const std::size_t axis = quantized && k == 1 ? weightChannelAxis(node, constantOf(s)->shape())
+                                                                 : constantOf(s)->shape().size(); // per tensor
+                    s = lowerConstant(s, chosen.precision, axis);
+                } else if (rounded && slot.storedAs != chosen.precision) {
+                    step.casts.push_back({k, chosen.precision, 0.f});
+                } else if (quantized) {
+                    const auto scale = options.precision.calibration ? options.precision.calibration->scaleOf(model.value(in).name)
+                                                                     : std::nullopt;
+                    if (!scale)
+                        return makeError("not-calibrated", "int8 needs the range of '" + model.value(in).name + "' (input " +
+                                                               std::to_string(k) + "), which the calibration table lacks: "
+                                                               "calibrate on this graph and pipeline",
+                                         model.sourcePath, displayName(node));
+                    step.casts.push_back({k, Precision::Int8, *scale});
+                }
+            }
             step.inputs.push_back(s);
             BoundTensor bound;
             if (s >= 0) {
@@ -212,11 +279,24 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
             }
             binding.outputs.push_back(std::move(bound));
         }
+        // Where the outputs' float values stand: rounded by this node, or as its inputs were.
+        Precision outputsStoredAs = Precision::Fp32;
+        if (chosen.precision == Precision::Fp16 || chosen.precision == Precision::Bf16) {
+            step.roundOutputs = true;
+            outputsStoredAs = chosen.precision;
+        } else if (movesData && inputsStoredAs && sameStoredAs) {
+            outputsStoredAs = *inputsStoredAs;
+        }
+        for (const int s : step.outputs)
+            if (s >= 0)
+                g->m_slots[static_cast<std::size_t>(s)].storedAs = outputsStoredAs;
 
         NodeProfile profile;
         profile.node = n;
         profile.name = displayName(node);
         profile.opType = node.opType;
+        profile.precision = precisionName(movesData ? outputsStoredAs : chosen.precision);
+        profile.whyPrecision = movesData && options.precision.precision != Precision::Fp32 ? "moves data only" : chosen.why;
         const CpuKernelFactory factory = findCpuKernel(node.domain, node.opType);
         if (!factory)
             profile.whyFallback = "no native kernel for " + node.opType;
@@ -236,7 +316,10 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
                 const int readUntil = lastUse.contains(slot.value.index) ? lastUse[slot.value.index] : here;
                 const auto bytes = static_cast<std::size_t>(elementCount(*slot.shape)) * ir::dataTypeSize(slot.dataType);
                 int aliased = step.kernel->aliasedInput(k);
-                if (const int reuse = step.kernel->inPlaceInput(k); aliased < 0 && reuse >= 0 && step.inputs[static_cast<std::size_t>(reuse)] >= 0) {
+                const int reuse = step.kernel->inPlaceInput(k);
+                const bool castIn = std::any_of(step.casts.begin(), step.casts.end(),
+                                                [&](const Step::InputCast &c) { return static_cast<int>(c.input) == reuse; });
+                if (aliased < 0 && reuse >= 0 && !castIn && step.inputs[static_cast<std::size_t>(reuse)] >= 0) {
                     // the input's buffer, when no later step reads it through any of its views
                     const Slot &r = g->m_slots[static_cast<std::size_t>(root(step.inputs[static_cast<std::size_t>(reuse)]))];
                     if (r.kind == Slot::Kind::Planned && bufferLastUse[static_cast<std::size_t>(r.buffer)] <= here &&
@@ -319,15 +402,11 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
     g->m_plan = planMemory(buffers);
     g->m_plan.naiveBytes += inPlaceBytes;
     g->m_arena = allocateArena(g->m_plan.arenaBytes);
-    for (Slot &slot : g->m_slots) {
+    for (Slot &slot : g->m_slots)
         if (slot.kind == Slot::Kind::Planned)
             slot.current = RuntimeValue::ofTensor(Tensor::wrap(slot.dataType, *slot.shape,
                                                                g->m_arena.get() + g->m_plan.offsets[static_cast<std::size_t>(slot.buffer)],
                                                                g->m_arena));
-        else if (slot.kind == Slot::Kind::Constant)
-            if (auto it = constants.find(slot.value.index); it != constants.end())
-                slot.current = RuntimeValue::ofTensor(it->second);
-    }
     return g;
 }
 
@@ -349,6 +428,7 @@ support::Expected<NamedValues> CompiledGraph::run(const std::vector<const Runtim
     std::vector<Tensor> outputs;
     std::vector<RuntimeValue> readOnlyInputs;
     std::vector<const RuntimeValue *> inputPointers;
+    std::vector<Tensor> castInputs;
     for (std::size_t i = 0; i < m_steps.size(); ++i) {
         if (options.cancel && options.cancel->load())
             return makeError("cancelled", "the run was cancelled", m_model.sourcePath);
@@ -360,6 +440,13 @@ support::Expected<NamedValues> CompiledGraph::run(const std::vector<const Runtim
             inputs.clear();
             for (const int s : step.inputs)
                 inputs.push_back(s >= 0 ? &m_slots[static_cast<std::size_t>(s)].current.tensor : nullptr);
+            castInputs.clear();
+            castInputs.reserve(step.casts.size()); // no reallocation: inputs point into it
+            for (const Step::InputCast &cast : step.casts) {
+                castInputs.push_back(inputs[cast.input]->clone());
+                applyCast(castInputs.back(), cast.to, cast.scale);
+                inputs[cast.input] = &castInputs.back();
+            }
             outputs.clear();
             for (std::size_t k = 0; k < step.outputs.size(); ++k) {
                 const int s = step.outputs[k];
@@ -389,6 +476,12 @@ support::Expected<NamedValues> CompiledGraph::run(const std::vector<const Runtim
                 }
                 RuntimeValue v = m_slots[static_cast<std::size_t>(s)].current;
                 v.tensor = v.tensor.readOnly();
+                const std::size_t k = inputPointers.size();
+                for (const Step::InputCast &cast : step.casts)
+                    if (cast.input == k) {
+                        v.tensor = v.tensor.clone();
+                        applyCast(v.tensor, cast.to, cast.scale);
+                    }
                 readOnlyInputs.push_back(std::move(v));
                 inputPointers.push_back(&readOnlyInputs.back());
             }
@@ -413,6 +506,10 @@ support::Expected<NamedValues> CompiledGraph::run(const std::vector<const Runtim
             }
             m_fallbackPeak = std::max(m_fallbackPeak, fallbackLive);
         }
+        if (step.roundOutputs)
+            for (const int s : step.outputs)
+                if (s >= 0 && m_slots[static_cast<std::size_t>(s)].current.isTensor())
+                    roundFloats(m_slots[static_cast<std::size_t>(s)].current.tensor, step.precision);
         if (profile) {
             nodeProfile.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             ++nodeProfile.runs;

@@ -6,6 +6,7 @@
 #include "ir/Model.h"
 #include "runtime/cpu/CpuKernel.h"
 #include "runtime/cpu/MemoryPlanner.h"
+#include "runtime/cpu/Precision.h"
 #include "runtime/reference/Interpreter.h"
 
 #include <map>
@@ -22,6 +23,8 @@ struct NodeProfile {
     std::string opType;
     std::string implementation; ///< the native kernel's, or "reference"
     std::string whyFallback;    ///< for a reference fallback: why no native kernel applies
+    std::string precision;      ///< what it computes at: "fp32", "fp16", "bf16", "int8"
+    std::string whyPrecision;   ///< why not the policy's precision (kept fp32, data movement…)
     double seconds = 0;         ///< summed over the runs timed with profiling on
     std::uint64_t runs = 0;
 };
@@ -29,6 +32,7 @@ struct NodeProfile {
 struct CompileOptions {
     /// Run nodes without a native kernel on their reference kernel (false: such nodes fail the compile).
     bool allowFallback = true;
+    PrecisionPolicy precision;
 };
 
 class CompiledGraph {

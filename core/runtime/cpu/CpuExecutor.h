@@ -34,6 +34,7 @@ public:
     /// Time every node of the following runs (NodeProfile::seconds).
     void setProfiling(bool on) { m_profiling = on; }
     const ExecutorStats &stats() const { return m_stats; }
+    const CompileOptions &options() const { return m_options; }
     /// The profile the last run used, or nullptr before the first run.
     const CompiledGraph *lastProfile() const { return m_last; }
     /// Bytes of the model's initializers (what the weights cost, beside the arena).

@@ -1,0 +1,154 @@
+// Precision options of `portolan run` → PrecisionPolicy, and their part of the run's summary.
+#include "cli/PrecisionOptions.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+namespace portolan::cli {
+
+using namespace runtime::cpu;
+using support::makeError;
+
+void PrecisionOptions::addTo(QCommandLineParser &parser) const
+{
+    parser.addOptions({precision, keepFp32, calibration, calibrationMethod, calibrationTable, saveCalibration});
+}
+
+bool PrecisionOptions::anySet(const QCommandLineParser &parser) const
+{
+    for (const QCommandLineOption *o : {&precision, &keepFp32, &calibration, &calibrationMethod, &calibrationTable, &saveCalibration})
+        if (parser.isSet(*o))
+            return true;
+    return false;
+}
+
+namespace {
+
+support::Expected<std::vector<CalibrationBatch>> calibrationBatches(const std::string &spec, const ir::Model &model,
+                                                                    const std::map<std::string, runtime::Shape> &shapes)
+{
+    if (!spec.starts_with("random:"))
+        return readCalibrationBatches(model, spec);
+    const std::string rest = spec.substr(7);
+    const std::size_t colon = rest.find(':');
+    char *end = nullptr;
+    const long count = std::strtol(rest.substr(0, colon).c_str(), &end, 10);
+    const bool countOk = end && *end == '\0' && colon != 0 && count >= 1 && count <= 100000;
+    std::uint64_t seed = 0;
+    bool seedOk = true;
+    if (colon != std::string::npos) {
+        const std::string seedText = rest.substr(colon + 1);
+        seed = std::strtoull(seedText.c_str(), &end, 10);
+        seedOk = !seedText.empty() && end && *end == '\0';
+    }
+    if (!countOk || !seedOk)
+        return makeError("bad-calibration", "--calibration '" + spec + "' is not DIR or random:N[:SEED] with N >= 1");
+    return randomCalibrationBatches(model, static_cast<int>(count), seed, shapes);
+}
+
+} // namespace
+
+support::Expected<PrecisionPolicy> resolvePrecisionPolicy(const QCommandLineParser &parser, const PrecisionOptions &options,
+                                                          const ir::Model &model,
+                                                          const std::map<std::string, runtime::Shape> &shapes, bool force,
+                                                          const runtime::RunOptions &runOptions)
+{
+    PrecisionPolicy policy;
+    auto precision = parsePrecision(parser.value(options.precision).toStdString());
+    if (!precision)
+        return precision.takeError();
+    policy.precision = *precision;
+    for (const QString &text : parser.values(options.keepFp32)) {
+        auto rule = KeepFp32Rule::parse(text.toStdString());
+        if (!rule)
+            return rule.takeError();
+        policy.keepFp32.push_back(std::move(*rule));
+    }
+    const bool int8 = policy.precision == Precision::Int8;
+    const bool calibrating = parser.isSet(options.calibration);
+    const bool loading = parser.isSet(options.calibrationTable);
+    if (!int8 && (calibrating || loading || parser.isSet(options.saveCalibration) || parser.isSet(options.calibrationMethod)))
+        return makeError("bad-usage", "the calibration options go with --precision int8");
+    if (!int8)
+        return policy;
+    if (calibrating == loading)
+        return makeError("bad-usage", "--precision int8 needs one of --calibration DIR|random:N[:SEED] (to calibrate) or "
+                                      "--calibration-table FILE (to load the ranges)");
+    if (loading && parser.isSet(options.calibrationMethod))
+        return makeError("bad-usage", "--calibration-method applies when calibrating, not to a loaded table");
+
+    CalibrationTable table;
+    if (loading) {
+        auto loaded = CalibrationTable::load(parser.value(options.calibrationTable).toStdString());
+        if (!loaded)
+            return loaded.takeError();
+        table = std::move(*loaded);
+    } else {
+        auto settings = CalibrationSettings::parse(parser.value(options.calibrationMethod).toStdString());
+        if (!settings)
+            return settings.takeError();
+        auto batches = calibrationBatches(parser.value(options.calibration).toStdString(), model, shapes);
+        if (!batches)
+            return batches.takeError();
+        auto measured = calibrate(model, *batches, *settings, runOptions);
+        if (!measured)
+            return measured.takeError();
+        table = std::move(*measured);
+    }
+    if (parser.isSet(options.saveCalibration)) {
+        const std::string path = parser.value(options.saveCalibration).toStdString();
+        std::error_code ec;
+        if (std::filesystem::exists(path, ec) && !force)
+            return makeError("file-exists", "already exists (use --force to replace it)", path);
+        if (auto st = table.save(path); !st)
+            return st.error();
+    }
+    policy.calibration = std::make_shared<const CalibrationTable>(std::move(table));
+    return policy;
+}
+
+void writePrecisionJson(support::JsonWriter &w, const CompiledGraph &profile, const PrecisionPolicy &policy)
+{
+    std::map<std::string, std::uint64_t> counts;
+    for (const NodeProfile &n : profile.nodes())
+        ++counts[n.precision];
+    w.key("precision").beginObject().field("policy", precisionName(policy.precision));
+    w.key("keep_fp32").beginArray();
+    for (const KeepFp32Rule &rule : policy.keepFp32)
+        w.value(rule.text);
+    w.endArray();
+    w.key("nodes").beginObject();
+    for (const auto &[name, count] : counts)
+        w.field(name, count);
+    w.endObject();
+    if (policy.calibration) {
+        const CalibrationTable &table = *policy.calibration;
+        w.key("calibration").beginObject().field("method", table.settings.describe()).field("batches", table.batches)
+            .field("tensors", static_cast<std::uint64_t>(table.ranges.size())).endObject();
+    }
+    w.endObject();
+}
+
+void printPrecisionSummary(const CompiledGraph &profile, const PrecisionPolicy &policy)
+{
+    if (policy.precision == Precision::Fp32)
+        return;
+    std::map<std::string, int> counts, reasons;
+    for (const NodeProfile &n : profile.nodes()) {
+        ++counts[n.precision];
+        if (n.precision == "fp32" && !n.whyPrecision.empty())
+            ++reasons[n.whyPrecision];
+    }
+    std::string line;
+    for (const auto &[name, count] : counts)
+        line += (line.empty() ? "" : ", ") + std::to_string(count) + " " + name;
+    std::printf("  precision %s policy, nodes: %s\n", precisionName(policy.precision), line.c_str());
+    for (const auto &[reason, count] : reasons)
+        std::printf("    %4d at fp32: %s\n", count, reason.c_str());
+    if (policy.calibration)
+        std::printf("  calibration: %s over %d batch(es), %zu tensors\n", policy.calibration->settings.describe().c_str(),
+                    policy.calibration->batches, policy.calibration->ranges.size());
+}
+
+} // namespace portolan::cli

@@ -1,0 +1,57 @@
+// `portolan run`'s precision options: --precision, --keep-fp32 and the int8 calibration options,
+// resolved into the compiled executor's PrecisionPolicy (calibrating first when int8 asks for it),
+// and the per-precision summary the run prints.
+#pragma once
+
+#include <QCommandLineOption>
+#include <QCommandLineParser>
+
+#include "runtime/cpu/Calibration.h"
+#include "runtime/cpu/CompiledGraph.h"
+#include "support/JsonWriter.h"
+
+#include <map>
+#include <string>
+
+namespace portolan::cli {
+
+struct PrecisionOptions {
+    QCommandLineOption precision{"precision", "cpu: fp32 (the default), fp16 or bf16 (values rounded at node boundaries, "
+                                              "fp32 accumulation), or int8 (QDQ Conv/MatMul/Gemm; needs calibration).",
+                                 "TYPE", "fp32"};
+    QCommandLineOption keepFp32{"keep-fp32", "cpu: keep matching nodes at fp32: a node-name regex, op:TYPE[,TYPE…] or "
+                                             "group:NAME (normalization, softmax, attention, activation, elementwise, "
+                                             "reduction, pooling, conv, matmul). Repeatable.",
+                                "RULE"};
+    QCommandLineOption calibration{"calibration", "int8: calibrate on DIR (its input_K.pb files, or each subfolder's) or "
+                                                  "on N seeded random batches.",
+                                   "DIR|random:N[:SEED]"};
+    QCommandLineOption calibrationMethod{"calibration-method", "int8: minmax or percentile[:P] (default percentile:99.99).",
+                                         "METHOD", "percentile:99.99"};
+    QCommandLineOption calibrationTable{"calibration-table", "int8: read the activation ranges from FILE instead of "
+                                                             "calibrating.",
+                                        "FILE"};
+    QCommandLineOption saveCalibration{"save-calibration", "int8: write the calibration table to FILE (an existing "
+                                                           "file needs --force).",
+                                       "FILE"};
+
+    void addTo(QCommandLineParser &parser) const;
+    bool anySet(const QCommandLineParser &parser) const;
+};
+
+/// The policy the options ask for, on `model` (the graph the executor runs). int8 calibrates on the
+/// --calibration batches (random ones shaped by `shapes`) or loads --calibration-table, and saves
+/// the table when asked.
+support::Expected<runtime::cpu::PrecisionPolicy> resolvePrecisionPolicy(const QCommandLineParser &parser,
+                                                                       const PrecisionOptions &options,
+                                                                       const ir::Model &model,
+                                                                       const std::map<std::string, runtime::Shape> &shapes,
+                                                                       bool force, const runtime::RunOptions &runOptions);
+
+/// "precision": the policy, the node count per precision, the calibration used.
+void writePrecisionJson(support::JsonWriter &w, const runtime::cpu::CompiledGraph &profile,
+                        const runtime::cpu::PrecisionPolicy &policy);
+/// One line per precision with its node count, and the reasons nodes stayed at fp32.
+void printPrecisionSummary(const runtime::cpu::CompiledGraph &profile, const runtime::cpu::PrecisionPolicy &policy);
+
+} // namespace portolan::cli

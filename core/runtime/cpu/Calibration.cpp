@@ -1,0 +1,320 @@
+// Calibration: histograms of |x| per quantized activation, one pass over the batches. A histogram's
+// range starts at the first batch's max and doubles (merging bin pairs) whenever a larger value
+// arrives, so no second pass is needed to fix the range first.
+#include "runtime/cpu/Calibration.h"
+
+#include "runtime/InputGeneration.h"
+#include "runtime/TestDataSet.h"
+#include "runtime/cpu/CpuExecutor.h"
+#include "runtime/cpu/Precision.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace portolan::runtime::cpu {
+
+using support::makeError;
+
+namespace {
+
+constexpr const char *kMagic = "portolan-calibration 1";
+
+class AbsHistogram {
+public:
+    void add(const float *data, std::int64_t n)
+    {
+        float batchMax = 0;
+        for (std::int64_t i = 0; i < n; ++i)
+            if (std::isfinite(data[i]))
+                batchMax = std::max(batchMax, std::fabs(data[i]));
+        m_absMax = std::max(m_absMax, static_cast<double>(batchMax));
+        if (m_range == 0)
+            m_range = batchMax;
+        while (batchMax > m_range) {
+            for (std::size_t i = 0; i < kBins / 2; ++i)
+                m_counts[i] = m_counts[2 * i] + m_counts[2 * i + 1];
+            std::fill(m_counts.begin() + kBins / 2, m_counts.end(), 0);
+            m_range *= 2;
+        }
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (!std::isfinite(data[i]))
+                continue;
+            const double at = m_range > 0 ? std::fabs(data[i]) / m_range * kBins : 0;
+            ++m_counts[std::min(kBins - 1, static_cast<std::size_t>(at))];
+            ++m_total;
+        }
+    }
+
+    double absMax() const { return m_absMax; }
+
+    /// The upper edge of the bin where the cumulative count reaches `percent` of all values.
+    double percentile(double percent) const
+    {
+        const double wanted = percent / 100 * static_cast<double>(m_total);
+        double seen = 0;
+        for (std::size_t i = 0; i < kBins; ++i) {
+            seen += static_cast<double>(m_counts[i]);
+            if (seen >= wanted)
+                return std::min(m_absMax, (static_cast<double>(i) + 1) * m_range / kBins);
+        }
+        return m_absMax;
+    }
+
+private:
+    static constexpr std::size_t kBins = 4096;
+    std::vector<std::uint64_t> m_counts = std::vector<std::uint64_t>(kBins, 0);
+    double m_range = 0;
+    double m_absMax = 0;
+    std::uint64_t m_total = 0;
+};
+
+/// Feeds every observed tensor named in `histograms` to its histogram.
+class RangeObserver final : public RunObserver {
+public:
+    RangeObserver(const ir::Model &model, std::unordered_map<std::string, AbsHistogram> &histograms)
+        : m_model(model), m_histograms(histograms) {}
+
+    void observe(const std::string &name, const RuntimeValue &value)
+    {
+        auto it = m_histograms.find(name);
+        if (it != m_histograms.end() && value.isTensor() && value.tensor.dataType() == onnx::TensorProto::FLOAT)
+            it->second.add(value.tensor.data<float>(), value.tensor.size());
+    }
+
+    void nodeFinished(const ir::Node &node, std::span<const RuntimeValue> outputs) override
+    {
+        for (std::size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k)
+            if (node.outputs[k].valid())
+                observe(m_model.value(node.outputs[k]).name, outputs[k]);
+    }
+
+private:
+    const ir::Model &m_model;
+    std::unordered_map<std::string, AbsHistogram> &m_histograms;
+};
+
+std::string formatNumber(double x)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.9g", x);
+    return buffer;
+}
+
+} // namespace
+
+support::Expected<CalibrationSettings> CalibrationSettings::parse(const std::string &text)
+{
+    CalibrationSettings s;
+    if (text == "minmax") {
+        s.method = CalibrationMethod::MinMax;
+        return s;
+    }
+    if (text == "percentile")
+        return s;
+    if (text.starts_with("percentile:")) {
+        const std::string number = text.substr(11);
+        char *end = nullptr;
+        const double p = std::strtod(number.c_str(), &end);
+        if (!number.empty() && end && *end == '\0' && p > 0 && p <= 100) {
+            s.percentile = p;
+            return s;
+        }
+    }
+    return makeError("bad-calibration-method", "calibration method '" + text +
+                                                   "' is not minmax, percentile or percentile:P with 0 < P <= 100");
+}
+
+std::string CalibrationSettings::describe() const
+{
+    return method == CalibrationMethod::MinMax ? "minmax" : "percentile:" + formatNumber(percentile);
+}
+
+std::optional<float> CalibrationTable::scaleOf(const std::string &tensor) const
+{
+    const auto it = ranges.find(tensor);
+    if (it == ranges.end())
+        return std::nullopt;
+    return static_cast<float>(it->second.threshold / 127);
+}
+
+std::string CalibrationTable::toText() const
+{
+    std::string out = std::string(kMagic) + "\nmethod " + settings.describe() + "\nbatches " + std::to_string(batches) +
+                      "\n# abs_max threshold tensor\n";
+    for (const auto &[name, range] : ranges)
+        out += formatNumber(range.absMax) + " " + formatNumber(range.threshold) + " " + name + "\n";
+    return out;
+}
+
+support::Expected<CalibrationTable> CalibrationTable::fromText(const std::string &text, const std::string &source)
+{
+    std::istringstream in(text);
+    std::string line;
+    int lineNumber = 0;
+    auto bad = [&](const std::string &what) {
+        return makeError("bad-calibration-table", source + ":" + std::to_string(lineNumber) + ": " + what);
+    };
+    ++lineNumber;
+    if (!std::getline(in, line) || line != kMagic)
+        return bad("not a Portolan calibration table (the first line is not '" + std::string(kMagic) + "')");
+    CalibrationTable table;
+    bool sawMethod = false;
+    while (std::getline(in, line)) {
+        ++lineNumber;
+        if (line.empty() || line[0] == '#')
+            continue;
+        if (line.starts_with("method ")) {
+            auto settings = CalibrationSettings::parse(line.substr(7));
+            if (!settings)
+                return bad(settings.error().primary.message);
+            table.settings = *settings;
+            sawMethod = true;
+            continue;
+        }
+        if (line.starts_with("batches ")) {
+            table.batches = std::atoi(line.c_str() + 8);
+            continue;
+        }
+        const char *begin = line.c_str();
+        char *end = nullptr;
+        errno = 0;
+        const double absMax = std::strtod(begin, &end);
+        const char *afterAbsMax = end;
+        const double threshold = std::strtod(afterAbsMax, &end);
+        if (errno || afterAbsMax == begin || end == afterAbsMax || *end != ' ' || end[1] == '\0')
+            return bad("expected 'ABS_MAX THRESHOLD TENSOR', got '" + line + "'");
+        if (!(absMax >= 0) || !(threshold >= 0) || !std::isfinite(absMax) || !std::isfinite(threshold))
+            return bad("the range of '" + std::string(end + 1) + "' is not a finite non-negative number");
+        table.ranges[std::string(end + 1)] = {absMax, threshold};
+    }
+    if (!sawMethod)
+        return bad("no 'method' line");
+    return table;
+}
+
+support::Expected<CalibrationTable> CalibrationTable::load(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return makeError("io", "cannot read calibration table '" + path + "': " + std::strerror(errno));
+    std::ostringstream text;
+    text << in.rdbuf();
+    return fromText(text.str(), path);
+}
+
+support::Status CalibrationTable::save(const std::string &path) const
+{
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out || !(out << toText()) || !out.flush())
+        return makeError("io", "cannot write calibration table '" + path + "': " + std::strerror(errno));
+    return support::Status::ok();
+}
+
+std::vector<std::string> quantizedActivations(const ir::Model &model)
+{
+    std::set<std::string> names;
+    const ir::Graph &main = model.graph(model.mainGraph());
+    for (const ir::NodeId n : main.nodes) {
+        const ir::Node &node = model.node(n);
+        if (!node.alive || !isQuantizable(node))
+            continue;
+        for (std::size_t k = 0; k < node.inputs.size(); ++k)
+            if (isQuantizedInput(node, k) && node.inputs[k].valid() && !model.value(node.inputs[k]).isInitializer())
+                names.insert(model.value(node.inputs[k]).name);
+    }
+    return {names.begin(), names.end()};
+}
+
+support::Expected<std::vector<CalibrationBatch>> readCalibrationBatches(const ir::Model &model, const std::string &dir)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        return makeError("io", "calibration data '" + dir + "' is not a directory", model.sourcePath);
+    std::vector<std::string> sets;
+    if (!testDataFiles(dir, "input").empty()) {
+        sets.push_back(dir);
+    } else {
+        for (const auto &entry : fs::directory_iterator(dir, ec))
+            if (entry.is_directory() && !testDataFiles(entry.path().string(), "input").empty())
+                sets.push_back(entry.path().string());
+        std::sort(sets.begin(), sets.end());
+    }
+    if (sets.empty())
+        return makeError("no-calibration-data", "calibration data '" + dir + "' has no input_K.pb files, in itself or "
+                                                "in a subfolder", model.sourcePath);
+    std::vector<CalibrationBatch> batches;
+    for (const std::string &set : sets) {
+        auto feeds = readTestDataInputs(model, set);
+        if (!feeds) {
+            support::Error e = feeds.error();
+            e.primary.message = "calibration batch " + set + ": " + e.primary.message;
+            return e;
+        }
+        batches.push_back({set, std::move(*feeds)});
+    }
+    return batches;
+}
+
+support::Expected<std::vector<CalibrationBatch>> randomCalibrationBatches(const ir::Model &model, int count, std::uint64_t seed,
+                                                                          const std::map<std::string, Shape> &shapes)
+{
+    std::vector<CalibrationBatch> batches;
+    const ir::Graph &main = model.graph(model.mainGraph());
+    for (int b = 0; b < count; ++b) {
+        CalibrationBatch batch{"random:" + std::to_string(seed + static_cast<std::uint64_t>(b)), {}};
+        for (const ir::ValueId in : main.inputs) {
+            const ir::Value &value = model.value(in);
+            if (value.isInitializer())
+                continue;
+            auto tensor = randomInput(value, seed + static_cast<std::uint64_t>(b), shapes);
+            if (!tensor)
+                return tensor.takeError();
+            batch.feeds.emplace_back(value.name, RuntimeValue::ofTensor(std::move(*tensor)));
+        }
+        batches.push_back(std::move(batch));
+    }
+    return batches;
+}
+
+support::Expected<CalibrationTable> calibrate(const ir::Model &model, const std::vector<CalibrationBatch> &batches,
+                                              const CalibrationSettings &settings, const RunOptions &options)
+{
+    if (batches.empty())
+        return makeError("no-calibration-data", "calibration needs at least one batch of inputs", model.sourcePath);
+    std::unordered_map<std::string, AbsHistogram> histograms;
+    for (const std::string &name : quantizedActivations(model))
+        histograms[name];
+    CpuExecutor executor(model);
+    RangeObserver observer(model, histograms);
+    RunOptions observed = options;
+    observed.observer = &observer;
+    for (const CalibrationBatch &batch : batches) {
+        for (const auto &[name, value] : batch.feeds)
+            observer.observe(name, value);
+        if (auto result = executor.run(batch.feeds, observed); !result) {
+            support::Error e = result.error();
+            e.primary.message = "calibration batch " + batch.source + ": " + e.primary.message;
+            return e;
+        }
+    }
+    CalibrationTable table;
+    table.settings = settings;
+    table.batches = static_cast<int>(batches.size());
+    for (const auto &[name, histogram] : histograms) {
+        const double threshold = settings.method == CalibrationMethod::MinMax ? histogram.absMax()
+                                                                              : histogram.percentile(settings.percentile);
+        table.ranges[name] = {histogram.absMax(), threshold};
+    }
+    return table;
+}
+
+} // namespace portolan::runtime::cpu

@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace portolan;
@@ -66,6 +67,52 @@ private slots:
         QVERIFY(run.out.contains("native:attention"));
     }
 
+    void lowerPrecisionsDriftAndSayWhere()
+    {
+        const QString model = fixture("cnn_bn");
+        const QStringList common{"run", model, "--executor", "cpu", "--input", "input=random:3", "--json", "--stats"};
+        const QJsonObject fp32 = runJson(common);
+        const QJsonObject fp16 = runJson(common + QStringList{"--precision", "fp16", "--keep-fp32", "op:Gemm"});
+        const QJsonObject precision = fp16["precision"].toObject();
+        QCOMPARE(precision["policy"].toString(), QString("fp16"));
+        QCOMPARE(precision["keep_fp32"].toArray().at(0).toString(), QString("op:Gemm"));
+        QVERIFY(precision["nodes"].toObject()["fp16"].toInt() >= 3);
+        bool sawGemm = false;
+        for (const auto &n : fp16["nodes"].toArray())
+            if (n.toObject()["op_type"].toString() == "Gemm") {
+                sawGemm = true;
+                QCOMPARE(n.toObject()["precision"].toString(), QString("fp32"));
+                QCOMPARE(n.toObject()["why_precision"].toString(), QString("kept by --keep-fp32 'op:Gemm'"));
+            }
+        QVERIFY(sawGemm);
+        const double expected = fp32["outputs"].toArray().at(0).toObject()["mean"].toDouble();
+        const double actual = fp16["outputs"].toArray().at(0).toObject()["mean"].toDouble();
+        QVERIFY2(actual != expected && std::abs(actual - expected) < 1e-2, qPrintable(QString::number(actual - expected)));
+    }
+
+    void int8CalibratesSavesAndReloads()
+    {
+        const QString model = fixture("cnn_bn");
+        const QString dir = QString::fromStdString(test::fixturesDir()) + "/cnn_bn";
+        QTemporaryDir tmp;
+        const QString table = tmp.filePath("calibration.txt");
+        const QStringList common{"run", model, "--executor", "cpu", "--inputs", dir + "/test_data_set_0", "--precision", "int8", "--json"};
+        const QJsonObject calibrated = runJson(common + QStringList{"--calibration", dir, "--calibration-method", "minmax",
+                                                                    "--save-calibration", table});
+        QCOMPARE(calibrated["precision"].toObject()["calibration"].toObject()["method"].toString(), QString("minmax"));
+        QCOMPARE(calibrated["precision"].toObject()["calibration"].toObject()["batches"].toInt(), 1);
+        QVERIFY(calibrated["precision"].toObject()["nodes"].toObject()["int8"].toInt() >= 3);
+        QFile file(table);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().startsWith("portolan-calibration 1\nmethod minmax\nbatches 1\n"));
+        const QJsonObject reloaded = runJson(common + QStringList{"--calibration-table", table});
+        QCOMPARE(reloaded["outputs"], calibrated["outputs"]);
+        // the table is not overwritten without --force
+        const auto again = runPortolan(common + QStringList{"--calibration", "random:2", "--save-calibration", table});
+        QCOMPARE(again.exitCode, 2);
+        QVERIFY2(again.err.contains("already exists"), again.err.constData());
+    }
+
     void badRequestsAreRefused_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -75,6 +122,12 @@ private slots:
         QTest::newRow("two pipelines") << QStringList{"-O1", "--pipeline", "infer-shapes"} << "give one of";
         QTest::newRow("bad pass") << QStringList{"--executor", "cpu", "--pipeline", "fuse-everything"} << "fuse-everything";
         QTest::newRow("no fallback") << QStringList{"--executor", "cpu", "-O0", "--no-fallback"} << "fallback";
+        QTest::newRow("precision without cpu") << QStringList{"--precision", "fp16"} << "precision options go with --executor cpu";
+        QTest::newRow("unknown precision") << QStringList{"--executor", "cpu", "--precision", "fp8"} << "not one of: fp32, fp16";
+        QTest::newRow("int8 uncalibrated") << QStringList{"--executor", "cpu", "--precision", "int8"} << "needs one of --calibration";
+        QTest::newRow("calibration without int8") << QStringList{"--executor", "cpu", "--calibration", "random:2"} << "go with --precision int8";
+        QTest::newRow("bad calibration spec") << QStringList{"--executor", "cpu", "--precision", "int8", "--calibration", "random:0"} << "random:N";
+        QTest::newRow("bad keep group") << QStringList{"--executor", "cpu", "--precision", "fp16", "--keep-fp32", "group:norm"} << "no such group";
     }
 
     void badRequestsAreRefused()

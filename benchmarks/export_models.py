@@ -2,7 +2,8 @@
 """Exports the benchmark models (random weights, fixed seed) into a cache folder.
 
 Usage: /usr/bin/python3 export_models.py OUT_DIR [name ...]   (needs python3-torch, python3-torchvision)
-Each model gets OUT_DIR/<name>/model.onnx and a random test_data_set_0/input_0.pb.
+Each model gets OUT_DIR/<name>/model.onnx, a random test_data_set_0/input_0.pb, and eight more
+random batches of the same distribution (other seeds) in calibration/set_K/input_0.pb for int8.
 
 resnet18_bn keeps its BatchNormalization nodes (TrainingMode.PRESERVE on an eval-mode model: the
 exporter's eval peephole would otherwise fold them into the convolutions), so fusion passes have
@@ -49,12 +50,13 @@ class GptBlock(nn.Module):
 
 
 class BertEncoder(nn.Module):
-    """Two post-LN encoder layers (torch.nn.TransformerEncoder, exported BERT-style with erf GELU)."""
+    """Post-LN encoder layers (torch.nn.TransformerEncoder, exported BERT-style with erf GELU): two
+    small ones by default; bert_base is BERT-base's shape (12 layers, hidden 768, 12 heads)."""
 
-    def __init__(self, dim=256, heads=4):
+    def __init__(self, dim=256, heads=4, layers=2):
         super().__init__()
         layer = nn.TransformerEncoderLayer(dim, heads, 4 * dim, dropout=0.0, activation="gelu", batch_first=True)
-        self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
 
     def forward(self, x):
         return self.encoder(x)
@@ -68,15 +70,26 @@ MODELS = {
     "mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(weights=None), (1, 3, 224, 224), EVAL),
     "vit_b_16": (lambda: torchvision.models.vit_b_16(weights=None), (1, 3, 224, 224), EVAL),
     "bert_encoder": (BertEncoder, (1, 64, 256), EVAL),
+    "bert_base": (lambda: BertEncoder(768, 12, 12), (1, 128, 768), EVAL),
     "gpt_block": (GptBlock, (1, 64, 256), EVAL),
 }
 
 
+def write_input(x, path):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(numpy_helper.from_array(x.numpy().astype(np.float32), "input").SerializeToString())
+
+
 def export(name, out_dir):
     path = os.path.join(out_dir, name, "model.onnx")
+    make, shape, training = MODELS[name]
+    for k in range(8):
+        batch = os.path.join(out_dir, name, "calibration", f"set_{k}", "input_0.pb")
+        if not os.path.exists(batch):
+            write_input(torch.randn(*shape, generator=torch.Generator().manual_seed(1 + k)), batch)
     if os.path.exists(path):
         return
-    make, shape, training = MODELS[name]
     torch.manual_seed(0)
     model = make().eval()
     x = torch.randn(*shape)
@@ -84,9 +97,7 @@ def export(name, out_dir):
     # with gradients on: under no_grad, nn.MultiheadAttention takes a fused path the exporter rejects
     torch.onnx.export(model, x, path, opset_version=14, input_names=["input"], output_names=["output"],
                       training=training)
-    tensor = numpy_helper.from_array(x.numpy().astype(np.float32), "input")
-    with open(os.path.join(out_dir, name, "test_data_set_0", "input_0.pb"), "wb") as f:
-        f.write(tensor.SerializeToString())
+    write_input(x, os.path.join(out_dir, name, "test_data_set_0", "input_0.pb"))
     print(f"exported {name}: {os.path.getsize(path) / 2**20:.1f} MiB")
 
 

@@ -164,6 +164,7 @@ void writeCompiledStats(support::JsonWriter &w, const runtime::cpu::CpuExecutor 
         .field("live_peak_bytes", static_cast<std::uint64_t>(plan.livePeakBytes))
         .field("fallback_peak_bytes", static_cast<std::uint64_t>(profile.fallbackPeakBytes()))
         .field("weight_bytes", static_cast<std::uint64_t>(cpu.weightBytes())).endObject();
+    w.field("blocked_values", static_cast<std::uint64_t>(profile.blockedValues()));
     writePrecisionJson(w, profile, cpu.options().precision);
     w.key("profiles").beginObject().field("compiled", static_cast<std::uint64_t>(cpu.stats().profilesCompiled))
         .field("cache_hits", static_cast<std::uint64_t>(cpu.stats().cacheHits))
@@ -195,6 +196,9 @@ void printCompiledSummary(const std::string &path, const std::string &pipeline, 
                 "fallback outputs peak %.2f MiB, weights %.2f MiB\n",
                 mib(plan.arenaBytes), mib(plan.naiveBytes), mib(plan.livePeakBytes), mib(profile.fallbackPeakBytes()),
                 mib(cpu.weightBytes()));
+    if (profile.blockedValues())
+        std::printf("  layouts: %zu values stay in the convolutions' own layouts between them (no reorder)\n",
+                    profile.blockedValues());
     printPrecisionSummary(profile, cpu.options().precision);
     std::printf("  profiles: %zu compiled (%.3f s), %zu cache hits\n", cpu.stats().profilesCompiled,
                 cpu.stats().compileSeconds, cpu.stats().cacheHits);

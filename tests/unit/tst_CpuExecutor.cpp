@@ -103,6 +103,7 @@ private slots:
     void viewsShareStorage();
     void withoutFallbackUnsupportedNodesAreListed();
     void memoryPlanOverTheCapIsRefused();
+    void convolutionsShareTheirLayoutAndObserversSeeRowMajor();
 };
 
 void tst_CpuExecutor::nativeKernelMatchesReference_data()
@@ -356,6 +357,73 @@ g (float[64,64] a, float[64,64] b) => (float[64,64] y)
     auto result = cpu.run(*feeds, options);
     QVERIFY(!result);
     QVERIFY2(result.error().format().find("memory plan") != std::string::npos, result.error().format().c_str());
+}
+
+namespace {
+
+/// Keeps a copy of every node output, by value name.
+class Capture final : public runtime::RunObserver {
+public:
+    explicit Capture(const ir::Model &model) : m_model(model) {}
+    void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
+    {
+        for (std::size_t k = 0; k < outputs.size(); ++k)
+            if (node.outputs[k].valid() && outputs[k].isTensor())
+                values[m_model.value(node.outputs[k]).name] = outputs[k].tensor.clone();
+    }
+    std::map<std::string, runtime::Tensor> values;
+
+private:
+    const ir::Model &m_model;
+};
+
+} // namespace
+
+void tst_CpuExecutor::convolutionsShareTheirLayoutAndObserversSeeRowMajor()
+{
+    // MobileNet's inverted residual: expand 1×1, depthwise 3×3, project 1×1, with odd channel counts
+    auto model = caseModel({"(float[1,24,10,10] x) => (float[1,24,10,10] y)",
+                            {{"we", {72, 24, 1, 1}}, {"wd", {72, 1, 3, 3}}, {"wp", {24, 72, 1, 1}}},
+                            "",
+                            R"(    e = Conv <kernel_shape = [1, 1]> (x, we)
+    d = Conv <kernel_shape = [3, 3], pads = [1, 1, 1, 1], group = 72> (e, wd)
+    p = Conv <kernel_shape = [1, 1]> (d, wp)
+    y = Relu (p))"});
+    QVERIFY(model);
+    runtime::cpu::CpuExecutor cpu(*model);
+    auto feeds = passes::seededFeeds(*model, 4, {}, 3);
+    QVERIFY(feeds);
+    Capture compiled(*model), reference(*model);
+    runtime::RunOptions options;
+    options.observer = &compiled;
+    QVERIFY(cpu.run(*feeds, options));
+    options.observer = &reference;
+    QVERIFY(runtime::Interpreter(*model).run(*feeds, options));
+    // e and d go from convolution to convolution in oneDNN's own layout (x86 convolutions never pick
+    // row-major NCHW at these channel counts), yet every observed value is row-major
+    QCOMPARE(cpu.lastProfile()->blockedValues(), std::size_t(2));
+    QCOMPARE(compiled.values.size(), reference.values.size());
+    for (const auto &[name, expected] : reference.values) {
+        const runtime::Tensor &actual = compiled.values.at(name);
+        QCOMPARE(actual.shape(), expected.shape());
+        for (std::int64_t i = 0; i < expected.size(); ++i)
+            QVERIFY2(std::fabs(actual.data<float>()[i] - expected.data<float>()[i]) <= 1e-4 * (1 + std::fabs(expected.data<float>()[i])),
+                     (name + " at " + std::to_string(i)).c_str());
+    }
+    // fp16 rounds the whole blocked buffer (padding included) and stays near fp32
+    runtime::cpu::CompileOptions half;
+    half.precision.precision = runtime::cpu::Precision::Fp16;
+    runtime::cpu::CpuExecutor lowered(*model, half);
+    auto y16 = lowered.run(*feeds);
+    QVERIFY(y16);
+    QCOMPARE(lowered.lastProfile()->blockedValues(), std::size_t(2));
+    const runtime::Tensor &expected = reference.values.at("y"), &actual = (*y16)[0].second.tensor;
+    double worst = 0, scale = 0; // the drift relative to the output's scale
+    for (std::int64_t i = 0; i < expected.size(); ++i) {
+        worst = std::max(worst, std::fabs(double(actual.data<float>()[i]) - expected.data<float>()[i]));
+        scale = std::max(scale, std::fabs(double(expected.data<float>()[i])));
+    }
+    QVERIFY2(worst > 0 && worst < 1e-2 * scale, (std::to_string(worst) + " of " + std::to_string(scale)).c_str());
 }
 
 QTEST_GUILESS_MAIN(tst_CpuExecutor)

@@ -7,6 +7,7 @@
 #include "ir/Topology.h"
 #include "ir/Type.h"
 #include "runtime/cpu/Calibration.h"
+#include "runtime/cpu/OneDnn.h"
 #include "runtime/reference/KernelRegistry.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -32,6 +33,8 @@ struct CompiledGraph::Slot {
     int lastReader = -1;        ///< step index; INT_MAX for graph outputs
     RuntimeValue current;       ///< the value during a run (Planned: the arena view, set once)
     Precision storedAs = Precision::Fp32; ///< the precision its float values are rounded to
+    /// Planned: the blocked layout its buffer holds, when every writer and reader shares one.
+    std::optional<dnnl::memory::desc> nativeLayout;
 };
 
 struct CompiledGraph::Step {
@@ -106,6 +109,57 @@ std::shared_ptr<std::byte[]> allocateArena(std::size_t bytes)
 } // namespace
 
 CompiledGraph::CompiledGraph(const ir::Model &model) : m_model(model) {}
+
+template <typename Root, typename SlotFor>
+void CompiledGraph::keepBlockedLayouts(std::vector<BufferLifetime> &buffers, const Root &root, const SlotFor &slotFor)
+{
+    // A buffer stays blocked when every step writing or reading any value in it (views and in-place
+    // outputs included) computes that operand in one and the same blocked layout.
+    std::vector<std::optional<dnnl::memory::desc>> layout(buffers.size());
+    std::vector<char> possible(buffers.size(), 1);
+    auto bufferOf = [&](int s) {
+        const Slot &r = m_slots[static_cast<std::size_t>(root(s))];
+        return r.kind == Slot::Kind::Planned ? r.buffer : -1;
+    };
+    auto agree = [&](int s, const std::optional<dnnl::memory::desc> &desc) {
+        const int b = s >= 0 ? bufferOf(s) : -1;
+        if (b < 0 || !possible[static_cast<std::size_t>(b)])
+            return;
+        auto &chosen = layout[static_cast<std::size_t>(b)];
+        if (!desc || (chosen && *chosen != *desc))
+            possible[static_cast<std::size_t>(b)] = 0;
+        else
+            chosen = desc;
+    };
+    for (const Step &step : m_steps) {
+        for (std::size_t k = 0; k < step.outputs.size(); ++k)
+            agree(step.outputs[k], step.kernel ? step.kernel->nativeOutputLayout(k) : std::nullopt);
+        for (std::size_t k = 0; k < step.inputs.size(); ++k)
+            agree(step.inputs[k], step.kernel ? step.kernel->nativeInputLayout(k) : std::nullopt);
+        for (const auto &[value, s] : step.captured)
+            agree(s, std::nullopt);
+    }
+    for (const ir::ValueId out : m_model.graph(m_model.mainGraph()).outputs)
+        agree(slotFor(out), std::nullopt);
+    auto native = [&](int s) {
+        const int b = s >= 0 ? bufferOf(s) : -1;
+        return b >= 0 && possible[static_cast<std::size_t>(b)] && layout[static_cast<std::size_t>(b)];
+    };
+    for (Step &step : m_steps) {
+        for (std::size_t k = 0; k < step.outputs.size(); ++k)
+            if (native(step.outputs[k])) {
+                step.kernel->useNativeLayout(false, k);
+                m_slots[static_cast<std::size_t>(step.outputs[k])].nativeLayout = layout[static_cast<std::size_t>(bufferOf(step.outputs[k]))];
+                ++m_blockedValues;
+            }
+        for (std::size_t k = 0; k < step.inputs.size(); ++k)
+            if (native(step.inputs[k]))
+                step.kernel->useNativeLayout(true, k);
+    }
+    for (std::size_t b = 0; b < buffers.size(); ++b)
+        if (possible[b] && layout[b])
+            buffers[b].bytes = layout[b]->get_size(); // blocked channels may be padded
+}
 CompiledGraph::~CompiledGraph() = default;
 
 support::Expected<std::unique_ptr<CompiledGraph>>
@@ -362,6 +416,8 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
         return makeError("unsupported", "these nodes have no native kernel (run with fallback to use the reference "
                                         "kernels for them): " + refused, model.sourcePath);
 
+    g->keepBlockedLayouts(buffers, root, slotFor);
+
     // Lifetimes: a read extends the slot and, through views, the buffer it views.
     auto read = [&](int s, int step) {
         for (int at = s;; at = g->m_slots[static_cast<std::size_t>(at)].aliasOf) {
@@ -410,6 +466,24 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
     return g;
 }
 
+Tensor CompiledGraph::wholeBuffer(const Slot &slot) const
+{
+    if (!slot.nativeLayout)
+        return slot.current.tensor;
+    const auto elements = static_cast<std::int64_t>(slot.nativeLayout->get_size() / ir::dataTypeSize(slot.dataType));
+    return Tensor::wrap(slot.dataType, {elements}, const_cast<std::byte *>(slot.current.tensor.rawData()), m_arena);
+}
+
+Tensor CompiledGraph::rowMajorCopy(const Slot &slot) const
+{
+    Tensor plain = Tensor::zeros(slot.dataType, *slot.shape);
+    dnnl::memory from = onednn::wrap(*slot.nativeLayout, slot.current.tensor);
+    dnnl::memory to = onednn::wrap(onednn::plainDesc(*slot.shape, *onednn::dataTypeOf(slot.dataType)), plain);
+    dnnl::reorder(from, to).execute(onednn::stream(), from, to);
+    onednn::stream().wait();
+    return plain;
+}
+
 support::Expected<NamedValues> CompiledGraph::run(const std::vector<const RuntimeValue *> &feeds, const RunOptions &options,
                                                   Interpreter &reference, bool profile)
 {
@@ -443,7 +517,7 @@ support::Expected<NamedValues> CompiledGraph::run(const std::vector<const Runtim
             castInputs.clear();
             castInputs.reserve(step.casts.size()); // no reallocation: inputs point into it
             for (const Step::InputCast &cast : step.casts) {
-                castInputs.push_back(inputs[cast.input]->clone());
+                castInputs.push_back(wholeBuffer(m_slots[static_cast<std::size_t>(step.inputs[cast.input])]).clone());
                 applyCast(castInputs.back(), cast.to, cast.scale);
                 inputs[cast.input] = &castInputs.back();
             }
@@ -508,8 +582,15 @@ support::Expected<NamedValues> CompiledGraph::run(const std::vector<const Runtim
         }
         if (step.roundOutputs)
             for (const int s : step.outputs)
-                if (s >= 0 && m_slots[static_cast<std::size_t>(s)].current.isTensor())
-                    roundFloats(m_slots[static_cast<std::size_t>(s)].current.tensor, step.precision);
+                if (s >= 0 && m_slots[static_cast<std::size_t>(s)].current.isTensor()) {
+                    Slot &slot = m_slots[static_cast<std::size_t>(s)];
+                    if (slot.nativeLayout) {
+                        Tensor bytes = wholeBuffer(slot);
+                        roundFloats(bytes, step.precision);
+                    } else {
+                        roundFloats(slot.current.tensor, step.precision);
+                    }
+                }
         if (profile) {
             nodeProfile.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             ++nodeProfile.runs;
@@ -518,7 +599,9 @@ support::Expected<NamedValues> CompiledGraph::run(const std::vector<const Runtim
             std::vector<RuntimeValue> seen; // arena bytes are reused later: the observer gets its own copy
             for (const int s : step.outputs) {
                 RuntimeValue v = s >= 0 ? m_slots[static_cast<std::size_t>(s)].current : RuntimeValue{};
-                if (v.isTensor() && v.tensor.isWritableView())
+                if (s >= 0 && m_slots[static_cast<std::size_t>(s)].nativeLayout)
+                    v.tensor = rowMajorCopy(m_slots[static_cast<std::size_t>(s)]);
+                else if (v.isTensor() && v.tensor.isWritableView())
                     v.tensor = v.tensor.clone();
                 seen.push_back(std::move(v));
             }

@@ -51,6 +51,8 @@ public:
     const MemoryPlan &memoryPlan() const { return m_plan; }
     /// Bytes the native kernels hold beyond the arena: packed weights, scratchpads, layout buffers.
     const std::vector<NodeProfile> &nodes() const { return m_profiles; }
+    /// Values kept in a native kernel's blocked layout from writer to readers (no reorder between).
+    std::size_t blockedValues() const { return m_blockedValues; }
     /// Peak bytes of the reference fallbacks' outputs alive at once, over the runs so far.
     std::size_t fallbackPeakBytes() const { return m_fallbackPeak; }
 
@@ -58,6 +60,13 @@ private:
     struct Slot;
     struct Step;
     CompiledGraph(const ir::Model &model);
+    /// Keeps buffers in a blocked layout where all their writers and readers compute in it.
+    template <typename Root, typename SlotFor>
+    void keepBlockedLayouts(std::vector<BufferLifetime> &buffers, const Root &root, const SlotFor &slotFor);
+    /// A slot's buffer as a flat tensor (all of a blocked layout's bytes, padding included).
+    Tensor wholeBuffer(const Slot &slot) const;
+    /// A row-major copy of a slot held in a blocked layout.
+    Tensor rowMajorCopy(const Slot &slot) const;
 
     const ir::Model &m_model;
     std::vector<Slot> m_slots;
@@ -68,6 +77,7 @@ private:
     MemoryPlan m_plan;
     std::shared_ptr<std::byte[]> m_arena;
     std::size_t m_fallbackPeak = 0;
+    std::size_t m_blockedValues = 0;
 };
 
 } // namespace portolan::runtime::cpu

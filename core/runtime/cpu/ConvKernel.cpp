@@ -1,7 +1,8 @@
 // Conv and FusedConv on oneDNN: Y = act(Conv(X, W) + B + Z). The weights are reordered once into
-// the layout oneDNN picks; X and Y stay row-major at the node's boundary (reordered in and out when
-// the primitive prefers a blocked layout). The residual Z becomes a sum post-op: Y is filled with
-// Z first, then the convolution accumulates onto it.
+// the layout oneDNN picks; X and Y are row-major at the node's boundary (reordered in and out when
+// the primitive prefers another layout) unless the compiled graph keeps them in the primitive's
+// layout between convolutions that share it. The residual Z becomes a sum post-op: Y is filled
+// with Z first, then the convolution accumulates onto it.
 #include "runtime/cpu/OneDnn.h"
 #include "runtime/reference/kernels/Spatial.h"
 
@@ -34,31 +35,50 @@ public:
     void run(std::span<const Tensor *const> inputs, std::span<Tensor> outputs) override
     {
         auto &s = onednn::stream();
-        memory x = onednn::wrap(m_plainX, *inputs[0]);
-        memory y = onednn::wrap(m_plainY, outputs[0]);
-        if (m_blockedX)
-            dnnl::reorder(x, *m_blockedX).execute(s, x, *m_blockedX);
-        memory &dst = m_blockedY ? *m_blockedY : y;
-        if (m_residual) {
-            memory z = onednn::wrap(m_plainY, *inputs[3]);
-            if (m_blockedY)
-                dnnl::reorder(z, dst).execute(s, z, dst);
-            else if (outputs[0].rawData() != inputs[3]->rawData()) // in place: Z's bytes already are Y's
-                std::memcpy(outputs[0].mutableData<float>(), inputs[3]->rawData(), outputs[0].byteSize());
+        memory src = onednn::wrap(m_nativeX ? m_pd.src_desc() : m_plainX, *inputs[0]);
+        if (m_blockedX && !m_nativeX) {
+            dnnl::reorder(src, *m_blockedX).execute(s, src, *m_blockedX);
+            src = *m_blockedX;
         }
-        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, m_blockedX ? *m_blockedX : x},
+        memory y = onednn::wrap(m_nativeY ? m_pd.dst_desc() : m_plainY, outputs[0]);
+        memory dst = m_blockedY && !m_nativeY ? *m_blockedY : y;
+        if (m_residual) {
+            memory z = onednn::wrap(m_nativeZ ? m_pd.dst_desc() : m_plainY, *inputs[3]);
+            if (m_nativeZ != m_blockedY.has_value()) // Z is not in dst's layout
+                dnnl::reorder(z, dst).execute(s, z, dst);
+            else if (dst.get_data_handle() != inputs[3]->rawData()) // in place: Z's bytes already are Y's
+                std::memcpy(dst.get_data_handle(), inputs[3]->rawData(), dst.get_desc().get_size());
+        }
+        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src},
                                              {DNNL_ARG_WEIGHTS, m_weights},
                                              {DNNL_ARG_DST, dst},
                                              {DNNL_ARG_SCRATCHPAD, m_scratchpad}};
         if (m_bias)
             args.emplace(DNNL_ARG_BIAS, *m_bias);
         m_primitive.execute(s, args);
-        if (m_blockedY)
+        if (m_blockedY && !m_nativeY)
             dnnl::reorder(*m_blockedY, y).execute(s, *m_blockedY, y);
         s.wait();
     }
 
     int inPlaceInput(std::size_t) const override { return m_residual ? 3 : -1; }
+
+    std::optional<memory::desc> nativeInputLayout(std::size_t k) const override
+    {
+        if (k == 0 && m_blockedX)
+            return m_pd.src_desc();
+        if (k == 3 && m_residual && m_blockedY)
+            return m_pd.dst_desc();
+        return std::nullopt;
+    }
+    std::optional<memory::desc> nativeOutputLayout(std::size_t k) const override
+    {
+        return k == 0 && m_blockedY ? std::optional(m_pd.dst_desc()) : std::nullopt;
+    }
+    void useNativeLayout(bool input, std::size_t k) override
+    {
+        (input ? (k == 0 ? m_nativeX : m_nativeZ) : m_nativeY) = true;
+    }
 
     std::string implementation() const override
     {
@@ -73,7 +93,8 @@ private:
     Tensor m_weightsOwner; // what m_weights may view
     bool m_residual;
     memory::desc m_plainX, m_plainY;
-    std::optional<memory> m_blockedX, m_blockedY;
+    std::optional<memory> m_blockedX, m_blockedY; // the primitive's layouts when not row-major
+    bool m_nativeX = false, m_nativeY = false, m_nativeZ = false; // kept in them by the compiled graph
     memory m_scratchpad;
 };
 

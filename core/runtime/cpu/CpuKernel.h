@@ -6,6 +6,8 @@
 #include "runtime/Tensor.h"
 #include "runtime/reference/KernelContext.h"
 
+#include <oneapi/dnnl/dnnl.hpp>
+
 #include <memory>
 #include <optional>
 #include <span>
@@ -48,6 +50,13 @@ public:
     /// An input whose bytes output `k` may overwrite when nothing reads them later (a residual, an
     /// elementwise operand): the executor then gives the output that input's buffer; -1 for none.
     virtual int inPlaceInput(std::size_t /*output*/) const { return -1; }
+    /// The blocked layout this kernel computes input / output `k` in, when it is not row-major: a
+    /// value every reader and writer of which shares that layout can stay in it between them,
+    /// saving a reorder on each side. nullopt: row-major only.
+    virtual std::optional<dnnl::memory::desc> nativeInputLayout(std::size_t /*input*/) const { return std::nullopt; }
+    virtual std::optional<dnnl::memory::desc> nativeOutputLayout(std::size_t /*output*/) const { return std::nullopt; }
+    /// From now on input (or output) `k` arrives (leaves) in its native layout: skip its reorder.
+    virtual void useNativeLayout(bool /*input*/, std::size_t /*k*/) {}
     /// "onednn:conv", "native:layer-norm"…: what `--stats` shows.
     virtual std::string implementation() const = 0;
 };

@@ -104,6 +104,7 @@ private slots:
     void withoutFallbackUnsupportedNodesAreListed();
     void memoryPlanOverTheCapIsRefused();
     void convolutionsShareTheirLayoutAndObserversSeeRowMajor();
+    void poolingTakesTheConvolutionsLayout();
 };
 
 void tst_CpuExecutor::nativeKernelMatchesReference_data()
@@ -424,6 +425,38 @@ void tst_CpuExecutor::convolutionsShareTheirLayoutAndObserversSeeRowMajor()
         scale = std::max(scale, std::fabs(double(expected.data<float>()[i])));
     }
     QVERIFY2(worst > 0 && worst < 1e-2 * scale, (std::to_string(worst) + " of " + std::to_string(scale)).c_str());
+}
+
+void tst_CpuExecutor::poolingTakesTheConvolutionsLayout()
+{
+    // ResNet's stem: convolution, max pooling, convolution; then a global average before a Flatten
+    auto model = caseModel({"(float[1,3,17,17] x) => (float[1,32] y)",
+                            {{"w1", {16, 3, 3, 3}}, {"w2", {32, 16, 1, 1}}},
+                            "",
+                            R"(    c = Conv <kernel_shape = [3, 3], pads = [1, 1, 1, 1]> (x, w1)
+    p = MaxPool <kernel_shape = [3, 3], strides = [2, 2], pads = [1, 1, 1, 1]> (c)
+    d = Conv <kernel_shape = [1, 1]> (p, w2)
+    g = GlobalAveragePool (d)
+    y = Flatten (g))"});
+    QVERIFY(model);
+    runtime::cpu::CpuExecutor cpu(*model);
+    Capture compiled(*model), reference(*model);
+    auto feeds = passes::seededFeeds(*model, 8, {}, 3);
+    QVERIFY(feeds);
+    runtime::RunOptions options;
+    options.observer = &compiled;
+    QVERIFY(cpu.run(*feeds, options));
+    options.observer = &reference;
+    QVERIFY(runtime::Interpreter(*model).run(*feeds, options));
+    // c reaches the max pooling and d the global average in the convolution's layout, p the second
+    // convolution; g, which a view reads, goes back to row-major
+    QCOMPARE(cpu.lastProfile()->blockedValues(), std::size_t(3));
+    for (const auto &[name, expected] : reference.values) {
+        const runtime::Tensor &actual = compiled.values.at(name);
+        for (std::int64_t i = 0; i < expected.size(); ++i)
+            QVERIFY2(std::fabs(actual.data<float>()[i] - expected.data<float>()[i]) <= 1e-4 * (1 + std::fabs(expected.data<float>()[i])),
+                     (name + " at " + std::to_string(i)).c_str());
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_CpuExecutor)

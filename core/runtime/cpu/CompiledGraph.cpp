@@ -113,52 +113,64 @@ CompiledGraph::CompiledGraph(const ir::Model &model) : m_model(model) {}
 template <typename Root, typename SlotFor>
 void CompiledGraph::keepBlockedLayouts(std::vector<BufferLifetime> &buffers, const Root &root, const SlotFor &slotFor)
 {
-    // A buffer stays blocked when every step writing or reading any value in it (views and in-place
-    // outputs included) computes that operand in one and the same blocked layout.
-    std::vector<std::optional<dnnl::memory::desc>> layout(buffers.size());
-    std::vector<char> possible(buffers.size(), 1);
+    // A buffer stays blocked when every step writing any value in it (views and in-place outputs
+    // included) produces one blocked layout and every step reading one computes in it or adopts it
+    // (pooling). Buffers are settled in the order they were created, so a kernel that adopted its
+    // input's layout offers the matching layout for its output by the time that buffer is settled.
+    struct Use {
+        std::size_t step, k;
+    };
+    std::vector<std::vector<Use>> writers(buffers.size()), readers(buffers.size());
+    std::vector<char> pinned(buffers.size(), 0); // read by a fallback's subgraph, or a graph output
     auto bufferOf = [&](int s) {
+        if (s < 0)
+            return -1;
         const Slot &r = m_slots[static_cast<std::size_t>(root(s))];
         return r.kind == Slot::Kind::Planned ? r.buffer : -1;
     };
-    auto agree = [&](int s, const std::optional<dnnl::memory::desc> &desc) {
-        const int b = s >= 0 ? bufferOf(s) : -1;
-        if (b < 0 || !possible[static_cast<std::size_t>(b)])
-            return;
-        auto &chosen = layout[static_cast<std::size_t>(b)];
-        if (!desc || (chosen && *chosen != *desc))
-            possible[static_cast<std::size_t>(b)] = 0;
-        else
-            chosen = desc;
-    };
-    for (const Step &step : m_steps) {
+    for (std::size_t i = 0; i < m_steps.size(); ++i) {
+        const Step &step = m_steps[i];
         for (std::size_t k = 0; k < step.outputs.size(); ++k)
-            agree(step.outputs[k], step.kernel ? step.kernel->nativeOutputLayout(k) : std::nullopt);
+            if (const int b = bufferOf(step.outputs[k]); b >= 0)
+                writers[static_cast<std::size_t>(b)].push_back({i, k});
         for (std::size_t k = 0; k < step.inputs.size(); ++k)
-            agree(step.inputs[k], step.kernel ? step.kernel->nativeInputLayout(k) : std::nullopt);
+            if (const int b = bufferOf(step.inputs[k]); b >= 0)
+                readers[static_cast<std::size_t>(b)].push_back({i, k});
         for (const auto &[value, s] : step.captured)
-            agree(s, std::nullopt);
+            if (const int b = bufferOf(s); b >= 0)
+                pinned[static_cast<std::size_t>(b)] = 1;
     }
     for (const ir::ValueId out : m_model.graph(m_model.mainGraph()).outputs)
-        agree(slotFor(out), std::nullopt);
-    auto native = [&](int s) {
-        const int b = s >= 0 ? bufferOf(s) : -1;
-        return b >= 0 && possible[static_cast<std::size_t>(b)] && layout[static_cast<std::size_t>(b)];
-    };
-    for (Step &step : m_steps) {
-        for (std::size_t k = 0; k < step.outputs.size(); ++k)
-            if (native(step.outputs[k])) {
-                step.kernel->useNativeLayout(false, k);
-                m_slots[static_cast<std::size_t>(step.outputs[k])].nativeLayout = layout[static_cast<std::size_t>(bufferOf(step.outputs[k]))];
-                ++m_blockedValues;
-            }
-        for (std::size_t k = 0; k < step.inputs.size(); ++k)
-            if (native(step.inputs[k]))
-                step.kernel->useNativeLayout(true, k);
+        if (const int b = bufferOf(slotFor(out)); b >= 0)
+            pinned[static_cast<std::size_t>(b)] = 1;
+
+    for (std::size_t b = 0; b < buffers.size(); ++b) {
+        if (pinned[b] || writers[b].empty())
+            continue;
+        auto kernelOf = [&](const Use &u) -> CpuKernel * { return m_steps[u.step].kernel.get(); };
+        const std::optional<dnnl::memory::desc> layout = kernelOf(writers[b].front())->nativeOutputLayout(writers[b].front().k);
+        bool agreed = layout.has_value();
+        for (std::size_t w = 1; agreed && w < writers[b].size(); ++w)
+            agreed = kernelOf(writers[b][w])->nativeOutputLayout(writers[b][w].k) == layout;
+        for (std::size_t r = 0; agreed && r < readers[b].size(); ++r) {
+            const CpuKernel *reader = kernelOf(readers[b][r]);
+            agreed = reader && (reader->nativeInputLayout(readers[b][r].k) == layout ||
+                                reader->canAdoptInputLayout(readers[b][r].k, *layout));
+        }
+        if (!agreed)
+            continue;
+        for (const Use &u : readers[b]) {
+            if (kernelOf(u)->nativeInputLayout(u.k) != layout)
+                kernelOf(u)->adoptInputLayout(u.k, *layout);
+            kernelOf(u)->useNativeLayout(true, u.k);
+        }
+        for (const Use &u : writers[b]) {
+            kernelOf(u)->useNativeLayout(false, u.k);
+            m_slots[static_cast<std::size_t>(m_steps[u.step].outputs[u.k])].nativeLayout = layout;
+            ++m_blockedValues;
+        }
+        buffers[b].bytes = layout->get_size(); // blocked channels may be padded
     }
-    for (std::size_t b = 0; b < buffers.size(); ++b)
-        if (possible[b] && layout[b])
-            buffers[b].bytes = layout[b]->get_size(); // blocked channels may be padded
 }
 CompiledGraph::~CompiledGraph() = default;
 

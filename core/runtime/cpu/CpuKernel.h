@@ -55,6 +55,10 @@ public:
     /// saving a reorder on each side. nullopt: row-major only.
     virtual std::optional<dnnl::memory::desc> nativeInputLayout(std::size_t /*input*/) const { return std::nullopt; }
     virtual std::optional<dnnl::memory::desc> nativeOutputLayout(std::size_t /*output*/) const { return std::nullopt; }
+    /// A kernel that computes input `k` in whatever layout it arrives in (pooling) says whether it can
+    /// take `layout`, and takes it; its nativeOutputLayout() then offers the matching output layout.
+    virtual bool canAdoptInputLayout(std::size_t /*input*/, const dnnl::memory::desc & /*layout*/) const { return false; }
+    virtual void adoptInputLayout(std::size_t /*input*/, const dnnl::memory::desc & /*layout*/) {}
     /// From now on input (or output) `k` arrives (leaves) in its native layout: skip its reorder.
     virtual void useNativeLayout(bool /*input*/, std::size_t /*k*/) {}
     /// "onednn:conv", "native:layer-norm"…: what `--stats` shows.

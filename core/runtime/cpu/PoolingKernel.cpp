@@ -1,4 +1,6 @@
-// MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool on oneDNN, row-major in and out.
+// MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool on oneDNN: row-major in and out, or in
+// the blocked layout of the convolution before it (and out in the matching one when its readers
+// take it), so a pooling between convolutions costs no reorders.
 // ceil_mode becomes extra end padding that no window counts (oneDNN's exclude-padding average and
 // max ignore it), so average pooling that counts padding declines ceil_mode.
 #include "runtime/cpu/OneDnn.h"
@@ -11,12 +13,28 @@ namespace {
 using dnnl::memory;
 constexpr auto f32 = memory::data_type::f32;
 
+/// One pooling's parameters, to build its primitive for the layouts the compiled graph settles on.
+struct PoolingParams {
+    dnnl::algorithm algorithm;
+    memory::dims strides, kernel, padL, padR;
+};
+
+dnnl::pooling_forward::primitive_desc poolingPd(const PoolingParams &p, const memory::desc &x, const memory::desc &y)
+{
+    const dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, p.algorithm, x, y, p.strides, p.kernel,
+                                           p.padL, p.padR);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return {desc, attr, onednn::engine()};
+}
+
 class PoolingKernel final : public CpuKernel {
 public:
-    PoolingKernel(dnnl::pooling_forward::primitive_desc pd, const Shape &x, const Shape &y)
-        : m_pd(std::move(pd)), m_primitive(m_pd), m_x(onednn::plainDesc(x, f32)), m_y(onednn::plainDesc(y, f32)),
-          m_scratchpad(m_pd.scratchpad_desc(), onednn::engine())
+    PoolingKernel(PoolingParams params, const Shape &x, const Shape &y)
+        : m_params(std::move(params)), m_x(onednn::plainDesc(x, f32)), m_y(onednn::plainDesc(y, f32)),
+          m_anyY(onednn::dimsOf(y), f32, memory::format_tag::any)
     {
+        build();
     }
 
     void run(std::span<const Tensor *const> inputs, std::span<Tensor> outputs) override
@@ -27,12 +45,54 @@ public:
         onednn::stream().wait();
     }
 
+    std::optional<memory::desc> nativeInputLayout(std::size_t k) const override
+    {
+        return k == 0 && m_adopted ? std::optional(m_x) : std::nullopt;
+    }
+    std::optional<memory::desc> nativeOutputLayout(std::size_t k) const override
+    {
+        return k == 0 && m_adopted ? std::optional(poolingPd(m_params, m_x, m_anyY).dst_desc()) : std::nullopt;
+    }
+    bool canAdoptInputLayout(std::size_t k, const memory::desc &layout) const override
+    {
+        if (k != 0)
+            return false;
+        try {
+            poolingPd(m_params, layout, m_anyY);
+            return true;
+        } catch (const dnnl::error &) {
+            return false;
+        }
+    }
+    void adoptInputLayout(std::size_t, const memory::desc &layout) override
+    {
+        m_x = layout;
+        m_adopted = true;
+        build();
+    }
+    void useNativeLayout(bool input, std::size_t) override
+    {
+        if (!input) {
+            m_y = *nativeOutputLayout(0);
+            build();
+        }
+    }
+
     std::string implementation() const override { return std::string("onednn:pooling(") + m_pd.impl_info_str() + ")"; }
 
 private:
+    void build()
+    {
+        m_pd = poolingPd(m_params, m_x, m_y);
+        m_primitive = dnnl::pooling_forward(m_pd);
+        m_scratchpad = memory(m_pd.scratchpad_desc(), onednn::engine());
+    }
+
+    PoolingParams m_params;
+    memory::desc m_x, m_y, m_anyY; // m_x, m_y: row-major unless the compiled graph settled on a blocked layout
+    bool m_adopted = false;
     dnnl::pooling_forward::primitive_desc m_pd;
     dnnl::pooling_forward m_primitive;
-    memory::desc m_x, m_y;
     memory m_scratchpad;
 };
 
@@ -89,11 +149,7 @@ std::unique_ptr<CpuKernel> makePoolingKernel(const NodeBinding &b, std::string &
                            : countPads ? dnnl::algorithm::pooling_avg_include_padding
                                        : dnnl::algorithm::pooling_avg_exclude_padding;
     try {
-        const dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, algorithm, onednn::plainDesc(x->shape, f32),
-                                               onednn::plainDesc(y, f32), strides, kernel, padL, padR);
-        dnnl::primitive_attr attr;
-        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-        return std::make_unique<PoolingKernel>(dnnl::pooling_forward::primitive_desc(desc, attr, onednn::engine()), x->shape, y);
+        return std::make_unique<PoolingKernel>(PoolingParams{algorithm, strides, kernel, padL, padR}, x->shape, y);
     } catch (const dnnl::error &e) {
         whyNot = std::string("oneDNN: ") + e.what();
         return nullptr;

@@ -57,6 +57,10 @@ class BertEncoder(nn.Module):
         super().__init__()
         layer = nn.TransformerEncoderLayer(dim, heads, 4 * dim, dropout=0.0, activation="gelu", batch_first=True)
         self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        for each in self.encoder.layers:  # the encoder deep-copies one layer: give each its own weights
+            each.self_attn._reset_parameters()
+            each.linear1.reset_parameters()
+            each.linear2.reset_parameters()
 
     def forward(self, x):
         return self.encoder(x)

@@ -157,6 +157,7 @@ void writeCompiledStats(support::JsonWriter &w, const runtime::cpu::CpuExecutor 
 {
     const runtime::cpu::CompiledGraph &profile = *cpu.lastProfile();
     const auto &plan = profile.memoryPlan();
+    w.field("flops", static_cast<std::int64_t>(profile.flops()));
     w.field("nodes_run", static_cast<std::uint64_t>(profile.nodes().size()))
         .field("fallback_nodes", static_cast<std::uint64_t>(fallbackCount(profile)));
     w.key("memory").beginObject().field("arena_bytes", static_cast<std::uint64_t>(plan.arenaBytes))
@@ -189,9 +190,11 @@ void printCompiledSummary(const std::string &path, const std::string &pipeline, 
 {
     const runtime::cpu::CompiledGraph &profile = *cpu.lastProfile();
     const auto &plan = profile.memoryPlan();
-    std::printf("Ran %s on the compiled CPU executor after %s: %zu nodes (%zu on reference kernels) in %.2f ms\n",
+    std::printf("Ran %s on the compiled CPU executor after %s: %zu nodes (%zu on reference kernels) in %.2f ms "
+                "(%.3f GFLOP, %.1f GFLOP/s)\n",
                 path.c_str(), pipeline.empty() ? "no passes" : pipeline.c_str(), profile.nodes().size(),
-                fallbackCount(profile), seconds * 1e3);
+                fallbackCount(profile), seconds * 1e3, static_cast<double>(profile.flops()) / 1e9,
+                seconds > 0 ? static_cast<double>(profile.flops()) / 1e9 / seconds : 0.0);
     std::printf("  memory: arena %.2f MiB (allocate-per-tensor would take %.2f MiB, the live peak is %.2f MiB), "
                 "fallback outputs peak %.2f MiB, weights %.2f MiB\n",
                 mib(plan.arenaBytes), mib(plan.naiveBytes), mib(plan.livePeakBytes), mib(profile.fallbackPeakBytes()),

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # Compiled CPU executor latency and memory plan against ONNX Runtime 1.30 (CPU, 2 threads, batch 1,
 # all optimizations on), measured in the same run.
-# Usage: benchmarks/cpu_executor/run.sh [model…]   (default: resnet18 mobilenet_v2 vit_b_16 bert_encoder)
+# GFLOP/s (the products' multiply-adds, analysis/Flops.h) for both, against the machine's measured
+# FMA peak (build/benchmarks/bench_peak_flops on the same 2 threads).
+# Usage: benchmarks/cpu_executor/run.sh [model…]   (default: resnet18 mobilenet_v2 vit_b_16 bert_base bert_encoder)
 # Needs: scripts/build.sh done, python3-torch/torchvision (scripts/install-deps.sh --fixtures), npm.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/../ort_install.sh"
 models=("$@")
-((${#models[@]})) || models=(resnet18 mobilenet_v2 vit_b_16 bert_encoder)
+((${#models[@]})) || models=(resnet18 mobilenet_v2 vit_b_16 bert_base bert_encoder)
 /usr/bin/python3 "$here/../export_models.py" "$cache/models" "${models[@]}"
 
-printf '%-14s %12s %12s %9s %10s %10s %8s %9s\n' model portolan_ms ort_all_ms vs_all arena_MiB naive_MiB naive/arena fallbacks
+cmake --build "$root/build" --target bench_peak_flops >/dev/null
+peak=$("$root/build/benchmarks/bench_peak_flops" 2 | sed 's/.*peak_gflops=//')
+echo "measured FMA peak (2 threads): $peak GFLOP/s"
+printf '%-14s %12s %12s %9s %8s %12s %12s %10s %10s %8s %9s\n' model portolan_ms ort_all_ms vs_all GFLOP portolan_GF/s ort_GF/s arena_MiB naive_MiB naive/arena fallbacks
 for m in "${models[@]}"; do
   dir="$cache/models/$m"
   json=$("$root/build/app/portolan" run "$dir/model.onnx" --executor cpu --inputs "$dir/test_data_set_0" \
@@ -20,10 +25,12 @@ for m in "${models[@]}"; do
   /usr/bin/python3 -c "
 import json
 r = json.loads('''$json''')
-ours, mem = r['latency_ms']['median'], r['memory']
+ours, mem, gflop = r['latency_ms']['median'], r['memory'], r['flops'] / 1e9
 arena, naive = mem['arena_bytes'] / 2**20, mem['naive_bytes'] / 2**20
-print('%-14s %12.2f %12.2f %8.2fx %10.2f %10.2f %7.2fx %9d' % ('$m', ours, $all, ours / $all, arena, naive,
-      naive / arena if arena else 0, r['fallback_nodes']))"
+rate = lambda ms: '%.0f (%.0f%%)' % (gflop / ms * 1e3, 100 * gflop / ms * 1e3 / $peak)
+print('%-14s %12.2f %12.2f %8.2fx %8.2f %13s %12s %10.2f %10.2f %7.2fx %9d' % ('$m', ours, $all, ours / $all, gflop,
+      rate(ours), rate($all), arena, naive, naive / arena if arena else 0, r['fallback_nodes']))"
 done
 echo "vs_all = Portolan compiled CPU latency / ONNX Runtime (all optimizations) latency (target: <= 1.0x)"
+echo "GF/s = GFLOP per run / latency, (share of the measured peak)"
 echo "naive/arena = allocate-per-tensor bytes / planned arena bytes (target on resnet18: >= 3x)"

@@ -105,6 +105,7 @@ private slots:
     void memoryPlanOverTheCapIsRefused();
     void convolutionsShareTheirLayoutAndObserversSeeRowMajor();
     void poolingTakesTheConvolutionsLayout();
+    void flopsCountTheProducts();
 };
 
 void tst_CpuExecutor::nativeKernelMatchesReference_data()
@@ -457,6 +458,28 @@ void tst_CpuExecutor::poolingTakesTheConvolutionsLayout()
             QVERIFY2(std::fabs(actual.data<float>()[i] - expected.data<float>()[i]) <= 1e-4 * (1 + std::fabs(expected.data<float>()[i])),
                      (name + " at " + std::to_string(i)).c_str());
     }
+}
+
+void tst_CpuExecutor::flopsCountTheProducts()
+{
+    auto model = caseModel({"(float[1,3,8,8] x, float[2,5,6] a, float[6,2] g) => (float[1,4,8,8] y, float[2,5,7] m, float[2,3] h)",
+                            {{"w", {4, 3, 3, 3}}, {"b", {6, 7}}, {"c", {6, 3}}},
+                            "",
+                            R"(    t = Conv <kernel_shape = [3, 3], pads = [1, 1, 1, 1]> (x, w)
+    y = Relu (t)
+    m = MatMul (a, b)
+    h = Gemm <transA = 1> (g, c))"});
+    QVERIFY(model);
+    runtime::cpu::CpuExecutor cpu(*model);
+    QVERIFY(matchesReference(*model, cpu));
+    std::map<std::string, std::int64_t> byOp;
+    for (const auto &n : cpu.lastProfile()->nodes())
+        byOp[n.opType] = n.flops;
+    QCOMPARE(byOp["Conv"], std::int64_t(2 * 4 * 8 * 8 * 3 * 3 * 3)); // every output sums C·kh·kw products
+    QCOMPARE(byOp["Relu"], std::int64_t(0));
+    QCOMPARE(byOp["MatMul"], std::int64_t(2 * 2 * 5 * 7 * 6));
+    QCOMPARE(byOp["Gemm"], std::int64_t(2 * 2 * 3 * 6)); // K is A's first dim under transA
+    QCOMPARE(cpu.lastProfile()->flops(), byOp["Conv"] + byOp["MatMul"] + byOp["Gemm"]);
 }
 
 QTEST_GUILESS_MAIN(tst_CpuExecutor)

@@ -3,6 +3,7 @@
 // buffers (views share their input's), and list what each step releases.
 #include "runtime/cpu/CompiledGraph.h"
 
+#include "analysis/Flops.h"
 #include "analysis/ShapeInference.h"
 #include "ir/Topology.h"
 #include "ir/Type.h"
@@ -363,6 +364,14 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
         profile.opType = node.opType;
         profile.precision = precisionName(movesData ? outputsStoredAs : chosen.precision);
         profile.whyPrecision = movesData && options.precision.precision != Precision::Fp32 ? "moves data only" : chosen.why;
+        if (allStatic) {
+            std::vector<analysis::Dims> inShapes, outShapes;
+            for (const BoundTensor &t : binding.inputs)
+                inShapes.push_back(t.shape);
+            for (const BoundTensor &t : binding.outputs)
+                outShapes.push_back(t.shape);
+            profile.flops = analysis::nodeFlops(node, inShapes, outShapes);
+        }
         const CpuKernelFactory factory = findCpuKernel(node.domain, node.opType);
         if (!factory)
             profile.whyFallback = "no native kernel for " + node.opType;
@@ -476,6 +485,14 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
                                                                g->m_arena.get() + g->m_plan.offsets[static_cast<std::size_t>(slot.buffer)],
                                                                g->m_arena));
     return g;
+}
+
+std::int64_t CompiledGraph::flops() const
+{
+    std::int64_t total = 0;
+    for (const NodeProfile &n : m_profiles)
+        total += n.flops;
+    return total;
 }
 
 Tensor CompiledGraph::wholeBuffer(const Slot &slot) const

@@ -25,6 +25,7 @@ struct NodeProfile {
     std::string whyFallback;    ///< for a reference fallback: why no native kernel applies
     std::string precision;      ///< what it computes at: "fp32", "fp16", "bf16", "int8"
     std::string whyPrecision;   ///< why not the policy's precision (kept fp32, data movement…)
+    std::int64_t flops = 0;     ///< per run: 2 per multiply-add of its products (analysis/Flops.h)
     double seconds = 0;         ///< summed over the runs timed with profiling on
     std::uint64_t runs = 0;
 };
@@ -51,6 +52,8 @@ public:
     const MemoryPlan &memoryPlan() const { return m_plan; }
     /// Bytes the native kernels hold beyond the arena: packed weights, scratchpads, layout buffers.
     const std::vector<NodeProfile> &nodes() const { return m_profiles; }
+    /// Floating-point operations of one run (the products; see analysis/Flops.h).
+    std::int64_t flops() const;
     /// Values kept in a native kernel's blocked layout from writer to readers (no reorder between).
     std::size_t blockedValues() const { return m_blockedValues; }
     /// Peak bytes of the reference fallbacks' outputs alive at once, over the runs so far.

@@ -14,8 +14,11 @@
 
 #include <QtTest>
 
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <random>
 
 using namespace portolan;
 using runtime::cpu::Precision;
@@ -95,6 +98,7 @@ private slots:
     void driftIsInAPlausibleBand_data();
     void driftIsInAPlausibleBand();
     void fp16RoundsAtNodeBoundaries();
+    void vectorRoundingMatchesTheScalarConversions();
     void keepFp32RulesByNameOpAndGroup();
     void badKeepRulesAreRefused();
     void int8IsQdqWithPerChannelWeights();
@@ -188,6 +192,28 @@ g (float[3] x) => (float[3] y, float[3] z)
     QCOMPARE(profileOf(*cpu, "Abs")->whyPrecision, std::string("kept by --keep-fp32 'op:Abs'"));
     QCOMPARE(profileOf(*cpu, "Identity")->precision, std::string("fp32"));
     QCOMPARE(profileOf(*cpu, "Sub")->precision, std::string("fp16"));
+}
+
+void tst_CpuPrecision::vectorRoundingMatchesTheScalarConversions()
+{
+    // every exponent, ties, subnormals, overflow, infinities and NaNs: random bit patterns plus edges
+    std::vector<std::uint32_t> bits{0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00001u, 0x477fe000u,
+                                    0x477ff000u, 0x477fefffu, 0x33800000u, 0x33000000u, 0x387fc000u, 0x3f801000u};
+    std::mt19937 gen(3);
+    for (int i = 0; i < 200000; ++i)
+        bits.push_back(static_cast<std::uint32_t>(gen()));
+    std::vector<float> values(bits.size());
+    std::memcpy(values.data(), bits.data(), bits.size() * 4);
+    for (const Precision p : {Precision::Fp16, Precision::Bf16}) {
+        runtime::Tensor t = runtime::Tensor::fromVector<float>(onnx::TensorProto::FLOAT, {std::int64_t(values.size())}, values);
+        runtime::cpu::roundFloats(t, p);
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const float expected = p == Precision::Fp16 ? fp16(values[i]) : runtime::BFloat16::fromFloat(values[i]).toFloat();
+            const float actual = t.data<float>()[i];
+            QVERIFY2(std::isnan(expected) ? std::isnan(actual) : std::bit_cast<std::uint32_t>(actual) == std::bit_cast<std::uint32_t>(expected),
+                     (std::string(runtime::cpu::precisionName(p)) + " of bits " + std::to_string(bits[i])).c_str());
+        }
+    }
 }
 
 void tst_CpuPrecision::keepFp32RulesByNameOpAndGroup()

@@ -179,6 +179,20 @@ void tst_CpuExecutor::nativeKernelMatchesReference_data()
         "y = Transpose <perm = [1, 3, 0, 2]> (x)\n z = Transpose (x)");
     row("Softmax, last and middle axis", "(float[2,3,7] x) => (float[2,3,7] y, float[2,3,7] z)", "",
         "y = Softmax (x)\n z = Softmax <axis = 1> (x)");
+    row("Slice, negative start, two axes", "(float[3,7,5] x) => (float[3,4,2] y)", "s=int64:-5,1 e=int64:6,3 a=int64:1,-1",
+        "y = Slice (x, s, e, a)");
+    row("Slice, ends past the dim, steps 1", "(float[4,6] x) => (float[2,6] y)", "s=int64:2 e=int64:100 a=int64:0 t=int64:1",
+        "y = Slice (x, s, e, a, t)");
+    row("Split, uneven, last axis", "(float[2,3,10] x) => (float[2,3,2] y, float[2,3,5] z, float[2,3,3] w)", "n=int64:2,5,3",
+        "y, z, w = Split <axis = -1> (x, n)");
+    row("Concat, a constant between inputs", "(float[2,3,4] x, float[2,1,4] z) => (float[2,6,4] y)", "c:2x2x4",
+        "y = Concat <axis = 1> (x, c, z)");
+    row("Gather, negative and repeated indices, axis 1", "(float[3,5,4] x) => (float[3,4,4] y)", "i=int64:0,-1,2,2",
+        "y = Gather <axis = 1> (x, i)");
+    row("Gather, scalar index (a class token)", "(float[2,5,3] x) => (float[2,3] y)", "i=int64[]:0",
+        "y = Gather <axis = 1> (x, i)");
+    row("Gather with the indices of a Constant node (evaluated at compile time)", "(float[4,3] x) => (float[2,3] y)", "",
+        "i = Constant <value = int64[2] {3, 1}> ()\n y = Gather (x, i)");
     row("GlobalAveragePool and GlobalMaxPool", "(float[2,3,5,7] x) => (float[2,3,1,1] y, float[2,3,1,1] z)", "",
         "y = GlobalAveragePool (x)\n z = GlobalMaxPool (x)");
 }
@@ -190,6 +204,16 @@ void tst_CpuExecutor::nativeKernelMatchesReference()
     QFETCH(QString, body);
     KernelCase c{signature.toStdString(), {}, {}, body.toStdString()};
     for (const QString &w : weights.split(' ', Qt::SkipEmptyParts)) {
+        if (w.contains("=int64[]:")) { // name=int64[]:v: a constant int64 scalar
+            c.scalars += ", int64 " + w.section('=', 0, 0).toStdString() + " = {" + w.section(':', 1).toStdString() + "}";
+            continue;
+        }
+        if (w.contains("=int64:")) { // name=int64:v0,v1,…: a constant int64 vector
+            const QStringList values = w.section(':', 1).split(',');
+            c.scalars += ", int64[" + std::to_string(values.size()) + "] " + w.section('=', 0, 0).toStdString() + " = {" +
+                         values.join(", ").toStdString() + "}";
+            continue;
+        }
         if (w.contains('=')) {
             c.scalars += ", float " + w.section('=', 0, 0).toStdString() + " = {" + w.section('=', 1).toStdString() + "}";
             continue;

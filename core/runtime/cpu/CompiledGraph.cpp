@@ -43,6 +43,7 @@ struct CompiledGraph::Step {
     std::unique_ptr<CpuKernel> kernel; ///< nullptr: the reference kernel
     std::vector<int> inputs, outputs;  ///< slots; -1 for omitted ones
     std::vector<int> releaseAfter;     ///< slots this step reads last
+    bool precomputed = false;          ///< a Constant node, evaluated when the executor was made
     std::vector<std::pair<ir::ValueId, int>> captured; ///< outer values its subgraphs read, and their slots
     /// An activation input lowered on the way in: rounded to fp16/bf16, or quantized at `scale`.
     struct InputCast {
@@ -272,6 +273,23 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
     for (const ir::NodeId n : *order) {
         const ir::Node &node = model.node(n);
         const int opset = model.opsetVersion(node.domain).value_or(1);
+        if (node.domain.empty() && node.opType == "Constant" && node.outputs.size() == 1 && constants.contains(node.outputs[0].index)) {
+            Step step;
+            step.node = n;
+            step.precomputed = true;
+            step.outputs.push_back(newSlot(node.outputs[0], Slot::Kind::Constant));
+            NodeProfile profile;
+            profile.node = n;
+            profile.name = displayName(node);
+            profile.opType = node.opType;
+            profile.implementation = "constant";
+            profile.precision = precisionName(Precision::Fp32);
+            if (options.precision.precision != Precision::Fp32)
+                profile.whyPrecision = "a constant: each lowered reader gets its own lowered copy";
+            g->m_profiles.push_back(std::move(profile));
+            g->m_steps.push_back(std::move(step));
+            continue;
+        }
         Step step;
         step.node = n;
         const bool movesData = movesDataOnly(node);
@@ -539,7 +557,9 @@ support::Expected<NamedValues> CompiledGraph::run(const std::vector<const Runtim
         const ir::Node &node = m_model.node(step.node);
         NodeProfile &nodeProfile = m_profiles[i];
         const auto start = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-        if (step.kernel) {
+        if (step.precomputed) {
+            // its value is in its slot from compile time on
+        } else if (step.kernel) {
             inputs.clear();
             for (const int s : step.inputs)
                 inputs.push_back(s >= 0 ? &m_slots[static_cast<std::size_t>(s)].current.tensor : nullptr);

@@ -23,6 +23,16 @@ CpuExecutor::CpuExecutor(const ir::Model &model, CompileOptions options)
             m_constants.emplace(value.id.index, std::move(*tensor));
         }
     }
+    // Constant nodes are evaluated once here: their outputs are compile-time constants, as
+    // initializers are (Gather indices, Slice bounds, Reshape shapes read them).
+    for (const ir::NodeId n : model.graph(model.mainGraph()).nodes) {
+        const ir::Node &node = model.node(n);
+        if (!node.alive || !node.domain.empty() || node.opType != "Constant" || node.outputs.size() != 1)
+            continue;
+        auto value = m_reference.runNode(node, {}, {}, {});
+        if (value && value->size() == 1 && (*value)[0].isTensor())
+            m_constants.emplace(node.outputs[0].index, std::move((*value)[0].tensor));
+    }
 }
 
 CpuExecutor::~CpuExecutor() = default;

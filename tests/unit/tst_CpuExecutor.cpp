@@ -193,6 +193,21 @@ void tst_CpuExecutor::nativeKernelMatchesReference_data()
         "y = Gather <axis = 1> (x, i)");
     row("Gather with the indices of a Constant node (evaluated at compile time)", "(float[4,3] x) => (float[2,3] y)", "",
         "i = Constant <value = int64[2] {3, 1}> ()\n y = Gather (x, i)");
+    // roi, scales and sizes come from Constant nodes (an omitted input cannot be written in the text format)
+    row("Resize nearest ×2, asymmetric floor (PyTorch's interpolate)", "(float[1,2,3,5] x) => (float[1,2,6,10] y)", "",
+        "roi = Constant <value = float[0] {}> ()\n sc = Constant <value = float[4] {1.0, 1.0, 2.0, 2.0}> ()\n"
+        " y = Resize <mode = \"nearest\", coordinate_transformation_mode = \"asymmetric\", nearest_mode = \"floor\"> (x, roi, sc)");
+    row("Resize linear, half_pixel, to sizes", "(float[2,3,4,6] x) => (float[2,3,7,5] y)", "",
+        "roi = Constant <value = float[0] {}> ()\n sc = Constant <value = float[0] {}> ()\n"
+        " sz = Constant <value = int64[4] {2, 3, 7, 5}> ()\n y = Resize <mode = \"linear\"> (x, roi, sc, sz)");
+    row("Resize cubic, align_corners, exclude_outside", "(float[1,1,5,4] x) => (float[1,1,8,9] y)", "",
+        "roi = Constant <value = float[0] {}> ()\n sc = Constant <value = float[0] {}> ()\n"
+        " sz = Constant <value = int64[4] {1, 1, 8, 9}> ()\n"
+        " y = Resize <mode = \"cubic\", coordinate_transformation_mode = \"align_corners\", exclude_outside = 1> (x, roi, sc, sz)");
+    row("Resize tf_crop_and_resize, extrapolation", "(float[1,1,4,4] x) => (float[1,1,3,3] y)", "",
+        "roi = Constant <value = float[8] {0.0, 0.0, -0.2, 0.1, 1.0, 1.0, 0.9, 1.3}> ()\n sc = Constant <value = float[0] {}> ()\n"
+        " sz = Constant <value = int64[4] {1, 1, 3, 3}> ()\n"
+        " y = Resize <mode = \"linear\", coordinate_transformation_mode = \"tf_crop_and_resize\", extrapolation_value = 7.5> (x, roi, sc, sz)");
     row("GlobalAveragePool and GlobalMaxPool", "(float[2,3,5,7] x) => (float[2,3,1,1] y, float[2,3,1,1] z)", "",
         "y = GlobalAveragePool (x)\n z = GlobalMaxPool (x)");
 }

@@ -3,6 +3,7 @@
 // nests its interpolation; GridSample follows PyTorch's grid_sample, RoiAlign the ONNX Runtime algorithm.
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/reference/kernels/ResizePlan.h"
 #include "runtime/reference/kernels/Spatial.h"
 
 #include "ir/Type.h"
@@ -15,122 +16,15 @@ namespace portolan::runtime::kernels {
 
 namespace {
 
-enum class Mode { Nearest, Linear, Cubic };
-enum class Transform { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfHalfPixelForNn, TfCropAndResize };
-// Legacy: Upsample and Resize-10 take the floor when enlarging and the ceiling when shrinking.
-enum class Rounding { PreferFloor, PreferCeil, Floor, Ceil, Legacy };
-
-struct ResizeOptions {
-    Mode mode = Mode::Nearest;
-    Transform transform = Transform::Asymmetric;
-    Rounding rounding = Rounding::Legacy;
-    double cubicA = -0.75;
-    bool excludeOutside = false;
-    double extrapolation = 0;
-};
-
-/// Keys' cubic convolution weights for the four taps around a point `t` ∈ [0, 1) past the second one.
-std::array<double, 4> cubicWeights(double t, double a)
+/// Resizes x by `plan`, axis by axis, innermost first.
+support::Status resample(KernelContext &ctx, const ResizePlan &plan)
 {
-    auto near = [a](double x) { return ((a + 2) * x - (a + 3)) * x * x + 1; };       // |x| ≤ 1
-    auto far = [a](double x) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }; // 1 < |x| < 2
-    return {far(t + 1), near(t), near(1 - t), far(2 - t)};
-}
-
-/// One axis of a resize: for each output index, `taps` (input index, weight) pairs, or `outside` when
-/// tf_crop_and_resize maps it out of the input (it then takes extrapolation_value).
-struct AxisTaps {
-    int taps = 1;
-    std::vector<std::int64_t> index;
-    std::vector<double> weight;
-    std::vector<std::uint8_t> outside;
-    bool identity = true;
-};
-
-/// `outWidth` is the real-valued output length the reference divides by (input · scale when scales are given).
-AxisTaps axisTaps(const ResizeOptions &o, std::int64_t in, std::int64_t out, double scale, double outWidth,
-                  double roiStart, double roiEnd)
-{
-    AxisTaps axis;
-    axis.taps = o.mode == Mode::Nearest ? 1 : (o.mode == Mode::Linear ? 2 : 4);
-    axis.index.resize(static_cast<std::size_t>(out * axis.taps));
-    axis.weight.resize(axis.index.size());
-    axis.outside.resize(static_cast<std::size_t>(out));
-    axis.identity = in == out;
-    const auto last = static_cast<double>(in - 1);
-    for (std::int64_t xo = 0; xo < out; ++xo) {
-        const auto x = static_cast<double>(xo);
-        double src = 0;
-        switch (o.transform) {
-        case Transform::HalfPixel: src = (x + 0.5) / scale - 0.5; break;
-        case Transform::PytorchHalfPixel: src = outWidth > 1 ? (x + 0.5) / scale - 0.5 : 0; break;
-        case Transform::AlignCorners: src = outWidth == 1 ? 0 : x * last / (outWidth - 1); break;
-        case Transform::Asymmetric: src = x / scale; break;
-        case Transform::TfHalfPixelForNn: src = (x + 0.5) / scale; break;
-        case Transform::TfCropAndResize:
-            src = (outWidth == 1 ? (roiEnd - roiStart) * last / 2 : x * (roiEnd - roiStart) * last / (outWidth - 1)) +
-                  roiStart * last;
-            break;
-        }
-        const auto at = static_cast<std::size_t>(xo * axis.taps);
-        if (!std::isfinite(src) || (o.transform == Transform::TfCropAndResize && (src < 0 || src > last))) {
-            axis.outside[static_cast<std::size_t>(xo)] = 1;
-            axis.identity = false;
-            continue;
-        }
-        const double base = std::floor(src), t = src - base;
-        const auto b = static_cast<std::int64_t>(base);
-        auto clampIndex = [in](std::int64_t i) { return std::clamp<std::int64_t>(i, 0, in - 1); };
-        if (o.mode == Mode::Nearest) {
-            std::int64_t pick = b;
-            if (t != 0) {
-                switch (o.rounding) {
-                case Rounding::PreferFloor: pick = t <= 0.5 ? b : b + 1; break;
-                case Rounding::PreferCeil: pick = t < 0.5 ? b : b + 1; break;
-                case Rounding::Floor: break;
-                case Rounding::Ceil: pick = b + 1; break;
-                case Rounding::Legacy: pick = scale < 1 ? b + 1 : b; break;
-                }
-            }
-            axis.index[at] = clampIndex(pick);
-            axis.weight[at] = 1;
-        } else if (o.mode == Mode::Linear) {
-            axis.index[at] = clampIndex(b);
-            axis.index[at + 1] = clampIndex(b + 1);
-            axis.weight[at] = 1 - t;
-            axis.weight[at + 1] = t;
-        } else {
-            const auto w = cubicWeights(t, o.cubicA);
-            double total = 0;
-            for (int k = 0; k < 4; ++k) {
-                const std::int64_t i = b - 1 + k;
-                const bool excluded = o.excludeOutside && (i < 0 || i >= in);
-                axis.weight[at + static_cast<std::size_t>(k)] = excluded ? 0 : w[static_cast<std::size_t>(k)];
-                axis.index[at + static_cast<std::size_t>(k)] = clampIndex(i);
-                total += axis.weight[at + static_cast<std::size_t>(k)];
-            }
-            if (o.excludeOutside && total != 0)
-                for (int k = 0; k < 4; ++k)
-                    axis.weight[at + static_cast<std::size_t>(k)] /= total;
-        }
-        for (int k = 0; k < axis.taps; ++k) {
-            const double w = axis.weight[at + static_cast<std::size_t>(k)];
-            if (w != 0 && (w != 1 || axis.index[at + static_cast<std::size_t>(k)] != xo))
-                axis.identity = false;
-        }
-    }
-    return axis;
-}
-
-/// Resizes x to `outShape` axis by axis. `scales` are the per-axis factors the coordinates use; `fromScales`
-/// says they were given (not derived from sizes), which makes the reference's real-valued output length differ.
-support::Status resample(KernelContext &ctx, const ResizeOptions &o, const Shape &outShape,
-                         const std::vector<double> &scales, bool fromScales, const std::vector<double> &roi)
-{
+    const ResizeOptions &o = plan.options;
+    const Shape &outShape = plan.outShape;
     const int originalType = ctx.input(0).dataType();
     const Tensor x = toComputeType(ctx.input(0));
     const std::size_t rank = x.rank();
-    // The output first: it bounds every buffer below, and an empty one needs no work (nor tap tables).
+    // The output first: it bounds every buffer below, and an empty one needs no work.
     auto result = ctx.allocate(x.dataType(), outShape);
     if (!result)
         return result.takeError();
@@ -151,11 +45,7 @@ support::Status resample(KernelContext &ctx, const ResizeOptions &o, const Shape
     Tensor cur = std::move(*current);
     for (std::size_t axis = rank; axis-- > 0;) {
         const std::int64_t in = cur.dim(axis), out = outShape[axis];
-        if (in == 0 && out > 0)
-            return ctx.error("cannot resize the empty axis " + std::to_string(axis) + " to " + std::to_string(out));
-        const double outWidth = fromScales ? static_cast<double>(in) * scales[axis] : static_cast<double>(out);
-        const AxisTaps taps = axisTaps(o, in, out, scales[axis], outWidth, roi.empty() ? 0 : roi[axis],
-                                       roi.empty() ? 1 : roi[rank + axis]);
+        const AxisTaps &taps = plan.axes[axis];
         if (taps.identity)
             continue;
         Shape shape = cur.shape();
@@ -202,120 +92,17 @@ support::Status resample(KernelContext &ctx, const ResizeOptions &o, const Shape
     return support::Status::ok();
 }
 
-/// Reads a 1-D float tensor of one value per axis.
-support::Expected<std::vector<double>> perAxis(KernelContext &ctx, const Tensor &t, std::size_t rank, const char *what)
-{
-    if (t.rank() != 1 || t.size() != static_cast<std::int64_t>(rank))
-        return ctx.error(std::string(what) + " must be 1-D with one value per axis of X (" + std::to_string(rank) +
-                         "), got " + shapeString(t.shape()));
-    if (!visitNumeric(t.dataType(), []<typename T>() {}) && !isHalfType(t.dataType()))
-        return ctx.error(std::string(what) + " must be numeric");
-    const Tensor d = convertTensor(t, TensorProto::DOUBLE);
-    return std::vector<double>(d.data<double>(), d.data<double>() + d.size());
-}
-
-/// The output shape for scales (floor(dim · scale)), after checking they are positive.
-support::Expected<Shape> scaledShape(KernelContext &ctx, const Shape &in, const std::vector<double> &scales)
-{
-    Shape out(in.size());
-    for (std::size_t i = 0; i < in.size(); ++i) {
-        if (!(scales[i] > 0) || !std::isfinite(scales[i]))
-            return ctx.error("scales must be positive and finite, got " + std::to_string(scales[i]) + " on axis " +
-                             std::to_string(i));
-        const double d = std::floor(static_cast<double>(in[i]) * scales[i]);
-        if (d > 9e15)
-            return ctx.error("scales make axis " + std::to_string(i) + " impossibly large");
-        out[i] = static_cast<std::int64_t>(d);
-    }
-    return out;
-}
-
-support::Expected<Mode> parseMode(KernelContext &ctx, const std::string &mode)
-{
-    if (mode == "nearest")
-        return Mode::Nearest;
-    if (mode == "linear" || mode == "bilinear")
-        return Mode::Linear;
-    if (mode == "cubic" && ctx.node().opType == "Resize" && ctx.opset() >= 11)
-        return Mode::Cubic;
-    return ctx.error("unsupported mode '" + mode + "'");
-}
-
 } // namespace
 
 support::Status resize(KernelContext &ctx)
 {
     if (auto st = ctx.requireInputs(1); !st)
         return st;
-    const Tensor &x = ctx.input(0);
-    const std::size_t rank = x.rank();
-    ResizeOptions o;
-    auto mode = parseMode(ctx, ctx.attrString("mode", "nearest"));
-    if (!mode)
-        return mode.takeError();
-    o.mode = *mode;
-    if (ctx.opset() < 11) { // Resize-10: X, scales; asymmetric coordinates
-        if (auto st = ctx.requireInputs(2); !st)
-            return st;
-        auto scales = perAxis(ctx, ctx.input(1), rank, "scales");
-        if (!scales)
-            return scales.takeError();
-        auto shape = scaledShape(ctx, x.shape(), *scales);
-        if (!shape)
-            return shape.takeError();
-        return resample(ctx, o, *shape, *scales, true, {});
-    }
-    const std::string transform = ctx.attrString("coordinate_transformation_mode", "half_pixel");
-    const std::string nearest = ctx.attrString("nearest_mode", "round_prefer_floor");
-    if (transform == "half_pixel") o.transform = Transform::HalfPixel;
-    else if (transform == "pytorch_half_pixel") o.transform = Transform::PytorchHalfPixel;
-    else if (transform == "align_corners") o.transform = Transform::AlignCorners;
-    else if (transform == "asymmetric") o.transform = Transform::Asymmetric;
-    else if (transform == "tf_crop_and_resize") o.transform = Transform::TfCropAndResize;
-    else if (transform == "tf_half_pixel_for_nn" && ctx.opset() < 13) o.transform = Transform::TfHalfPixelForNn;
-    else return ctx.error("unsupported coordinate_transformation_mode '" + transform + "'");
-    if (nearest == "round_prefer_floor") o.rounding = Rounding::PreferFloor;
-    else if (nearest == "round_prefer_ceil") o.rounding = Rounding::PreferCeil;
-    else if (nearest == "floor") o.rounding = Rounding::Floor;
-    else if (nearest == "ceil") o.rounding = Rounding::Ceil;
-    else return ctx.error("unsupported nearest_mode '" + nearest + "'");
-    o.cubicA = ctx.attrFloat("cubic_coeff_a", -0.75f);
-    o.excludeOutside = ctx.attrInt("exclude_outside", 0) != 0;
-    o.extrapolation = ctx.attrFloat("extrapolation_value", 0.0f);
-
-    std::vector<double> roi;
-    if (o.transform == Transform::TfCropAndResize) {
-        if (!ctx.hasInput(1))
-            return ctx.error("tf_crop_and_resize needs the roi input");
-        auto r = perAxis(ctx, ctx.input(1).reshaped({ctx.input(1).size()}), 2 * rank, "roi");
-        if (!r)
-            return r.takeError();
-        roi = std::move(*r);
-    }
-    const bool hasScales = ctx.hasInput(2) && ctx.input(2).size() > 0;
-    const bool hasSizes = ctx.hasInput(3) && ctx.input(3).size() > 0;
-    if (hasScales == hasSizes)
-        return ctx.error("exactly one of scales and sizes must be given");
-    if (hasScales) {
-        auto scales = perAxis(ctx, ctx.input(2), rank, "scales");
-        if (!scales)
-            return scales.takeError();
-        auto shape = scaledShape(ctx, x.shape(), *scales);
-        if (!shape)
-            return shape.takeError();
-        return resample(ctx, o, *shape, *scales, true, roi);
-    }
-    const Tensor &sizes = ctx.input(3);
-    if (sizes.dataType() != TensorProto::INT64 || sizes.rank() != 1 || sizes.size() != static_cast<std::int64_t>(rank))
-        return ctx.error("sizes must be a 1-D int64 tensor with one value per axis of X");
-    Shape shape(sizes.data<std::int64_t>(), sizes.data<std::int64_t>() + rank);
-    std::vector<double> scales(rank);
-    for (std::size_t i = 0; i < rank; ++i) {
-        if (shape[i] < 0)
-            return ctx.error("sizes " + shapeString(shape) + " has a negative value");
-        scales[i] = x.dim(i) == 0 ? 1.0 : static_cast<double>(shape[i]) / static_cast<double>(x.dim(i));
-    }
-    return resample(ctx, o, shape, scales, false, roi);
+    auto input = [&](std::size_t k) { return ctx.hasInput(k) ? &ctx.input(k) : nullptr; };
+    auto plan = planResize(ctx, ctx.input(0).shape(), input(1), input(2), input(3));
+    if (!plan)
+        return plan.takeError();
+    return resample(ctx, *plan);
 }
 
 /// Upsample: scales from height_scale/width_scale (opset 1), the scales attribute (7) or input (9).
@@ -353,7 +140,10 @@ support::Status upsample(KernelContext &ctx)
     auto shape = scaledShape(ctx, x.shape(), scales);
     if (!shape)
         return shape.takeError();
-    return resample(ctx, o, *shape, scales, true, {});
+    auto plan = planFromScales(ctx, o, x.shape(), *shape, scales, true, {});
+    if (!plan)
+        return plan.takeError();
+    return resample(ctx, *plan);
 }
 
 namespace {

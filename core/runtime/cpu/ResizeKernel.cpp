@@ -1,0 +1,128 @@
+// Resize in float: the reference kernel's plan (every mode, coordinate transform and rounding of
+// every opset) built once at compile time, then one separable pass per resized axis, innermost
+// first, on the OpenMP pool. roi, scales and sizes must be constants.
+#include "runtime/cpu/CpuKernel.h"
+#include "runtime/cpu/OmpParallel.h"
+#include "runtime/reference/kernels/ResizePlan.h"
+
+#include <algorithm>
+
+namespace portolan::runtime::cpu {
+
+namespace {
+
+/// One resized axis: for each output index its taps (input index, weight) or the extrapolation value.
+struct Pass {
+    Shape in;         ///< the shape this pass reads
+    std::size_t axis;
+    std::int64_t outLength;
+    int taps;
+    std::vector<std::int64_t> index;
+    std::vector<float> weight;
+    std::vector<std::uint8_t> outside;
+};
+
+class ResizeKernel final : public CpuKernel {
+public:
+    ResizeKernel(std::vector<Pass> passes, float extrapolation)
+        : m_passes(std::move(passes)), m_extrapolation(extrapolation)
+    {
+        for (std::size_t i = 0; i + 1 < m_passes.size(); ++i)
+            m_scratch[i % 2].resize(static_cast<std::size_t>(elementCount(m_passes[i + 1].in)));
+    }
+
+    void run(std::span<const Tensor *const> inputs, std::span<Tensor> outputs) override
+    {
+        float *y = outputs[0].mutableData<float>();
+        if (m_passes.empty()) { // every axis is the identity
+            std::copy_n(inputs[0]->data<float>(), outputs[0].size(), y);
+            return;
+        }
+        const float *from = inputs[0]->data<float>();
+        for (std::size_t i = 0; i < m_passes.size(); ++i) {
+            float *to = i + 1 == m_passes.size() ? y : m_scratch[i % 2].data();
+            resample(m_passes[i], from, to);
+            from = to;
+        }
+    }
+
+    std::string implementation() const override { return "native:resize"; }
+
+private:
+    void resample(const Pass &p, const float *src, float *dst) const
+    {
+        std::int64_t outer = 1, inner = 1;
+        for (std::size_t d = 0; d < p.axis; ++d)
+            outer *= p.in[d];
+        for (std::size_t d = p.axis + 1; d < p.in.size(); ++d)
+            inner *= p.in[d];
+        const std::int64_t inLength = p.in[p.axis], rows = outer * p.outLength;
+        parallelChunks(rows, rows * inner >= (1 << 15), [&](std::int64_t begin, std::int64_t end) {
+            for (std::int64_t r = begin; r < end; ++r) {
+                const std::int64_t b = r / p.outLength, xo = r % p.outLength;
+                float *d = dst + r * inner;
+                if (p.outside[static_cast<std::size_t>(xo)]) {
+                    std::fill(d, d + inner, m_extrapolation);
+                    continue;
+                }
+                std::fill(d, d + inner, 0.f);
+                for (int k = 0; k < p.taps; ++k) {
+                    const auto at = static_cast<std::size_t>(xo * p.taps + k);
+                    const float w = p.weight[at];
+                    if (w == 0) // a zero-weight neighbor must not turn an Inf into NaN
+                        continue;
+                    const float *s = src + (b * inLength + p.index[at]) * inner;
+                    for (std::int64_t j = 0; j < inner; ++j)
+                        d[j] += w * s[j];
+                }
+            }
+        });
+    }
+
+    std::vector<Pass> m_passes;
+    float m_extrapolation;
+    std::vector<float> m_scratch[2];
+};
+
+} // namespace
+
+std::unique_ptr<CpuKernel> makeResizeKernel(const NodeBinding &b, std::string &whyNot)
+{
+    const BoundTensor *x = b.input(0);
+    if (!x || x->dataType != onnx::TensorProto::FLOAT || b.outputs.at(0).dataType != onnx::TensorProto::FLOAT) {
+        whyNot = "not a float tensor";
+        return nullptr;
+    }
+    const Tensor *constant[4] = {};
+    for (std::size_t k = 1; k < 4; ++k)
+        if (const BoundTensor *t = b.input(k)) {
+            if (!t->constant.defined()) {
+                whyNot = "roi, scales or sizes are not constants";
+                return nullptr;
+            }
+            constant[k] = &t->constant;
+        }
+    auto plan = kernels::planResize(b.attributes, x->shape, constant[1], constant[2], constant[3]);
+    if (!plan) {
+        whyNot = plan.error().format();
+        return nullptr;
+    }
+    if (plan->outShape != b.outputs[0].shape) {
+        whyNot = "the planned output shape differs from the inferred one";
+        return nullptr;
+    }
+    std::vector<Pass> passes;
+    Shape shape = x->shape;
+    for (std::size_t axis = shape.size(); axis-- > 0;) { // innermost first, as the reference nests them
+        const kernels::AxisTaps &taps = plan->axes[axis];
+        if (taps.identity)
+            continue;
+        Pass pass{shape, axis, plan->outShape[axis], taps.taps, taps.index, {}, taps.outside};
+        pass.weight.assign(taps.weight.begin(), taps.weight.end());
+        passes.push_back(std::move(pass));
+        shape[axis] = plan->outShape[axis];
+    }
+    return std::make_unique<ResizeKernel>(std::move(passes), static_cast<float>(plan->options.extrapolation));
+}
+
+} // namespace portolan::runtime::cpu

@@ -179,65 +179,67 @@ std::unique_ptr<CpuKernel> makeSliceKernel(const NodeBinding &b, std::string &wh
                                            ir::dataTypeSize(b.inputs[0].dataType));
 }
 
-std::unique_ptr<CpuKernel> makeSplitKernel(const NodeBinding &b, std::string &whyNot)
+namespace {
+
+/// Split and Concat: `parts` (each with its shape, and present or not) tile `whole` along `axis`;
+/// each part is one box copy, from the whole (split) or into it (concat).
+std::unique_ptr<CpuKernel> axisTiling(const char *name, const Shape &whole, const std::vector<const BoundTensor *> &parts,
+                                      std::int64_t axisAttribute, bool split, std::size_t elementSize, std::string &whyNot)
 {
-    if (!b.input(0) || !sameTypes(b, whyNot))
-        return nullptr;
-    const Shape &x = b.inputs[0].shape;
-    const auto axis = normalizedAxis(b.attributes.attrInt("axis", 0), x.size());
+    const auto axis = normalizedAxis(axisAttribute, whole.size());
     if (!axis) {
         whyNot = "the axis is out of range";
         return nullptr;
     }
     std::vector<BoxCopyKernel::Copy> copies;
     std::int64_t offset = 0;
-    for (std::size_t k = 0; k < b.outputs.size(); ++k) {
-        const Shape &y = b.outputs[k].shape;
-        if (y.size() != x.size()) {
-            whyNot = "an output's rank differs from the input's";
+    for (std::size_t k = 0; k < parts.size(); ++k) {
+        const Shape &part = parts[k]->shape;
+        if (part.size() != whole.size()) {
+            whyNot = "a part's rank differs from the whole's";
             return nullptr;
         }
-        BoxCopy copy{x, y, y, std::vector<std::int64_t>(x.size(), 0), std::vector<std::int64_t>(x.size(), 0)};
-        copy.srcStart[*axis] = offset;
-        offset += y[*axis];
-        if (b.outputs[k].present)
-            copies.push_back({0, k, std::move(copy)});
+        const std::vector<std::int64_t> zeros(whole.size(), 0);
+        BoxCopy copy{split ? whole : part, split ? part : whole, part, zeros, zeros};
+        (split ? copy.srcStart : copy.dstStart)[*axis] = offset;
+        offset += part[*axis];
+        if (parts[k]->present)
+            copies.push_back({split ? 0 : k, split ? k : 0, std::move(copy)});
     }
-    if (offset != x[*axis]) {
-        whyNot = "the outputs do not tile the axis";
+    if (offset != whole[*axis]) {
+        whyNot = "the parts do not tile the axis";
         return nullptr;
     }
-    return std::make_unique<BoxCopyKernel>("split", std::move(copies), ir::dataTypeSize(b.inputs[0].dataType));
+    return std::make_unique<BoxCopyKernel>(name, std::move(copies), elementSize);
+}
+
+} // namespace
+
+std::unique_ptr<CpuKernel> makeSplitKernel(const NodeBinding &b, std::string &whyNot)
+{
+    if (!b.input(0) || !sameTypes(b, whyNot))
+        return nullptr;
+    std::vector<const BoundTensor *> parts;
+    for (const BoundTensor &o : b.outputs)
+        parts.push_back(&o);
+    return axisTiling("split", b.inputs[0].shape, parts, b.attributes.attrInt("axis", 0), true,
+                      ir::dataTypeSize(b.inputs[0].dataType), whyNot);
 }
 
 std::unique_ptr<CpuKernel> makeConcatKernel(const NodeBinding &b, std::string &whyNot)
 {
     if (!b.input(0) || !sameTypes(b, whyNot))
         return nullptr;
-    const Shape &y = b.outputs.at(0).shape;
-    const auto axis = normalizedAxis(b.attributes.attrInt("axis", 0), y.size());
-    if (!axis) {
-        whyNot = "the axis is out of range";
-        return nullptr;
-    }
-    std::vector<BoxCopyKernel::Copy> copies;
-    std::int64_t offset = 0;
-    for (std::size_t k = 0; k < b.inputs.size(); ++k) {
-        const Shape &x = b.inputs[k].shape;
-        if (b.inputs[k].dataType != b.inputs[0].dataType || x.size() != y.size()) {
-            whyNot = "inputs of other types or ranks";
+    std::vector<const BoundTensor *> parts;
+    for (const BoundTensor &in : b.inputs) {
+        if (in.dataType != b.inputs[0].dataType) {
+            whyNot = "inputs of other types";
             return nullptr;
         }
-        BoxCopy copy{x, y, x, std::vector<std::int64_t>(x.size(), 0), std::vector<std::int64_t>(x.size(), 0)};
-        copy.dstStart[*axis] = offset;
-        offset += x[*axis];
-        copies.push_back({k, 0, std::move(copy)});
+        parts.push_back(&in);
     }
-    if (offset != y[*axis]) {
-        whyNot = "the inputs do not fill the output";
-        return nullptr;
-    }
-    return std::make_unique<BoxCopyKernel>("concat", std::move(copies), ir::dataTypeSize(b.inputs[0].dataType));
+    return axisTiling("concat", b.outputs.at(0).shape, parts, b.attributes.attrInt("axis", 0), false,
+                      ir::dataTypeSize(b.inputs[0].dataType), whyNot);
 }
 
 std::unique_ptr<CpuKernel> makeGatherKernel(const NodeBinding &b, std::string &whyNot)

@@ -11,15 +11,13 @@ namespace portolan::runtime::cpu {
 
 namespace {
 
-/// One resized axis: for each output index its taps (input index, weight) or the extrapolation value.
+/// One resized axis: the plan's taps, with float weights.
 struct Pass {
-    Shape in;         ///< the shape this pass reads
+    Shape in; ///< the shape this pass reads
     std::size_t axis;
     std::int64_t outLength;
-    int taps;
-    std::vector<std::int64_t> index;
+    kernels::AxisTaps taps;
     std::vector<float> weight;
-    std::vector<std::uint8_t> outside;
 };
 
 class ResizeKernel final : public CpuKernel {
@@ -56,26 +54,9 @@ private:
             outer *= p.in[d];
         for (std::size_t d = p.axis + 1; d < p.in.size(); ++d)
             inner *= p.in[d];
-        const std::int64_t inLength = p.in[p.axis], rows = outer * p.outLength;
+        const std::int64_t rows = outer * p.outLength;
         parallelChunks(rows, rows * inner >= (1 << 15), [&](std::int64_t begin, std::int64_t end) {
-            for (std::int64_t r = begin; r < end; ++r) {
-                const std::int64_t b = r / p.outLength, xo = r % p.outLength;
-                float *d = dst + r * inner;
-                if (p.outside[static_cast<std::size_t>(xo)]) {
-                    std::fill(d, d + inner, m_extrapolation);
-                    continue;
-                }
-                std::fill(d, d + inner, 0.f);
-                for (int k = 0; k < p.taps; ++k) {
-                    const auto at = static_cast<std::size_t>(xo * p.taps + k);
-                    const float w = p.weight[at];
-                    if (w == 0) // a zero-weight neighbor must not turn an Inf into NaN
-                        continue;
-                    const float *s = src + (b * inLength + p.index[at]) * inner;
-                    for (std::int64_t j = 0; j < inner; ++j)
-                        d[j] += w * s[j];
-                }
-            }
+            kernels::resampleRows(p.taps, p.weight, src, dst, p.in[p.axis], p.outLength, inner, m_extrapolation, begin, end);
         });
     }
 
@@ -117,8 +98,7 @@ std::unique_ptr<CpuKernel> makeResizeKernel(const NodeBinding &b, std::string &w
         const kernels::AxisTaps &taps = plan->axes[axis];
         if (taps.identity)
             continue;
-        Pass pass{shape, axis, plan->outShape[axis], taps.taps, taps.index, {}, taps.outside};
-        pass.weight.assign(taps.weight.begin(), taps.weight.end());
+        Pass pass{shape, axis, plan->outShape[axis], taps, std::vector<float>(taps.weight.begin(), taps.weight.end())};
         passes.push_back(std::move(pass));
         shape[axis] = plan->outShape[axis];
     }

@@ -60,23 +60,7 @@ support::Status resample(KernelContext &ctx, const ResizePlan &plan)
             inner *= shape[i];
         const double *src = cur.data<double>();
         double *dst = next->mutableData<double>();
-        for (std::int64_t b = 0; b < outer; ++b)
-            for (std::int64_t xo = 0; xo < out; ++xo) {
-                double *d = dst + (b * out + xo) * inner;
-                if (taps.outside[static_cast<std::size_t>(xo)]) {
-                    std::fill(d, d + inner, o.extrapolation);
-                    continue;
-                }
-                for (int k = 0; k < taps.taps; ++k) {
-                    const auto at = static_cast<std::size_t>(xo * taps.taps + k);
-                    const double w = taps.weight[at];
-                    if (w == 0) // a zero-weight neighbor must not turn an Inf into NaN
-                        continue;
-                    const double *s = src + (b * in + taps.index[at]) * inner;
-                    for (std::int64_t j = 0; j < inner; ++j)
-                        d[j] += w * s[j];
-                }
-            }
+        resampleRows(taps, taps.weight, src, dst, in, out, inner, o.extrapolation, 0, outer * out);
         cur = std::move(*next);
     }
     visitNumeric(x.dataType(), [&]<typename T>() {

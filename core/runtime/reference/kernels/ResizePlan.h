@@ -6,6 +6,7 @@
 
 #include "runtime/reference/KernelContext.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -53,6 +54,31 @@ support::Expected<ResizePlan> planResize(KernelContext &ctx, const Shape &x, con
 support::Expected<ResizePlan> planFromScales(KernelContext &ctx, const ResizeOptions &o, const Shape &x, const Shape &outShape,
                                              const std::vector<double> &scales, bool fromScales,
                                              const std::vector<double> &roi);
+
+/// One separable pass over rows [rowBegin, rowEnd) of a [outer, out, inner] destination from a
+/// [outer, in, inner] source: each row is its taps' weighted sum, or `extrapolation` outside. `weight`
+/// is `taps.weight` in the pass's arithmetic type (double for the reference, float natively).
+template <typename T>
+void resampleRows(const AxisTaps &taps, const std::vector<T> &weight, const T *src, T *dst, std::int64_t in, std::int64_t out,
+                  std::int64_t inner, T extrapolation, std::int64_t rowBegin, std::int64_t rowEnd)
+{
+    for (std::int64_t r = rowBegin; r < rowEnd; ++r) {
+        const std::int64_t b = r / out, xo = r % out;
+        T *d = dst + r * inner;
+        std::fill(d, d + inner, taps.outside[static_cast<std::size_t>(xo)] ? extrapolation : T(0));
+        if (taps.outside[static_cast<std::size_t>(xo)])
+            continue;
+        for (int k = 0; k < taps.taps; ++k) {
+            const auto at = static_cast<std::size_t>(xo * taps.taps + k);
+            const T w = weight[at];
+            if (w == 0) // a zero-weight neighbor must not turn an Inf into NaN
+                continue;
+            const T *s = src + (b * in + taps.index[at]) * inner;
+            for (std::int64_t j = 0; j < inner; ++j)
+                d[j] += w * s[j];
+        }
+    }
+}
 
 /// Keys' cubic convolution weights for the four taps around a point `t` ∈ [0, 1) past the second
 /// one (GridSample's bicubic mode uses them too).

@@ -21,8 +21,18 @@ trap 'rm -rf "$out"' EXIT
 printf '%-14s %12s %12s %9s %8s %12s %12s %10s %10s %8s %9s %10s\n' model portolan_ms ort_all_ms vs_all GFLOP portolan_GF/s ort_GF/s arena_MiB naive_MiB naive/arena fallbacks err_vs_ref
 for m in "${models[@]}"; do
   dir="$cache/models/$m"
-  json=$("$root/build/app/portolan" run "$dir/model.onnx" --executor cpu --inputs "$dir/test_data_set_0" \
-         --repeat 20 --warmup 3 --output-dir "$out/$m/cpu" --json)
+  # three alternating rounds, the best median of each side: load bursts on a shared machine hit one
+  # round, not the comparison
+  best_ours=1e9 best_ort=1e9
+  for round in 1 2 3; do
+    json=$("$root/build/app/portolan" run "$dir/model.onnx" --executor cpu --inputs "$dir/test_data_set_0" \
+           --repeat 20 --warmup 3 --output-dir "$out/$m/cpu" --force --json)
+    ours=$(/usr/bin/python3 -c 'import json,sys; print(json.loads(sys.argv[1])["latency_ms"]["median"])' "$json")
+    ort=$(NODE_PATH="$cache/node_modules" node "$here/../reference_speed/ort_time.js" "$dir/model.onnx" \
+          "$dir/test_data_set_0/input_0.pb" all 20 | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["median_ms"])')
+    best_ours=$(/usr/bin/python3 -c "print(min($best_ours, $ours))")
+    best_ort=$(/usr/bin/python3 -c "print(min($best_ort, $ort))")
+  done
   "$root/build/app/portolan" run "$dir/model.onnx" --inputs "$dir/test_data_set_0" --output-dir "$out/$m/ref" >/dev/null
   err=$(/usr/bin/python3 - "$out/$m" <<'PY'
 import sys
@@ -37,16 +47,14 @@ scale = np.abs(ref).max()
 print("%.2g" % (np.abs(cpu - ref).max() / scale if scale > 0 else np.abs(cpu - ref).max()))
 PY
 )
-  all=$(NODE_PATH="$cache/node_modules" node "$here/../reference_speed/ort_time.js" "$dir/model.onnx" \
-        "$dir/test_data_set_0/input_0.pb" all 20 | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["median_ms"])')
   /usr/bin/python3 -c "
 import json
 r = json.loads('''$json''')
-ours, mem, gflop = r['latency_ms']['median'], r['memory'], r['flops'] / 1e9
+ours, mem, gflop = $best_ours, r['memory'], r['flops'] / 1e9
 arena, naive = mem['arena_bytes'] / 2**20, mem['naive_bytes'] / 2**20
 rate = lambda ms: '%.0f (%.0f%%)' % (gflop / ms * 1e3, 100 * gflop / ms * 1e3 / $peak)
-print('%-14s %12.2f %12.2f %8.2fx %8.2f %13s %12s %10.2f %10.2f %7.2fx %9d %10s' % ('$m', ours, $all, ours / $all, gflop,
-      rate(ours), rate($all), arena, naive, naive / arena if arena else 0, r['fallback_nodes'], '$err'))"
+print('%-14s %12.2f %12.2f %8.2fx %8.2f %13s %12s %10.2f %10.2f %7.2fx %9d %10s' % ('$m', ours, $best_ort, ours / $best_ort, gflop,
+      rate(ours), rate($best_ort), arena, naive, naive / arena if arena else 0, r['fallback_nodes'], '$err'))"
 done
 echo "vs_all = Portolan compiled CPU latency / ONNX Runtime (all optimizations) latency (target: <= 1.0x)"
 echo "GF/s = GFLOP per run / latency, (share of the measured peak)"

@@ -191,6 +191,11 @@ FoldOutcome Folder::tryFold(const ir::Node &node)
         read = read || (out.valid() && (!model.value(out).uses.empty() || isGraphOutput(model, out)));
     if (!read)
         return FoldOutcome::Declined; // dead: eliminate-dead's business
+    if (isOp(node, "DequantizeLinear") && !node.inputs.empty() && node.inputs[0].valid()) {
+        const int type = elementTypeOf(model, node.inputs[0]);
+        if (type == onnx::TensorProto::INT8 || type == onnx::TensorProto::UINT8 || type == onnx::TensorProto::INT32)
+            return decline(node, "a quantized weight stays quantized: its DequantizeLinear is the QDQ form a target reads");
+    }
     const bool shapeOp = isOp(node, "Shape") || isOp(node, "Size");
     std::vector<Tensor> results;
     std::vector<ir::ValueId> inputs = node.inputs;

@@ -14,6 +14,8 @@
 //   in order (start clamps to 0, end to the dim, step 1; a dim of 1 with any step).
 // Expand (expand-same-shape): y = x broadcast to `shape` has x's shape: shape has no more dims than
 //   x and each of its entries is 1 or x's (static) dim.
+// Clip (clip-unbounded): opset ≥ 11 with each bound absent or a constant infinity of the right sign
+//   (Clip-6's default bounds are the finite float extremes, which do clip infinities, so it stays).
 //
 // The bypass replaces every use of the output by the input. A graph output keeps its name, so it
 // cannot be fed directly by a graph input, an initializer, another graph output or an outer-scope
@@ -26,6 +28,7 @@
 #include "ir/Type.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace portolan::passes {
@@ -213,6 +216,22 @@ std::string expandReason(const ir::Model &model, const ir::Node &node)
     return {};
 }
 
+std::string clipReason(const ir::Model &model, const ir::Node &node)
+{
+    if (standardOpset(model) < 11)
+        return "Clip before opset 11 clips to the finite float extremes by default";
+    for (const std::size_t k : {std::size_t(1), std::size_t(2)}) {
+        if (node.inputs.size() <= k || !node.inputs[k].valid())
+            continue;
+        const auto v = scalarConstant(model, node.inputs[k]);
+        if (!v)
+            return std::string(k == 1 ? "min" : "max") + " is not a constant scalar";
+        if (!(std::isinf(*v) && (k == 1) == (*v < 0)))
+            return std::string(k == 1 ? "min" : "max") + " bounds the values";
+    }
+    return {};
+}
+
 /// What this pass thinks of `node`; nullopt for ops it does not handle.
 std::optional<Verdict> examine(const ir::Model &model, const ir::Node &node)
 {
@@ -234,6 +253,8 @@ std::optional<Verdict> examine(const ir::Model &model, const ir::Node &node)
         return Verdict{"slice-everything", sliceReason(model, node)};
     if (isOp(node, "Expand"))
         return Verdict{"expand-same-shape", expandReason(model, node)};
+    if (isOp(node, "Clip"))
+        return Verdict{"clip-unbounded", clipReason(model, node)};
     return std::nullopt;
 }
 

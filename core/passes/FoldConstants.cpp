@@ -11,7 +11,8 @@
 // pass sweeps again until nothing folds. A fold whose output would exceed max-bytes is declined
 // (with the size), as are nodes reading an initializer that is also a graph input (it may be
 // overridden at run time), nondeterministic ops and control flow with constant inputs. Constant
-// inputs nothing reads after the fold are removed with the node.
+// inputs nothing reads after the fold are removed with the node. DequantizeLinear of an integer
+// weight does not fold: the int8 weight and its scale are what a QDQ graph hands a target.
 #include "passes/ConstantEvaluation.h"
 #include "passes/Pass.h"
 

@@ -131,7 +131,7 @@ support::Expected<Pipeline> presetPipeline(int level, const std::string &precisi
     if (level == 3 && !precision.empty()) {
         if (precision != "fp16" && precision != "bf16" && precision != "int8")
             return support::makeError("bad-precision", "precision '" + precision + "' is not one of fp16, bf16, int8");
-        text += ",lower-precision{to=" + precision + "},eliminate-dead";
+        text += ",lower-precision{to=" + precision + "},eliminate-common-subexpressions,eliminate-dead,infer-shapes";
     }
     return parsePipeline(text);
 }

@@ -206,9 +206,10 @@ void tst_CleanupPasses::foldConstantsDeclinesWithReasons()
 {
     auto loaded = test::loadModelText(R"(
 <ir_version: 8, opset_import: ["" : 17]>
-g (float[3] x, float[3] v) => (float[3] y)
-<float[3] w = {1.0, 2.0, 3.0}, float[3] v = {1.0, 1.0, 1.0}>
+g (float[3] x, float[3] v) => (float[3] y, float[3] d)
+<float[3] w = {1.0, 2.0, 3.0}, float[3] v = {1.0, 1.0, 1.0}, int8[3] wq = {1, -2, 3}, float sq = {0.5}>
 {
+    d = DequantizeLinear(wq, sq)
     t = Mul(w, w)
     p = Add(v, w)
     r = RandomUniformLike(w)
@@ -225,6 +226,7 @@ g (float[3] x, float[3] v) => (float[3] y)
     QVERIFY2(reasons.contains("output 't' would take 12 bytes, more than max-bytes (8)"), qPrintable(reasons));
     QVERIFY2(reasons.contains("input 'v' is a graph input with an initializer"), qPrintable(reasons));
     QVERIFY2(reasons.contains("RandomUniformLike is not deterministic"), qPrintable(reasons));
+    QVERIFY2(reasons.contains("a quantized weight stays quantized"), qPrintable(reasons));
 }
 
 void tst_CleanupPasses::foldConstantsRefusesBadOptions()
@@ -259,14 +261,15 @@ g (float[2,3] x) => (float[2,3] y)
     p = Pad(e, pads)
     s = Slice(p, starts, ends, axes)
     w = Expand(s, wide)
-    y = Relu(w)
+    k = Clip(w)
+    y = Relu(k)
 }
 )");
     QVERIFY(loaded);
     auto result = test::runChecked(*loaded->model, "eliminate-identity");
     QVERIFY(result);
     QCOMPARE(test::opHistogram(*result->model), (std::map<std::string, int>{{"Relu", 1}}));
-    QCOMPARE(only(*result).statistics.at("removed-nodes"), std::int64_t(8));
+    QCOMPARE(only(*result).statistics.at("removed-nodes"), std::int64_t(9));
     QCOMPARE(result->model->graph(result->model->mainGraph()).initializers.size(), std::size_t(0));
     QVERIFY(test::numericsHeld(*result));
 }
@@ -275,9 +278,10 @@ void tst_CleanupPasses::eliminateIdentityNearMisses()
 {
     auto loaded = test::loadModelText(R"(
 <ir_version: 8, opset_import: ["" : 17]>
-g (float[2,3] x, int64[2] dyn) => (float[?,?] y, float16[2,3] h, float[2,3] i)
-<float ratio = {0.5}, bool train = {1}, int64[4] pads = {0, 1, 0, 0}>
+g (float[2,3] x, int64[2] dyn) => (float[?,?] y, float16[2,3] h, float[2,3] i, float[2,3] k)
+<float ratio = {0.5}, bool train = {1}, int64[4] pads = {0, 1, 0, 0}, float lo = {0.1}>
 {
+    k = Clip(x, lo)
     h = Cast <to = 10> (x)
     d = Dropout(x, ratio, train)
     r = Reshape(d, dyn)
@@ -294,7 +298,8 @@ g (float[2,3] x, int64[2] dyn) => (float[?,?] y, float16[2,3] h, float[2,3] i)
     const QString reasons = QString::fromStdString(test::failureReasons(*result, "eliminate-identity"));
     for (const char *expected : {"Cast changes float to float16", "Dropout in training mode", "the target shape is not a constant",
                                  "are not all zero", "perm [1,0] is not the identity",
-                                 "cannot bypass: graph output 'i' would become a graph input or initializer"})
+                                 "cannot bypass: graph output 'i' would become a graph input or initializer",
+                                 "min bounds the values"})
         QVERIFY2(reasons.contains(expected), qPrintable(reasons + " lacks: " + expected));
 }
 

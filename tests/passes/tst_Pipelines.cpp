@@ -18,6 +18,8 @@ private slots:
     void presetsKeepNumericsOnEveryFixture();
     void secondO2ChangesNothing_data() { presetsKeepNumericsOnEveryFixture_data(); }
     void secondO2ChangesNothing();
+    void secondO3ChangesNothing_data() { presetsKeepNumericsOnEveryFixture_data(); }
+    void secondO3ChangesNothing();
     void o2FusesTheTransformerEncoder();
     void o2FusesTheConvolutionNetwork();
     void standardOnlyCreatesNoPortolanOps();
@@ -85,6 +87,25 @@ void tst_Pipelines::secondO2ChangesNothing()
     for (const passes::PassResult &p : second->passes)
         QVERIFY2(!p.changed, qPrintable(QString::fromStdString(p.invocation) + " changed the -O2 output again"));
     QCOMPARE(ir::serializeModel(*second->model), ir::serializeModel(*first->model));
+}
+
+void tst_Pipelines::secondO3ChangesNothing()
+{
+    // a lowered model stays as it is: its Casts, int8 weights and their DequantizeLinear are kept
+    QFETCH(QString, fixture);
+    auto model = loadFixture(fixture.toStdString());
+    QVERIFY(model);
+    for (const char *precision : {"fp16", "bf16", "int8"}) {
+        auto preset = passes::presetPipeline(3, precision);
+        QVERIFY(preset);
+        auto first = passes::runPipeline(*model, *preset, {});
+        QVERIFY2(first, first ? "" : first.error().format().c_str());
+        auto second = passes::runPipeline(*first->model, *preset, {});
+        QVERIFY(second);
+        for (const passes::PassResult &p : second->passes)
+            QVERIFY2(!p.changed, qPrintable(QString::fromStdString(p.invocation) + " changed the -O3 " + precision + " output again"));
+        QCOMPARE(ir::serializeModel(*second->model), ir::serializeModel(*first->model));
+    }
 }
 
 void tst_Pipelines::o2FusesTheTransformerEncoder()

@@ -84,6 +84,25 @@ ShapeInferenceResult infer(const ir::Model &model, onnx::ModelProto &proto, bool
         record(info);
     for (const auto &info : graph.output())
         record(info);
+    // bodies: ONNX types their values in place while inferring the node that holds them
+    auto recordBodies = [&](auto &&self, const onnx::GraphProto &g) -> void {
+        for (const auto &node : g.node())
+            for (const auto &attribute : node.attribute()) {
+                std::vector<const onnx::GraphProto *> bodies;
+                if (attribute.has_g())
+                    bodies.push_back(&attribute.g());
+                for (const auto &body : attribute.graphs())
+                    bodies.push_back(&body);
+                for (const onnx::GraphProto *body : bodies) {
+                    for (const auto *list : {&body->input(), &body->value_info(), &body->output()})
+                        for (const auto &info : *list)
+                            if (info.has_type())
+                                result.subgraphTypes[info.name()] = info.type();
+                    self(self, *body);
+                }
+            }
+    };
+    recordBodies(recordBodies, graph);
     return result;
 }
 

@@ -17,6 +17,9 @@ namespace portolan::analysis {
 struct ShapeInferenceResult {
     /// Inferred type of every main-graph value ONNX could type, by name.
     std::unordered_map<std::string, onnx::TypeProto> types;
+    /// The same for the values of If/Loop/Scan bodies, nested ones included (ONNX forbids a body
+    /// name shadowing an outer one, so names do not collide).
+    std::unordered_map<std::string, onnx::TypeProto> subgraphTypes;
     support::Diagnostics findings;
 };
 

@@ -1,12 +1,12 @@
-// infer-shapes: record ONNX shape inference's types and shapes on the main graph's values.
+// infer-shapes: record ONNX shape inference's types and shapes on the values of the main graph and
+// of every If/Loop/Scan body.
 //
 //   Before: x: float[1,3,8,8] → Conv → t (no type) → Relu → y: float[?]
 //   After:  x: float[1,3,8,8] → Conv → t: float[1,4,8,8] → Relu → y: float[1,4,8,8]
 //
 // Only refinements are recorded: an inferred type replaces a declaration only when it keeps every
 // element type and static dim the declaration has (symbolic dims may become static). Graph inputs
-// and initializers keep their declarations (they are the interface and the data). Subgraph values
-// are not typed: analysis::inferShapes reports the main graph only.
+// and initializers keep their declarations (they are the interface and the data), body inputs too.
 //
 // A shape-inference error does not fail the pass: the pass is a cleanup step, and a model ONNX
 // cannot fully infer (a custom op, a data-dependent shape) is still worth typing as far as it goes.

@@ -62,25 +62,31 @@ std::size_t recordInferredTypes(PassContext &cx, const std::string &pattern)
         cx.rewriter.notifyMatchFailure(nodeNamed(model, d.node), pattern, d.message);
         cx.rewriter.count("inference-errors");
     }
-    const ir::Graph &graph = model.graph(model.mainGraph());
     std::vector<std::pair<ir::ValueId, const onnx::TypeProto *>> updates;
-    for (const auto &[name, type] : inferred.types) {
+    auto consider = [&](const ir::Graph &graph, const std::string &name, const onnx::TypeProto &type) {
         const auto it = graph.scope.find(name);
-        if (it == graph.scope.end())
-            continue;
+        if (it == graph.scope.end() || model.value(it->second).graph != graph.id)
+            return;
         const ir::Value &value = model.value(it->second);
         if (value.isInitializer() || isGraphInput(model, value.id) || value.declarationOnly)
-            continue;
+            return;
         if (value.info.has_type() && value.info.type().SerializeAsString() == type.SerializeAsString())
-            continue;
+            return;
         if (value.info.has_type() && !refinesType(value.info.type(), type)) {
             cx.rewriter.notifyMatchFailure(value.producer, pattern,
                                            "inferred type " + ir::typeString(type) + " of '" + name +
                                                "' contradicts its declaration " + ir::typeString(value.info.type()));
-            continue;
+            return;
         }
         updates.emplace_back(value.id, &type);
-    }
+    };
+    for (const auto &[name, type] : inferred.types)
+        consider(model.graph(model.mainGraph()), name, type);
+    for (const ir::GraphId g : liveGraphs(model)) // bodies: each value in the graph that declares it
+        if (g != model.mainGraph())
+            for (const auto &[name, value] : model.graph(g).scope)
+                if (const auto it = inferred.subgraphTypes.find(name); it != inferred.subgraphTypes.end())
+                    consider(model.graph(g), name, it->second);
     if (updates.empty() || !cx.rewriter.begin(pattern))
         return 0;
     // A stable order (the map's is not): by value id.

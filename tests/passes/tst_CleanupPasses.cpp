@@ -104,6 +104,7 @@ class tst_CleanupPasses : public QObject {
 private slots:
     void inferShapesTypesIntermediates();
     void inferShapesReportsErrorsWithoutFailing();
+    void inferShapesTypesBodies();
     void foldConstantsFoldsChainsAndShapes();
     void foldConstantsDeclinesWithReasons();
     void foldConstantsRefusesBadOptions();
@@ -150,6 +151,35 @@ g (float[2,3] x) => (float[?,3] y)
     auto again = test::runChecked(*result->model, "infer-shapes");
     QVERIFY(again);
     QVERIFY(!only(*again).changed);
+}
+
+void tst_CleanupPasses::inferShapesTypesBodies()
+{
+    auto loaded = test::loadModelText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (bool c, float[2,3] x) => (float[2,3] y)
+{
+    y = If (c) <then_branch = then_g () => (float[2,3] t) { a = Relu(x) t = Sigmoid(a) },
+                else_branch = else_g () => (float[2,3] e) { b = Neg(x) e = Abs(b) }>
+}
+)");
+    QVERIFY(loaded);
+    auto result = test::runChecked(*loaded->model, "infer-shapes");
+    QVERIFY(result);
+    QVERIFY(only(*result).changed);
+    const ir::Model &out = *result->model;
+    auto bodyType = [&](const std::string &name) {
+        for (std::size_t i = 0; i < out.valueCapacity(); ++i) {
+            const ir::Value &v = out.value(ir::ValueId(static_cast<std::uint32_t>(i)));
+            if (v.name == name && v.graph != out.mainGraph())
+                return ir::typeString(v.info.type());
+        }
+        return std::string("(none)");
+    };
+    QCOMPARE(bodyType("a"), std::string("float[2,3]"));
+    QCOMPARE(bodyType("b"), std::string("float[2,3]"));
+    QCOMPARE(only(*result).statistics.at("typed-values"), std::int64_t(2));
+    QVERIFY(test::numericsHeld(*result));
 }
 
 void tst_CleanupPasses::inferShapesReportsErrorsWithoutFailing()

@@ -52,10 +52,10 @@ support::Expected<std::vector<CalibrationBatch>> calibrationBatches(const std::s
 support::Expected<PrecisionPolicy> resolvePrecisionPolicy(const QCommandLineParser &parser, const PrecisionOptions &options,
                                                           const ir::Model &model,
                                                           const std::map<std::string, runtime::Shape> &shapes, bool force,
-                                                          const runtime::RunOptions &runOptions)
+                                                          const runtime::RunOptions &runOptions, const std::string &precisionOverride)
 {
     PrecisionPolicy policy;
-    auto precision = parsePrecision(parser.value(options.precision).toStdString());
+    auto precision = parsePrecision(precisionOverride.empty() ? parser.value(options.precision).toStdString() : precisionOverride);
     if (!precision)
         return precision.takeError();
     policy.precision = *precision;

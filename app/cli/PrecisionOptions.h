@@ -41,12 +41,13 @@ struct PrecisionOptions {
 
 /// The policy the options ask for, on `model` (the graph the executor runs). int8 calibrates on the
 /// --calibration batches (random ones shaped by `shapes`) or loads --calibration-table, and saves
-/// the table when asked.
+/// the table when asked. `precisionOverride`, when set, replaces --precision (compare's cpu:fp16).
 support::Expected<runtime::cpu::PrecisionPolicy> resolvePrecisionPolicy(const QCommandLineParser &parser,
                                                                        const PrecisionOptions &options,
                                                                        const ir::Model &model,
                                                                        const std::map<std::string, runtime::Shape> &shapes,
-                                                                       bool force, const runtime::RunOptions &runOptions);
+                                                                       bool force, const runtime::RunOptions &runOptions,
+                                                                       const std::string &precisionOverride = {});
 
 /// "precision": the policy, the node count per precision, the calibration used.
 void writePrecisionJson(support::JsonWriter &w, const runtime::cpu::CompiledGraph &profile,

@@ -8,6 +8,7 @@
 // intermediate) as TensorProto files.
 #include "cli/Arguments.h"
 #include "cli/Command.h"
+#include "cli/Feeds.h"
 #include "cli/PrecisionOptions.h"
 
 #include "ir/ModelLoader.h"
@@ -312,39 +313,11 @@ int runRun(const QStringList &arguments)
     if (!shapes)
         return fail(shapes.error().format());
 
-    NamedValues feeds;
-    if (parser.isSet(inputs)) {
-        auto read = runtime::readTestDataInputs(model, parser.value(inputs).toStdString());
-        if (!read)
-            return fail(read.error().format());
-        feeds = std::move(*read);
-    }
-    for (const QString &spec : parser.values(input)) {
-        const auto eq = spec.indexOf('=');
-        if (eq <= 0)
-            return fail("--input '" + spec.toStdString() + "' is not NAME=FILE.pb or NAME=random[:SEED]");
-        const std::string name = spec.left(eq).toStdString();
-        const QString source = spec.mid(eq + 1);
-        const auto id = model.lookup(model.mainGraph(), name);
-        if (!id)
-            return fail("the model has no input named '" + name + "'");
-        std::erase_if(feeds, [&](const auto &f) { return f.first == name; });
-        if (source == "random" || source.startsWith("random:")) {
-            bool ok = true;
-            const std::uint64_t seed = source == "random" ? 0 : source.mid(7).toULongLong(&ok);
-            if (!ok)
-                return fail("--input '" + spec.toStdString() + "': the seed is not a number");
-            auto t = runtime::randomInput(model.value(*id), seed, *shapes);
-            if (!t)
-                return fail(t.error().format());
-            feeds.emplace_back(name, RuntimeValue::ofTensor(std::move(*t)));
-        } else {
-            auto v = runtime::readValueFile(source.toStdString(), model.value(*id).type());
-            if (!v)
-                return fail(v.error().format());
-            feeds.emplace_back(name, std::move(*v));
-        }
-    }
+    FeedOptions feedOptions{parser.value(inputs).toStdString(), parser.values(input), *shapes, std::nullopt};
+    auto built = buildFeeds(model, feedOptions);
+    if (!built)
+        return fail(built.error().format());
+    const NamedValues feeds = std::move(*built);
 
     runtime::RunOptions options;
     if (parser.isSet(maxMemory)) {

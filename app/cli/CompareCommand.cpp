@@ -1,0 +1,359 @@
+// `portolan compare MODEL [--a reference|cpu[:PREC]] [--b reference|cpu[:PREC]] [--pipeline P | -O0 | -O1 | -O2]
+//  [--keep-fp32 RULE]… [--calibration …] [--inputs DIR] [--input NAME=…]… [--shape NAME=D,…]… [--seed N]
+//  [--atol A] [--rtol R] [--tolerance NAME=A,R]… [--max-memory SIZE] [--top N] [--all] [--json]`:
+// runs the model twice (by default: the reference interpreter on the model as loaded, and the
+// compiled CPU executor after -O2) and compares every tensor the two runs share, aligned through
+// the passes' provenance. Exit 0 when every output is within tolerance, 1 when one is not.
+#include "cli/Arguments.h"
+#include "cli/Command.h"
+#include "cli/Feeds.h"
+#include "cli/PrecisionOptions.h"
+
+#include "compare/Divergence.h"
+#include "compare/RunComparison.h"
+#include "ir/ModelLoader.h"
+#include "passes/PassManager.h"
+#include "passes/Pipeline.h"
+#include "runtime/cpu/CpuExecutor.h"
+#include "support/JsonWriter.h"
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <unordered_set>
+
+namespace portolan::cli {
+
+namespace {
+
+int fail(const std::string &message)
+{
+    std::fprintf(stderr, "portolan compare: error: %s\n", message.c_str());
+    return kExitUsage;
+}
+
+/// "reference", "cpu" or "cpu:PRECISION".
+struct SideSpec {
+    bool compiled = false;
+    std::string precision; ///< cpu: "" (the --precision option's) or the one named
+};
+
+support::Expected<SideSpec> parseSide(const std::string &text)
+{
+    if (text == "reference")
+        return SideSpec{};
+    if (text == "cpu")
+        return SideSpec{true, {}};
+    if (text.starts_with("cpu:")) {
+        if (auto p = runtime::cpu::parsePrecision(text.substr(4)); !p)
+            return p.takeError();
+        return SideSpec{true, text.substr(4)};
+    }
+    return support::makeError("bad-side", "'" + text + "' is not reference, cpu or cpu:PRECISION (fp32, fp16, bf16, int8)");
+}
+
+std::string sizeText(double x)
+{
+    char buffer[32];
+    if (std::isinf(x))
+        return x > 0 ? "inf" : "-inf";
+    std::snprintf(buffer, sizeof buffer, "%.3g", x);
+    return buffer;
+}
+
+void writeMetrics(support::JsonWriter &w, const compare::ComparedTensor &t)
+{
+    const compare::TensorMetrics &m = t.metrics;
+    auto number = [&](const char *key, double v) {
+        if (std::isfinite(v))
+            w.field(key, v);
+        else
+            w.key(key).value(std::string(std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf"));
+    };
+    w.beginObject().field("name", t.name);
+    if (t.nameInB != t.name)
+        w.field("name_in_b", t.nameInB);
+    w.field("node", t.node).field("op_type", t.opType).field("output", t.output);
+    if (!m.mismatch.empty()) {
+        w.field("mismatch", m.mismatch).field("passed", false).endObject();
+        return;
+    }
+    w.field("passed", m.passed).field("elements", m.elements);
+    number("max_abs", m.maxAbs);
+    number("mean_abs", m.meanAbs);
+    number("median_abs", m.medianAbs);
+    number("p99_abs", m.p99Abs);
+    number("max_rel", m.maxRel);
+    number("mean_rel", m.meanRel);
+    number("median_rel", m.medianRel);
+    number("p99_rel", m.p99Rel);
+    number("rmse", m.rmse);
+    number("cosine", m.cosine);
+    number("snr_db", m.snrDb);
+    number("reference_scale", t.referenceScale);
+    number("normalized_error", compare::normalizedError(t));
+    number("atol", t.tolerance.atol);
+    number("rtol", t.tolerance.rtol);
+    number("needed_atol", m.neededAtol);
+    number("needed_rtol", m.neededRtol);
+    w.key("nan").beginObject().field("a", m.referenceNans).field("b", m.actualNans).endObject();
+    w.key("inf").beginObject().field("a", m.referenceInfs).field("b", m.actualInfs).endObject();
+    if (m.worstIndex >= 0) {
+        w.key("worst").beginObject().key("index").beginArray();
+        for (const std::int64_t i : m.worstAt)
+            w.value(i);
+        w.endArray();
+        number("a", m.worstReference);
+        number("b", m.worstActual);
+        w.endObject();
+    }
+    if (m.top1)
+        w.field("top1", *m.top1).field("top5", *m.top5);
+    w.endObject();
+}
+
+void printTensor(const compare::ComparedTensor &t)
+{
+    const compare::TensorMetrics &m = t.metrics;
+    if (!m.mismatch.empty()) {
+        std::printf("    %-40s %s\n", t.name.substr(0, 40).c_str(), m.mismatch.c_str());
+        return;
+    }
+    std::printf("    %-40s %-4s max abs %-8s (%-8s of scale)  cos %.6f  SNR %-6s dB", t.name.substr(0, 40).c_str(),
+                m.passed ? "ok" : "FAIL", sizeText(m.maxAbs).c_str(), sizeText(compare::normalizedError(t)).c_str(),
+                m.cosine, sizeText(m.snrDb).c_str());
+    if (m.top1)
+        std::printf("  top-1 %.3f top-5 %.3f", *m.top1, *m.top5);
+    if (m.actualNans || m.actualInfs)
+        std::printf("  (b: %lld NaN, %lld Inf)", static_cast<long long>(m.actualNans), static_cast<long long>(m.actualInfs));
+    std::printf("\n");
+}
+
+} // namespace
+
+int runCompare(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    const QCommandLineOption sideA("a", "The run compared against: reference (the default) or cpu[:PRECISION].", "RUN", "reference");
+    const QCommandLineOption sideB("b", "The run checked: cpu (the default), cpu:fp16, cpu:bf16, cpu:int8 or reference.", "RUN", "cpu");
+    const QCommandLineOption pipeline("pipeline", "Passes before a cpu run (default -O2).", "P");
+    const QCommandLineOption o0("O0", "cpu runs the model as loaded.");
+    const QCommandLineOption o1("O1", "cpu runs after the cleanup passes.");
+    const QCommandLineOption o2("O2", "cpu runs after cleanup and fusions (the default).");
+    const QCommandLineOption inputs("inputs", "Feed inputs from DIR's input_K.pb files.", "DIR");
+    const QCommandLineOption input("input", "Feed NAME from a file or random[:SEED]. Repeatable.", "NAME=FILE.pb|NAME=random[:SEED]");
+    const QCommandLineOption shape("shape", "Dims for a random input with symbolic dims. Repeatable.", "NAME=D0,D1,…");
+    const QCommandLineOption seed("seed", "Seed of the random values of inputs not fed otherwise.", "N", "0");
+    const QCommandLineOption atol("atol", "Absolute tolerance (default: by B's precision: fp32 1e-5, fp16 1e-2, bf16 5e-2, int8 0.1).", "A");
+    const QCommandLineOption rtol("rtol", "Relative tolerance (default: as atol).", "R");
+    const QCommandLineOption tolerance("tolerance", "Tolerance of one tensor (by A's name). Repeatable.", "NAME=A,R");
+    const QCommandLineOption maxMemory("max-memory", "Bytes of A's tensors held in memory before spilling to disk (e.g. 2G).", "SIZE");
+    const QCommandLineOption top("top", "How many suspects and worst tensors to list.", "N", "10");
+    const QCommandLineOption all("all", "List every compared tensor.");
+    const QCommandLineOption json("json", "Print the comparison as JSON.");
+    parser.addOptions({sideA, sideB, pipeline, o0, o1, o2, inputs, input, shape, seed, atol, rtol, tolerance, maxMemory, top, all, json});
+    const PrecisionOptions precisionOptions;
+    precisionOptions.addTo(parser);
+    parser.addPositionalArgument("MODEL", "The .onnx model to compare two runs of.");
+    if (auto exit = parseArguments(parser, "compare", "Compare two runs of a model tensor by tensor.", arguments, 1, 1))
+        return *exit;
+
+    auto specA = parseSide(parser.value(sideA).toStdString());
+    auto specB = parseSide(parser.value(sideB).toStdString());
+    if (!specA || !specB)
+        return fail((specA ? specB : specA).error().format());
+    if (int(parser.isSet(o0)) + int(parser.isSet(o1)) + int(parser.isSet(o2)) + int(parser.isSet(pipeline)) > 1)
+        return fail("give one of --pipeline, -O0, -O1, -O2");
+    bool countOk = false, seedOk = false;
+    const int topCount = parser.value(top).toInt(&countOk);
+    const std::uint64_t seedValue = parser.value(seed).toULongLong(&seedOk);
+    if (!countOk || topCount < 0 || !seedOk)
+        return fail("--top takes a count and --seed a non-negative number");
+
+    const std::string path = parser.positionalArguments().front().toStdString();
+    auto loaded = ir::loadModelFile(path);
+    if (!loaded)
+        return fail(loaded.error().format());
+    const ir::Model &model = *loaded->model;
+
+    // The compiled sides run the optimized model; alignment follows the passes' provenance.
+    std::shared_ptr<ir::Model> optimized;
+    passes::Provenance provenance;
+    std::string pipelineText;
+    if (specA->compiled || specB->compiled) {
+        if (!parser.isSet(o0)) {
+            auto parsed = parser.isSet(pipeline) ? passes::parsePipeline(parser.value(pipeline).toStdString())
+                                                 : passes::presetPipeline(parser.isSet(o1) ? 1 : 2);
+            if (!parsed)
+                return fail(parsed.error().format());
+            auto result = passes::runPipeline(model, *parsed, {});
+            if (!result)
+                return fail(result.error().format());
+            optimized = result->model;
+            provenance = result->provenance;
+            pipelineText = parser.isSet(pipeline) ? parsed->str() : parser.isSet(o1) ? "-O1" : "-O2";
+        }
+    }
+    const ir::Model &compiledModel = optimized ? *optimized : model;
+
+    auto shapes = parseShapeSpecs(parser.values(shape));
+    if (!shapes)
+        return fail(shapes.error().format());
+    auto feeds = buildFeeds(model, {parser.value(inputs).toStdString(), parser.values(input), *shapes, seedValue});
+    if (!feeds)
+        return fail(feeds.error().format());
+
+    runtime::Interpreter interpreter(model);
+    std::vector<std::unique_ptr<runtime::cpu::CpuExecutor>> executors;
+    auto makeSide = [&](const SideSpec &spec) -> support::Expected<compare::RunSide> {
+        if (!spec.compiled)
+            return compare::RunSide{"reference", &model, [&](const runtime::NamedValues &f, const runtime::RunOptions &o) {
+                                        return interpreter.run(f, o);
+                                    }};
+        auto policy = resolvePrecisionPolicy(parser, precisionOptions, compiledModel, *shapes, false, {}, spec.precision);
+        if (!policy)
+            return policy.takeError();
+        runtime::cpu::CompileOptions options;
+        options.precision = std::move(*policy);
+        executors.push_back(std::make_unique<runtime::cpu::CpuExecutor>(compiledModel, options));
+        runtime::cpu::CpuExecutor *cpu = executors.back().get();
+        return compare::RunSide{std::string("cpu:") + runtime::cpu::precisionName(cpu->options().precision.precision),
+                                &compiledModel,
+                                [cpu](const runtime::NamedValues &f, const runtime::RunOptions &o) { return cpu->run(f, o); }};
+    };
+    auto a = makeSide(*specA);
+    auto b = makeSide(*specB);
+    if (!a || !b)
+        return fail((a ? b : a).error().format());
+
+    // Alignment: a pipeline's provenance when exactly one side runs the optimized model, else names.
+    const bool acrossPasses = (a->model != b->model) && optimized;
+    compare::Alignment alignment = acrossPasses ? compare::alignByProvenance(*a->model, *b->model, provenance)
+                                                : compare::alignByName(*a->model, *b->model);
+    if (acrossPasses && a->model == optimized.get()) { // A optimized, B as loaded: align the other way round
+        alignment.clear();
+        for (const auto &[vb, va] : compare::alignByProvenance(*b->model, *a->model, provenance))
+            alignment[va] = vb;
+    }
+
+    compare::ComparisonOptions options;
+    const std::string precisionB = b->label.starts_with("cpu:") ? b->label.substr(4) : "fp32";
+    options.tolerance = compare::defaultTolerance(precisionB);
+    bool ok = true;
+    if (parser.isSet(atol))
+        options.tolerance.atol = parser.value(atol).toDouble(&ok);
+    if (ok && parser.isSet(rtol))
+        options.tolerance.rtol = parser.value(rtol).toDouble(&ok);
+    if (!ok || options.tolerance.atol < 0 || options.tolerance.rtol < 0)
+        return fail("--atol and --rtol take non-negative numbers");
+    for (const QString &spec : parser.values(tolerance)) {
+        const QStringList parts = spec.section('=', 1).split(',');
+        bool okA = false, okR = false;
+        const double av = parts.value(0).toDouble(&okA), rv = parts.value(1).toDouble(&okR);
+        if (!spec.contains('=') || parts.size() != 2 || !okA || !okR || av < 0 || rv < 0)
+            return fail("--tolerance '" + spec.toStdString() + "' is not NAME=ATOL,RTOL");
+        options.overrides[spec.section('=', 0, 0).toStdString()] = {av, rv};
+    }
+    if (parser.isSet(maxMemory)) {
+        bool sizeOk = false;
+        QString text = parser.value(maxMemory).trimmed().toUpper();
+        double scale = 1;
+        if (text.endsWith('K') || text.endsWith('M') || text.endsWith('G')) {
+            scale = text.endsWith('K') ? 1 << 10 : text.endsWith('M') ? 1 << 20 : 1 << 30;
+            text.chop(1);
+        }
+        const double bytes = text.toDouble(&sizeOk) * scale;
+        if (!sizeOk || bytes < 0)
+            return fail("--max-memory '" + parser.value(maxMemory).toStdString() + "' is not a size such as 512M");
+        options.memoryBudget = static_cast<std::size_t>(bytes);
+    }
+
+    auto result = compare::compareRuns(*a, *b, alignment, *feeds, options);
+    if (!result)
+        return fail(result.error().format());
+    const auto suspects = compare::rankSuspects(*result, *b->model, static_cast<std::size_t>(topCount));
+    const compare::ComparedTensor *first = nullptr; // the first tensor, in B's order, whose error starts at its node
+    std::unordered_set<const compare::ComparedTensor *> introduced;
+    for (const compare::Suspect &s : compare::rankSuspects(*result, *b->model, result->tensors.size()))
+        if (s.introduced)
+            introduced.insert(&*s.tensor);
+    for (const compare::ComparedTensor &t : result->tensors)
+        if (!first && introduced.contains(&t))
+            first = &t;
+    const bool passed = result->outputsPassed();
+
+    if (parser.isSet(json)) {
+        support::JsonWriter w;
+        w.beginObject().field("model", path).field("pipeline", pipelineText);
+        w.key("a").beginObject().field("run", result->labelA).field("seconds", result->secondsA).endObject();
+        w.key("b").beginObject().field("run", result->labelB).field("seconds", result->secondsB).endObject();
+        w.field("aligned", static_cast<std::uint64_t>(result->alignedValues))
+            .field("compared", static_cast<std::uint64_t>(result->tensors.size()))
+            .field("outputs_passed", passed);
+        w.key("memory").beginObject().field("peak_held_bytes", static_cast<std::uint64_t>(result->peakHeldBytes))
+            .field("spilled_bytes", static_cast<std::uint64_t>(result->spilledBytes)).endObject();
+        w.key("outputs").beginArray();
+        for (const compare::ComparedTensor *t : result->outputs())
+            writeMetrics(w, *t);
+        w.endArray();
+        if (first)
+            w.field("first_divergence", first->name);
+        else
+            w.key("first_divergence").null();
+        w.key("suspects").beginArray();
+        for (const compare::Suspect &s : suspects) {
+            w.beginObject().field("tensor", s.tensor->name).field("node", s.tensor->node).field("op_type", s.tensor->opType)
+                .field("introduced", s.introduced).field("error", s.error).field("input_error", s.inputError);
+            if (std::isfinite(s.amplification))
+                w.field("amplification", s.amplification);
+            else
+                w.key("amplification").value(std::string("inf"));
+            w.field("why", s.why).endObject();
+        }
+        w.endArray();
+        w.key("tensors").beginArray();
+        for (const compare::ComparedTensor &t : result->tensors)
+            writeMetrics(w, t);
+        w.endArray();
+        w.key("not_compared").beginArray();
+        for (const std::string &n : result->notCompared)
+            w.value(n);
+        w.endArray().endObject();
+        std::printf("%s\n", w.str().c_str());
+        return passed ? kExitOk : kExitFindings;
+    }
+
+    std::printf("Compared %s with %s on %s%s: %zu tensors aligned, %zu compared (atol %s, rtol %s)\n", result->labelA.c_str(),
+                result->labelB.c_str(), path.c_str(), pipelineText.empty() ? "" : (" (cpu after " + pipelineText + ")").c_str(),
+                result->alignedValues, result->tensors.size(), sizeText(options.tolerance.atol).c_str(),
+                sizeText(options.tolerance.rtol).c_str());
+    std::printf("  outputs:\n");
+    for (const compare::ComparedTensor *t : result->outputs())
+        printTensor(*t);
+    if (first)
+        std::printf("  first divergence: %s, produced by %s (%s): out of tolerance while its inputs are within it\n",
+                    first->name.c_str(), first->node.c_str(), first->opType.c_str());
+    else
+        std::printf("  first divergence: none (no tensor goes out of tolerance on its own)\n");
+    if (!suspects.empty()) {
+        std::printf("  suspects:\n");
+        for (const compare::Suspect &s : suspects)
+            std::printf("    %-40s %-20s error %-8s  %s\n", s.tensor->node.substr(0, 40).c_str(), s.tensor->opType.c_str(),
+                        sizeText(s.error).c_str(), s.why.c_str());
+    }
+    if (parser.isSet(all)) {
+        std::printf("  every tensor, in the order %s produced them:\n", result->labelB.c_str());
+        for (const compare::ComparedTensor &t : result->tensors)
+            printTensor(t);
+    }
+    for (const std::string &n : result->notCompared)
+        std::printf("  not compared: %s\n", n.c_str());
+    std::printf("  runs: %s %.3f s, %s %.3f s; held %.2f MiB of %s's tensors at most, spilled %.2f MiB\n",
+                result->labelA.c_str(), result->secondsA, result->labelB.c_str(), result->secondsB,
+                static_cast<double>(result->peakHeldBytes) / (1 << 20), result->labelA.c_str(),
+                static_cast<double>(result->spilledBytes) / (1 << 20));
+    std::printf("%s\n", passed ? "Outputs within tolerance." : "Outputs OUT OF TOLERANCE.");
+    return passed ? kExitOk : kExitFindings;
+}
+
+} // namespace portolan::cli

@@ -1,0 +1,72 @@
+// Ranking suspects from the compared tensors and B's graph.
+#include "compare/Divergence.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <unordered_map>
+
+namespace portolan::compare {
+
+double normalizedError(const ComparedTensor &tensor)
+{
+    if (!tensor.metrics.mismatch.empty())
+        return std::numeric_limits<double>::infinity();
+    return tensor.referenceScale > 0 ? tensor.metrics.maxAbs / tensor.referenceScale : tensor.metrics.maxAbs;
+}
+
+std::vector<Suspect> rankSuspects(const ComparisonResult &result, const ir::Model &b, std::size_t limit)
+{
+    std::unordered_map<ir::ValueId, const ComparedTensor *> byValue;
+    for (const ComparedTensor &t : result.tensors)
+        byValue[t.inB] = &t;
+    std::vector<Suspect> suspects;
+    for (const ComparedTensor &t : result.tensors) {
+        const bool failed = !t.metrics.passed || !t.metrics.mismatch.empty();
+        Suspect s;
+        s.tensor = &t;
+        s.error = normalizedError(t);
+        bool inputsPass = true;
+        const ir::Value &value = b.value(t.inB);
+        if (value.producer.valid())
+            for (const ir::ValueId in : b.node(value.producer).inputs) {
+                const auto it = in.valid() ? byValue.find(in) : byValue.end();
+                if (it == byValue.end())
+                    continue; // a graph input, a weight, or a value with no counterpart: taken as exact
+                s.inputError = std::max(s.inputError, normalizedError(*it->second));
+                inputsPass = inputsPass && it->second->metrics.passed && it->second->metrics.mismatch.empty();
+            }
+        s.amplification = s.inputError > 0 ? s.error / s.inputError : (s.error > 0 ? std::numeric_limits<double>::infinity() : 0);
+        s.introduced = failed && inputsPass;
+        if (!failed && s.error == 0)
+            continue;
+        char why[160];
+        if (s.introduced)
+            std::snprintf(why, sizeof why, "out of tolerance while its inputs are within it: the error starts here (×%.3g)",
+                          s.amplification);
+        else if (failed)
+            std::snprintf(why, sizeof why, "out of tolerance, carrying its inputs' error (×%.3g)", s.amplification);
+        else if (s.inputError == 0)
+            std::snprintf(why, sizeof why, "within tolerance; the first error on this path (its inputs are exact)");
+        else
+            std::snprintf(why, sizeof why, "within tolerance; amplifies its inputs' error ×%.3g", s.amplification);
+        s.why = why;
+        suspects.push_back(std::move(s));
+    }
+    std::stable_sort(suspects.begin(), suspects.end(), [](const Suspect &x, const Suspect &y) {
+        if (x.introduced != y.introduced)
+            return x.introduced;
+        const bool xf = !x.tensor->metrics.passed, yf = !y.tensor->metrics.passed;
+        if (xf != yf)
+            return xf;
+        if (x.introduced)
+            return x.error > y.error;
+        return x.amplification > y.amplification;
+    });
+    if (suspects.size() > limit)
+        suspects.resize(limit);
+    return suspects;
+}
+
+} // namespace portolan::compare

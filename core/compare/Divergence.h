@@ -1,0 +1,30 @@
+// Where error is introduced rather than carried: a tensor that fails its tolerance while every
+// compared input of its producer passes is where the divergence starts; elsewhere the ratio of a
+// node's output error to its inputs' worst (each over its reference's scale) says how much it
+// amplifies what it was given. Suspects are ranked: introduced first, by error, then by amplification.
+#pragma once
+
+#include "compare/RunComparison.h"
+
+#include <string>
+#include <vector>
+
+namespace portolan::compare {
+
+struct Suspect {
+    const ComparedTensor *tensor = nullptr;
+    double error = 0;         ///< max |error| / the reference's scale
+    double inputError = 0;    ///< the same, worst over the producer's compared inputs (0: exact inputs)
+    double amplification = 0; ///< error / inputError (inf when the inputs are exact)
+    bool introduced = false;  ///< out of tolerance while every compared input is within it
+    std::string why;
+};
+
+/// The first `limit` suspects among `result`'s tensors, `b` being the model run B ran.
+std::vector<Suspect> rankSuspects(const ComparisonResult &result, const ir::Model &b, std::size_t limit = 10);
+
+/// The normalized error of one compared tensor: max |error| / max |reference| (max |error| when the
+/// reference is all zeros).
+double normalizedError(const ComparedTensor &tensor);
+
+} // namespace portolan::compare

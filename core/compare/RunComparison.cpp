@@ -1,0 +1,211 @@
+// The two-run comparison: A's aligned tensors into a TensorStore, B's compared as they appear.
+#include "compare/RunComparison.h"
+
+#include "compare/TensorStore.h"
+#include "runtime/reference/kernels/Dispatch.h"
+
+#include <chrono>
+#include <cmath>
+#include <unordered_set>
+
+namespace portolan::compare {
+
+using support::makeError;
+
+namespace {
+
+std::string displayName(const ir::Node &node)
+{
+    return node.name.empty() ? "(" + node.opType + ")" : node.name;
+}
+
+double finiteScale(const runtime::Tensor &t)
+{
+    if (t.dataType() == onnx::TensorProto::STRING)
+        return 0;
+    const runtime::Tensor d = runtime::kernels::convertTensor(t, onnx::TensorProto::DOUBLE);
+    double scale = 0;
+    for (std::int64_t i = 0; i < d.size(); ++i)
+        if (std::isfinite(d.data<double>()[i]))
+            scale = std::max(scale, std::fabs(d.data<double>()[i]));
+    return scale;
+}
+
+/// Run A: keeps every aligned value's tensor, until B has compared all its readers.
+class KeepObserver final : public runtime::RunObserver {
+public:
+    KeepObserver(const std::unordered_map<std::uint32_t, int> &wanted, TensorStore &store) : m_wanted(wanted), m_store(store) {}
+
+    void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
+    {
+        for (std::size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k)
+            if (node.outputs[k].valid() && outputs[k].isTensor() && m_wanted.contains(node.outputs[k].index) && m_error.empty())
+                if (auto st = m_store.put(node.outputs[k].index, outputs[k].tensor); !st)
+                    m_error = st.error().format();
+    }
+    const std::string &error() const { return m_error; }
+
+private:
+    const std::unordered_map<std::uint32_t, int> &m_wanted;
+    TensorStore &m_store;
+    std::string m_error;
+};
+
+/// Run B: compares each aligned output as it appears and releases A's copy after its last B reader.
+class CompareObserver final : public runtime::RunObserver {
+public:
+    CompareObserver(const ir::Model &a, const ir::Model &b, const Alignment &alignment, std::unordered_map<std::uint32_t, int> &remaining,
+                    TensorStore &store, const ComparisonOptions &options, ComparisonResult &result)
+        : m_a(a), m_b(b), m_alignment(alignment), m_remaining(remaining), m_store(store), m_options(options), m_result(result)
+    {
+        for (const ir::ValueId out : b.graph(b.mainGraph()).outputs)
+            m_outputs.insert(out.index);
+    }
+
+    void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
+    {
+        if (node.graph != m_b.mainGraph() || !m_error.empty())
+            return;
+        for (std::size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k) {
+            const ir::ValueId vb = node.outputs[k];
+            const auto aligned = vb.valid() ? m_alignment.find(vb) : m_alignment.end();
+            if (aligned == m_alignment.end() || !outputs[k].isTensor())
+                continue;
+            const ir::ValueId va = aligned->second;
+            auto kept = m_store.get(va.index);
+            if (!kept) {
+                m_error = kept.error().format();
+                return;
+            }
+            ComparedTensor c;
+            c.name = m_a.value(va).name;
+            c.nameInB = m_b.value(vb).name;
+            c.inA = va;
+            c.inB = vb;
+            c.node = displayName(node);
+            c.opType = node.opType;
+            c.output = m_outputs.contains(vb.index);
+            const auto override = m_options.overrides.find(c.name);
+            c.tolerance = override != m_options.overrides.end() ? override->second : m_options.tolerance;
+            if (!*kept) {
+                m_result.notCompared.push_back(c.name + ": run " + m_result.labelA + " did not produce it");
+                continue;
+            }
+            c.metrics = compareTensors(**kept, outputs[k].tensor, c.tolerance, c.output, m_options.epsilon);
+            c.referenceScale = finiteScale(**kept);
+            m_result.tensors.push_back(std::move(c));
+            if (--m_remaining[va.index] == 0)
+                m_store.drop(va.index);
+        }
+    }
+    const std::string &error() const { return m_error; }
+
+private:
+    const ir::Model &m_a, &m_b;
+    const Alignment &m_alignment;
+    std::unordered_map<std::uint32_t, int> &m_remaining;
+    TensorStore &m_store;
+    const ComparisonOptions &m_options;
+    ComparisonResult &m_result;
+    std::unordered_set<std::uint32_t> m_outputs;
+    std::string m_error;
+};
+
+template <typename F>
+double timed(F &&f)
+{
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+} // namespace
+
+Alignment alignByProvenance(const ir::Model &a, const ir::Model &b, const passes::Provenance &provenance)
+{
+    Alignment alignment;
+    for (std::size_t i = 0; i < b.valueCapacity(); ++i) {
+        const ir::ValueId vb(static_cast<std::uint32_t>(i));
+        const ir::Value &value = b.value(vb);
+        if (value.graph != b.mainGraph() || value.isInitializer() || !value.producer.valid())
+            continue;
+        const ir::ValueId va = provenance.originalValueOf(vb);
+        if (va.valid() && va.index < a.valueCapacity() && a.value(va).graph == a.mainGraph() && a.value(va).producer.valid())
+            alignment[vb] = va;
+    }
+    return alignment;
+}
+
+Alignment alignByName(const ir::Model &a, const ir::Model &b)
+{
+    Alignment alignment;
+    for (std::size_t i = 0; i < b.valueCapacity(); ++i) {
+        const ir::ValueId vb(static_cast<std::uint32_t>(i));
+        const ir::Value &value = b.value(vb);
+        if (value.graph != b.mainGraph() || value.isInitializer() || !value.producer.valid())
+            continue;
+        if (const auto va = a.lookup(a.mainGraph(), value.name); va && a.value(*va).producer.valid())
+            alignment[vb] = *va;
+    }
+    return alignment;
+}
+
+std::vector<const ComparedTensor *> ComparisonResult::outputs() const
+{
+    std::vector<const ComparedTensor *> found;
+    for (const ComparedTensor &t : tensors)
+        if (t.output)
+            found.push_back(&t);
+    return found;
+}
+
+bool ComparisonResult::outputsPassed() const
+{
+    for (const ComparedTensor *t : outputs())
+        if (!t->metrics.passed || !t->metrics.mismatch.empty())
+            return false;
+    return !outputs().empty();
+}
+
+support::Expected<ComparisonResult> compareRuns(const RunSide &a, const RunSide &b, const Alignment &alignment,
+                                                const runtime::NamedValues &feeds, const ComparisonOptions &options)
+{
+    ComparisonResult result;
+    result.labelA = a.label;
+    result.labelB = b.label;
+    result.alignedValues = alignment.size();
+    if (alignment.empty())
+        return makeError("nothing-to-compare", "no tensor of run " + b.label + " corresponds to one of run " + a.label,
+                         b.model->sourcePath);
+    std::unordered_map<std::uint32_t, int> readers; // per A value: the B values compared against it
+    for (const auto &[vb, va] : alignment)
+        ++readers[va.index];
+    TensorStore store(options.memoryBudget ? options.memoryBudget : runtime::defaultMaxMemory() / 2);
+
+    KeepObserver keep(readers, store);
+    runtime::RunOptions runA;
+    runA.observer = &keep;
+    support::Expected<runtime::NamedValues> outA = runtime::NamedValues{};
+    result.secondsA = timed([&] { outA = a.run(feeds, runA); });
+    if (!outA)
+        return makeError(outA.error().primary.code, "run " + a.label + ": " + outA.error().format(), a.model->sourcePath);
+    if (!keep.error().empty())
+        return makeError("io", keep.error(), a.model->sourcePath);
+
+    CompareObserver compare(*a.model, *b.model, alignment, readers, store, options, result);
+    runtime::RunOptions runB;
+    runB.observer = &compare;
+    support::Expected<runtime::NamedValues> outB = runtime::NamedValues{};
+    result.secondsB = timed([&] { outB = b.run(feeds, runB); });
+    if (!outB)
+        return makeError(outB.error().primary.code, "run " + b.label + ": " + outB.error().format(), b.model->sourcePath);
+    if (!compare.error().empty())
+        return makeError("io", compare.error(), b.model->sourcePath);
+    result.peakHeldBytes = store.peakHeldBytes();
+    result.spilledBytes = store.spilledBytes();
+    if (result.tensors.empty())
+        return makeError("nothing-to-compare", "the runs produced no tensor to compare", b.model->sourcePath);
+    return result;
+}
+
+} // namespace portolan::compare

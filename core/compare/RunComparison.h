@@ -1,0 +1,74 @@
+// Comparing two runs of one model tensor by tensor, without marking every tensor an output: run A
+// keeps the tensors B will be compared at (in memory up to a budget, spilled to disk past it), run
+// B computes each tensor's metrics as it is produced and lets A's copy go. Tensors are aligned
+// through pass provenance (a fused node's output is the original chain's last output) or by name.
+#pragma once
+
+#include "compare/TensorMetrics.h"
+#include "ir/Model.h"
+#include "passes/RewriteRecord.h"
+#include "runtime/reference/Interpreter.h"
+#include "support/Expected.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace portolan::compare {
+
+/// One side of a comparison: the model it runs and how.
+struct RunSide {
+    std::string label; ///< "reference", "cpu:fp16"…
+    const ir::Model *model = nullptr;
+    std::function<support::Expected<runtime::NamedValues>(const runtime::NamedValues &, const runtime::RunOptions &)> run;
+};
+
+/// Which value of B is which value of A (main graphs).
+using Alignment = std::unordered_map<ir::ValueId, ir::ValueId>; // B → A
+
+/// B is `a` after passes: each B value that computes an original value (itself, or a replacement
+/// the passes equated with it) is aligned with it.
+Alignment alignByProvenance(const ir::Model &a, const ir::Model &b, const passes::Provenance &provenance);
+/// Values of the same name.
+Alignment alignByName(const ir::Model &a, const ir::Model &b);
+
+struct ComparisonOptions {
+    Tolerance tolerance;
+    std::map<std::string, Tolerance> overrides; ///< by A's tensor name
+    std::size_t memoryBudget = 0;               ///< bytes of A's tensors held in memory; 0: a quarter of RAM
+    double epsilon = 1e-8;
+};
+
+struct ComparedTensor {
+    std::string name;      ///< A's name
+    std::string nameInB;
+    ir::ValueId inA, inB;
+    std::string node;      ///< B's producer, by display name
+    std::string opType;    ///< B's producer's op
+    bool output = false;   ///< a graph output of B
+    Tolerance tolerance;
+    TensorMetrics metrics;
+    double referenceScale = 0; ///< max |A| over finite elements: errors read against it
+};
+
+struct ComparisonResult {
+    std::string labelA, labelB;
+    std::vector<ComparedTensor> tensors; ///< in the order B produced them
+    std::size_t alignedValues = 0;       ///< B values with an A counterpart
+    std::vector<std::string> notCompared; ///< aligned values neither run produced, with why
+    std::size_t peakHeldBytes = 0, spilledBytes = 0;
+    double secondsA = 0, secondsB = 0;
+
+    /// The graph outputs, in B's output order.
+    std::vector<const ComparedTensor *> outputs() const;
+    bool outputsPassed() const;
+};
+
+/// Runs A then B on `feeds` and compares every aligned tensor. Fails when either run fails, or when
+/// nothing at all could be compared.
+support::Expected<ComparisonResult> compareRuns(const RunSide &a, const RunSide &b, const Alignment &alignment,
+                                                const runtime::NamedValues &feeds, const ComparisonOptions &options);
+
+} // namespace portolan::compare

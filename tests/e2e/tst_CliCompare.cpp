@@ -1,0 +1,71 @@
+// `portolan compare` as a user runs it: the default reference-against-compiled comparison passes,
+// a tolerance fp16 cannot meet fails with exit 1 and names where the error starts, JSON carries the
+// per-tensor metrics, and bad requests exit 2 with the reason.
+#include "support/CliSupport.h"
+#include "support/TestSupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+using namespace portolan;
+using test::runPortolan;
+
+class TestCliCompare : public QObject {
+    Q_OBJECT
+
+    QString fixture(const char *name) const { return QString::fromStdString(test::fixturesDir()) + "/" + name + "/model.onnx"; }
+
+private slots:
+    void compiledMatchesTheReference()
+    {
+        const auto run = runPortolan({"compare", fixture("cnn_bn"), "--json"});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonObject r = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(r["a"].toObject()["run"].toString(), QString("reference"));
+        QCOMPARE(r["b"].toObject()["run"].toString(), QString("cpu:fp32"));
+        QVERIFY(r["outputs_passed"].toBool());
+        QVERIFY(r["compared"].toInt() >= 5);
+        QVERIFY(r["first_divergence"].isNull());
+        const QJsonObject out = r["outputs"].toArray().at(0).toObject();
+        for (const char *key : {"max_abs", "mean_abs", "median_abs", "p99_abs", "max_rel", "rmse", "cosine", "snr_db",
+                                "needed_atol", "needed_rtol", "top1", "top5", "worst", "nan", "inf"})
+            QVERIFY2(out.contains(key), key);
+        QVERIFY(out["cosine"].toDouble() > 0.999999);
+    }
+
+    void fp16AgainstATightToleranceFailsAndSaysWhere()
+    {
+        const auto run = runPortolan({"compare", fixture("cnn_bn"), "--b", "cpu:fp16", "--atol", "1e-7", "--rtol", "0"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.out.contains("first divergence: "), run.out.constData());
+        QVERIFY(!run.out.contains("first divergence: none"));
+        QVERIFY(run.out.contains("Outputs OUT OF TOLERANCE."));
+        QVERIFY(run.out.contains("FusedConv"));
+    }
+
+    void badRequestsAreRefused_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown run") << QStringList{"--b", "gpu"} << "is not reference, cpu or cpu:PRECISION";
+        QTest::newRow("unknown precision") << QStringList{"--b", "cpu:fp8"} << "not one of: fp32, fp16";
+        QTest::newRow("int8 uncalibrated") << QStringList{"--b", "cpu:int8"} << "needs one of --calibration";
+        QTest::newRow("bad tolerance") << QStringList{"--tolerance", "logits=1"} << "is not NAME=ATOL,RTOL";
+        QTest::newRow("missing model") << QStringList{} << "";
+    }
+
+    void badRequestsAreRefused()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const QString model = message.isEmpty() ? "/nonexistent/model.onnx" : fixture("cnn_bn");
+        const auto run = runPortolan(QStringList{"compare", model} + args);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(message.toUtf8()), run.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliCompare)
+#include "tst_CliCompare.moc"

@@ -1,0 +1,287 @@
+// The comparison engine: tensor metrics on hand-made tensors; whole-run comparison of the reference
+// against the compiled executor through pass provenance; a deliberately broken node (a LayerNorm
+// epsilon, a transposed conv weight) found as the first divergence; A's tensors spilled to disk
+// under a tiny memory budget with the same result; and comparing nothing refused.
+#include "support/PassTestSupport.h"
+#include "support/TestSupport.h"
+
+#include "compare/Divergence.h"
+#include "compare/RunComparison.h"
+#include "ir/ModelLoader.h"
+#include "ir/ModelSaver.h"
+#include "passes/NumericCheck.h"
+#include "passes/PassManager.h"
+#include "passes/Pipeline.h"
+#include "runtime/TensorProtoIO.h"
+#include "runtime/cpu/CpuExecutor.h"
+
+#include <QtTest>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <set>
+
+using namespace portolan;
+using runtime::Tensor;
+
+namespace {
+
+Tensor floats(const std::vector<std::int64_t> &shape, const std::vector<float> &values)
+{
+    return Tensor::fromVector<float>(onnx::TensorProto::FLOAT, shape, values);
+}
+
+std::unique_ptr<ir::Model> fixture(const std::string &name)
+{
+    auto loaded = ir::loadModelFile(test::fixturesDir() + "/" + name + "/model.onnx");
+    return loaded ? std::move(loaded->model) : nullptr;
+}
+
+compare::RunSide referenceSide(const ir::Model &model, std::shared_ptr<runtime::Interpreter> &keep)
+{
+    keep = std::make_shared<runtime::Interpreter>(model);
+    auto interpreter = keep;
+    return {"reference", &model, [interpreter](const runtime::NamedValues &f, const runtime::RunOptions &o) {
+                return interpreter->run(f, o);
+            }};
+}
+
+/// `model` with `edit` applied to its proto (names kept, so the runs align by name).
+std::unique_ptr<ir::Model> edited(const ir::Model &model, const std::function<void(onnx::ModelProto &)> &edit)
+{
+    onnx::ModelProto proto = ir::toModelProto(model);
+    edit(proto);
+    auto loaded = ir::loadModelProto(std::move(proto), "edited", model.baseDir);
+    return loaded ? std::move(loaded->model) : nullptr;
+}
+
+const compare::ComparedTensor *firstDivergence(const compare::ComparisonResult &result, const ir::Model &b)
+{
+    std::set<const compare::ComparedTensor *> introduced;
+    for (const compare::Suspect &s : compare::rankSuspects(result, b, result.tensors.size()))
+        if (s.introduced)
+            introduced.insert(s.tensor);
+    for (const compare::ComparedTensor &t : result.tensors)
+        if (introduced.contains(&t))
+            return &t;
+    return nullptr;
+}
+
+} // namespace
+
+class tst_Compare : public QObject {
+    Q_OBJECT
+private slots:
+    void metricsOfKnownTensors();
+    void nansShapesAndTopK();
+    void referenceAgainstCompiledThroughProvenance_data();
+    void referenceAgainstCompiledThroughProvenance();
+    void brokenLayerNormEpsilonIsTheFirstDivergence();
+    void transposedConvWeightIsTheTopSuspect();
+    void tinyBudgetSpillsWithTheSameResult();
+    void comparingNothingIsRefused();
+};
+
+void tst_Compare::metricsOfKnownTensors()
+{
+    const auto m = compare::compareTensors(floats({2, 2}, {1, 2, 3, 4}), floats({2, 2}, {1, 2.5f, 3, 4.1f}), {1e-3, 1e-3});
+    QVERIFY(m.mismatch.empty());
+    QCOMPARE(m.elements, std::int64_t(4));
+    QCOMPARE(m.maxAbs, 0.5);
+    QVERIFY(std::fabs(m.meanAbs - 0.15) < 1e-6); // (0.5 + 0.1) / 4, 4.1f is not exact
+    QCOMPARE(m.maxRel, 0.25);
+    QCOMPARE(m.worstIndex, std::int64_t(1));
+    QCOMPARE(m.worstAt, (std::vector<std::int64_t>{0, 1}));
+    QCOMPARE(m.worstReference, 2.0);
+    QCOMPARE(m.worstActual, 2.5);
+    QVERIFY(!m.passed);
+    QVERIFY(std::fabs(m.neededAtol - (0.5 - 1e-3 * 2)) < 1e-9);  // what passes at rtol 1e-3
+    QVERIFY(std::fabs(m.neededRtol - (0.5 - 1e-3) / 2) < 1e-9);  // what passes at atol 1e-3
+    QVERIFY(std::fabs(m.rmse - std::sqrt((0.25 + 0.01) / 4)) < 1e-6);
+    const double dot = 1 + 5 + 9 + 4 * 4.1, na = std::sqrt(30.0), nb = std::sqrt(1 + 6.25 + 9 + 4.1 * 4.1);
+    QVERIFY(std::fabs(m.cosine - dot / (na * nb)) < 1e-6);
+    QVERIFY(std::fabs(m.snrDb - 10 * std::log10(30 / 0.26)) < 1e-3);
+    // the tolerance it asked for passes
+    const auto loose = compare::compareTensors(floats({2, 2}, {1, 2, 3, 4}), floats({2, 2}, {1, 2.5f, 3, 4.1f}),
+                                               {m.neededAtol + 1e-9, 1e-3});
+    QVERIFY(loose.passed);
+    const auto same = compare::compareTensors(floats({3}, {0, 0, 0}), floats({3}, {0, 0, 0}), {});
+    QVERIFY(same.passed);
+    QCOMPARE(same.cosine, 1.0);
+    QVERIFY(std::isinf(same.snrDb));
+}
+
+void tst_Compare::nansShapesAndTopK()
+{
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const auto m = compare::compareTensors(floats({4}, {1, nan, 3, 5}), floats({4}, {1, nan, nan, 5.5f}), {1, 1});
+    QCOMPARE(m.referenceNans, std::int64_t(1));
+    QCOMPARE(m.actualNans, std::int64_t(2));
+    QVERIFY(!m.passed); // a NaN where the reference has a number fails at any tolerance
+    QCOMPARE(m.worstIndex, std::int64_t(2));
+    QVERIFY(std::isinf(m.neededAtol));
+    const auto shapes = compare::compareTensors(floats({2, 2}, {1, 2, 3, 4}), floats({4}, {1, 2, 3, 4}), {});
+    QVERIFY(shapes.mismatch.find("shapes differ: [2,2] vs [4]") != std::string::npos);
+    // logits, two rows: the first agrees at top-1, the second only within the top-5
+    const auto logits = compare::compareTensors(floats({2, 6}, {0, 9, 1, 2, 3, 4, 8, 1, 2, 3, 4, 5}),
+                                                floats({2, 6}, {0, 9, 1, 2, 3, 4, 5, 1, 2, 3, 4, 8}), {}, true);
+    QCOMPARE(*logits.top1, 0.5);
+    QCOMPARE(*logits.top5, 1.0);
+}
+
+void tst_Compare::referenceAgainstCompiledThroughProvenance_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::newRow("cnn_bn") << "cnn_bn";
+    QTest::newRow("transformer_opset17") << "transformer_opset17";
+    QTest::newRow("transformer_opset14") << "transformer_opset14";
+}
+
+void tst_Compare::referenceAgainstCompiledThroughProvenance()
+{
+    QFETCH(QString, name);
+    auto model = fixture(name.toStdString());
+    QVERIFY(model);
+    auto optimized = passes::runPipeline(*model, *passes::presetPipeline(2), {});
+    QVERIFY(optimized);
+    std::shared_ptr<runtime::Interpreter> interpreter;
+    const compare::RunSide a = referenceSide(*model, interpreter);
+    runtime::cpu::CpuExecutor cpu(*optimized->model);
+    const compare::RunSide b{"cpu", optimized->model.get(),
+                             [&](const runtime::NamedValues &f, const runtime::RunOptions &o) { return cpu.run(f, o); }};
+    const compare::Alignment alignment = compare::alignByProvenance(*model, *optimized->model, optimized->provenance);
+    auto feeds = passes::seededFeeds(*model, 3, {}, 3);
+    QVERIFY(feeds);
+    compare::ComparisonOptions options;
+    options.tolerance = {1e-4, 1e-4};
+    auto result = compare::compareRuns(a, b, alignment, *feeds, options);
+    QVERIFY2(result, result ? "" : result.error().format().c_str());
+    // every fused node's output is the original chain's last output: far more than the outputs align
+    QVERIFY2(result->tensors.size() > 4, std::to_string(result->tensors.size()).c_str());
+    QVERIFY(!result->outputs().empty());
+    QVERIFY(result->outputsPassed());
+    for (const compare::ComparedTensor &t : result->tensors)
+        QVERIFY2(t.metrics.passed && t.metrics.mismatch.empty(), (t.name + " " + t.metrics.mismatch).c_str());
+    QCOMPARE(firstDivergence(*result, *optimized->model), nullptr);
+}
+
+void tst_Compare::brokenLayerNormEpsilonIsTheFirstDivergence()
+{
+    // B is the fused encoder with one LayerNorm's epsilon made 0.5: only that node's output can start
+    // the divergence; everything after it carries the error
+    auto model = fixture("transformer_opset17");
+    QVERIFY(model);
+    auto optimized = passes::runPipeline(*model, *passes::presetPipeline(2), {});
+    QVERIFY(optimized);
+    const ir::Model &good = *optimized->model;
+    std::string broken;
+    auto bad = edited(good, [&](onnx::ModelProto &proto) {
+        int seen = 0;
+        for (onnx::NodeProto &node : *proto.mutable_graph()->mutable_node())
+            if (node.op_type().find("LayerNormalization") != std::string::npos && ++seen == 2) {
+                broken = node.name();
+                for (onnx::AttributeProto &attr : *node.mutable_attribute())
+                    if (attr.name() == "epsilon")
+                        attr.set_f(0.5f);
+            }
+    });
+    QVERIFY(bad);
+    QVERIFY(!broken.empty());
+    std::shared_ptr<runtime::Interpreter> ia, ib;
+    const compare::RunSide a = referenceSide(good, ia), b = referenceSide(*bad, ib);
+    auto feeds = passes::seededFeeds(good, 1, {}, 3);
+    QVERIFY(feeds);
+    auto result = compare::compareRuns(a, b, compare::alignByName(good, *bad), *feeds, {});
+    QVERIFY(result);
+    QVERIFY(!result->outputsPassed());
+    const compare::ComparedTensor *first = firstDivergence(*result, *bad);
+    QVERIFY(first);
+    QCOMPARE(first->node, broken);
+    const auto suspects = compare::rankSuspects(*result, *bad, 3);
+    QCOMPARE(suspects.front().tensor->node, broken);
+    QVERIFY(suspects.front().introduced);
+}
+
+void tst_Compare::transposedConvWeightIsTheTopSuspect()
+{
+    auto model = fixture("cnn_bn");
+    QVERIFY(model);
+    auto optimized = passes::runPipeline(*model, *passes::presetPipeline(2), {});
+    QVERIFY(optimized);
+    const ir::Model &good = *optimized->model;
+    // the second convolution's weight [Co, Ci, kh, kw] with kh and kw swapped: same shape, wrong numbers
+    std::string convNode;
+    auto bad = edited(good, [&](onnx::ModelProto &proto) {
+        int seen = 0;
+        for (const onnx::NodeProto &node : proto.graph().node())
+            if (node.op_type().find("Conv") != std::string::npos && ++seen == 2) {
+                convNode = node.name();
+                for (onnx::TensorProto &w : *proto.mutable_graph()->mutable_initializer())
+                    if (w.name() == node.input(1)) {
+                        auto t = runtime::tensorFromProto(w);
+                        const auto &s = t->shape();
+                        Tensor swapped = t->clone();
+                        for (std::int64_t o = 0; o < s[0] * s[1]; ++o)
+                            for (std::int64_t i = 0; i < s[2]; ++i)
+                                for (std::int64_t j = 0; j < s[3]; ++j)
+                                    swapped.mutableData<float>()[(o * s[2] + i) * s[3] + j] = t->data<float>()[(o * s[2] + j) * s[3] + i];
+                        w = runtime::tensorToProto(swapped, w.name());
+                    }
+            }
+    });
+    QVERIFY(bad);
+    std::shared_ptr<runtime::Interpreter> ia;
+    const compare::RunSide a = referenceSide(good, ia);
+    runtime::cpu::CpuExecutor cpu(*bad);
+    const compare::RunSide b{"cpu", bad.get(), [&](const runtime::NamedValues &f, const runtime::RunOptions &o) { return cpu.run(f, o); }};
+    auto feeds = passes::seededFeeds(good, 2, {}, 3);
+    QVERIFY(feeds);
+    compare::ComparisonOptions options;
+    options.tolerance = {1e-4, 1e-4};
+    auto result = compare::compareRuns(a, b, compare::alignByName(good, *bad), *feeds, options);
+    QVERIFY(result);
+    const auto suspects = compare::rankSuspects(*result, *bad, 3);
+    QVERIFY(!suspects.empty());
+    QCOMPARE(suspects.front().tensor->node, convNode);
+    QVERIFY(suspects.front().introduced);
+    QCOMPARE(firstDivergence(*result, *bad)->node, convNode);
+}
+
+void tst_Compare::tinyBudgetSpillsWithTheSameResult()
+{
+    auto model = fixture("transformer_opset17");
+    QVERIFY(model);
+    std::shared_ptr<runtime::Interpreter> ia, ib;
+    const compare::RunSide a = referenceSide(*model, ia), b = referenceSide(*model, ib);
+    auto feeds = passes::seededFeeds(*model, 4, {}, 3);
+    QVERIFY(feeds);
+    compare::ComparisonOptions roomy, tight;
+    tight.memoryBudget = 1; // every tensor goes to disk
+    auto inMemory = compare::compareRuns(a, b, compare::alignByName(*model, *model), *feeds, roomy);
+    auto spilled = compare::compareRuns(a, b, compare::alignByName(*model, *model), *feeds, tight);
+    QVERIFY(inMemory && spilled);
+    QCOMPARE(inMemory->spilledBytes, std::size_t(0));
+    QVERIFY(spilled->spilledBytes > 0);
+    QVERIFY(spilled->peakHeldBytes <= 1);
+    QCOMPARE(spilled->tensors.size(), inMemory->tensors.size());
+    for (std::size_t i = 0; i < spilled->tensors.size(); ++i) {
+        QCOMPARE(spilled->tensors[i].metrics.maxAbs, 0.0); // the same run twice: identical
+        QCOMPARE(spilled->tensors[i].metrics.elements, inMemory->tensors[i].metrics.elements);
+    }
+}
+
+void tst_Compare::comparingNothingIsRefused()
+{
+    auto model = fixture("cnn_bn");
+    QVERIFY(model);
+    std::shared_ptr<runtime::Interpreter> ia, ib;
+    const compare::RunSide a = referenceSide(*model, ia), b = referenceSide(*model, ib);
+    auto feeds = passes::seededFeeds(*model, 4, {}, 3);
+    auto result = compare::compareRuns(a, b, {}, *feeds, {});
+    QVERIFY(!result);
+    QVERIFY2(result.error().format().find("no tensor") != std::string::npos, result.error().format().c_str());
+}
+
+QTEST_GUILESS_MAIN(tst_Compare)
+#include "tst_Compare.moc"

@@ -71,4 +71,20 @@ support::Expected<std::map<std::string, std::vector<std::int64_t>>> parseShapeSp
     return shapes;
 }
 
+std::optional<std::size_t> parseSize(const QString &text)
+{
+    QString t = text.trimmed().toUpper();
+    std::size_t scale = 1;
+    if (t.endsWith('K') || t.endsWith('M') || t.endsWith('G') || t.endsWith('T')) {
+        scale = t.endsWith('K') ? 1ull << 10 : t.endsWith('M') ? 1ull << 20 : t.endsWith('G') ? 1ull << 30 : 1ull << 40;
+        t.chop(1);
+    }
+    bool ok = false;
+    const double value = t.toDouble(&ok);
+    if (!ok || value <= 0)
+        return std::nullopt;
+    return static_cast<std::size_t>(value * static_cast<double>(scale));
+}
+
+
 } // namespace portolan::cli

@@ -24,4 +24,7 @@ std::optional<int> parseArguments(QCommandLineParser &parser, const QString &nam
 /// "--shape NAME=D0,D1,…" values (repeatable) → dims by input name; fails naming the bad one.
 support::Expected<std::map<std::string, std::vector<std::int64_t>>> parseShapeSpecs(const QStringList &specs);
 
+/// "4G", "512M", "1000000" → bytes; nullopt when malformed or not positive.
+std::optional<std::size_t> parseSize(const QString &text);
+
 } // namespace portolan::cli

@@ -7,13 +7,12 @@
 #include "cli/Arguments.h"
 #include "cli/Command.h"
 #include "cli/Feeds.h"
+#include "cli/PassOptions.h"
 #include "cli/PrecisionOptions.h"
 
 #include "compare/Divergence.h"
 #include "compare/RunComparison.h"
 #include "ir/ModelLoader.h"
-#include "passes/PassManager.h"
-#include "passes/Pipeline.h"
 #include "runtime/cpu/CpuExecutor.h"
 #include "support/JsonWriter.h"
 
@@ -79,17 +78,12 @@ void writeMetrics(support::JsonWriter &w, const compare::ComparedTensor &t)
         return;
     }
     w.field("passed", m.passed).field("elements", m.elements);
-    number("max_abs", m.maxAbs);
-    number("mean_abs", m.meanAbs);
-    number("median_abs", m.medianAbs);
-    number("p99_abs", m.p99Abs);
-    number("max_rel", m.maxRel);
-    number("mean_rel", m.meanRel);
-    number("median_rel", m.medianRel);
-    number("p99_rel", m.p99Rel);
-    number("rmse", m.rmse);
-    number("cosine", m.cosine);
-    number("snr_db", m.snrDb);
+    const std::pair<const char *, double> statistics[] = {
+        {"max_abs", m.maxAbs},   {"mean_abs", m.meanAbs}, {"median_abs", m.medianAbs}, {"p99_abs", m.p99Abs},
+        {"max_rel", m.maxRel},   {"mean_rel", m.meanRel}, {"median_rel", m.medianRel}, {"p99_rel", m.p99Rel},
+        {"rmse", m.rmse},        {"cosine", m.cosine},    {"snr_db", m.snrDb}};
+    for (const auto &[key, v] : statistics)
+        number(key, v);
     number("reference_scale", t.referenceScale);
     number("normalized_error", compare::normalizedError(t));
     number("atol", t.tolerance.atol);
@@ -136,10 +130,6 @@ int runCompare(const QStringList &arguments)
     QCommandLineParser parser;
     const QCommandLineOption sideA("a", "The run compared against: reference (the default) or cpu[:PRECISION].", "RUN", "reference");
     const QCommandLineOption sideB("b", "The run checked: cpu (the default), cpu:fp16, cpu:bf16, cpu:int8 or reference.", "RUN", "cpu");
-    const QCommandLineOption pipeline("pipeline", "Passes before a cpu run (default -O2).", "P");
-    const QCommandLineOption o0("O0", "cpu runs the model as loaded.");
-    const QCommandLineOption o1("O1", "cpu runs after the cleanup passes.");
-    const QCommandLineOption o2("O2", "cpu runs after cleanup and fusions (the default).");
     const QCommandLineOption inputs("inputs", "Feed inputs from DIR's input_K.pb files.", "DIR");
     const QCommandLineOption input("input", "Feed NAME from a file or random[:SEED]. Repeatable.", "NAME=FILE.pb|NAME=random[:SEED]");
     const QCommandLineOption shape("shape", "Dims for a random input with symbolic dims. Repeatable.", "NAME=D0,D1,…");
@@ -151,7 +141,9 @@ int runCompare(const QStringList &arguments)
     const QCommandLineOption top("top", "How many suspects and worst tensors to list.", "N", "10");
     const QCommandLineOption all("all", "List every compared tensor.");
     const QCommandLineOption json("json", "Print the comparison as JSON.");
-    parser.addOptions({sideA, sideB, pipeline, o0, o1, o2, inputs, input, shape, seed, atol, rtol, tolerance, maxMemory, top, all, json});
+    parser.addOptions({sideA, sideB, inputs, input, shape, seed, atol, rtol, tolerance, maxMemory, top, all, json});
+    const PassOptions passOptions;
+    passOptions.addTo(parser);
     const PrecisionOptions precisionOptions;
     precisionOptions.addTo(parser);
     parser.addPositionalArgument("MODEL", "The .onnx model to compare two runs of.");
@@ -162,8 +154,8 @@ int runCompare(const QStringList &arguments)
     auto specB = parseSide(parser.value(sideB).toStdString());
     if (!specA || !specB)
         return fail((specA ? specB : specA).error().format());
-    if (int(parser.isSet(o0)) + int(parser.isSet(o1)) + int(parser.isSet(o2)) + int(parser.isSet(pipeline)) > 1)
-        return fail("give one of --pipeline, -O0, -O1, -O2");
+    if (auto st = passOptions.check(parser); !st)
+        return fail(st.error().format());
     bool countOk = false, seedOk = false;
     const int topCount = parser.value(top).toInt(&countOk);
     const std::uint64_t seedValue = parser.value(seed).toULongLong(&seedOk);
@@ -181,17 +173,13 @@ int runCompare(const QStringList &arguments)
     passes::Provenance provenance;
     std::string pipelineText;
     if (specA->compiled || specB->compiled) {
-        if (!parser.isSet(o0)) {
-            auto parsed = parser.isSet(pipeline) ? passes::parsePipeline(parser.value(pipeline).toStdString())
-                                                 : passes::presetPipeline(parser.isSet(o1) ? 1 : 2);
-            if (!parsed)
-                return fail(parsed.error().format());
-            auto result = passes::runPipeline(model, *parsed, {});
-            if (!result)
-                return fail(result.error().format());
-            optimized = result->model;
-            provenance = result->provenance;
-            pipelineText = parser.isSet(pipeline) ? parsed->str() : parser.isSet(o1) ? "-O1" : "-O2";
+        auto requested = passOptions.run(parser, model, 2);
+        if (!requested)
+            return fail(requested.error().format());
+        if (requested->result) {
+            optimized = requested->result->model;
+            provenance = requested->result->provenance;
+            pipelineText = requested->label;
         }
     }
     const ir::Model &compiledModel = optimized ? *optimized : model;
@@ -255,17 +243,10 @@ int runCompare(const QStringList &arguments)
         options.overrides[spec.section('=', 0, 0).toStdString()] = {av, rv};
     }
     if (parser.isSet(maxMemory)) {
-        bool sizeOk = false;
-        QString text = parser.value(maxMemory).trimmed().toUpper();
-        double scale = 1;
-        if (text.endsWith('K') || text.endsWith('M') || text.endsWith('G')) {
-            scale = text.endsWith('K') ? 1 << 10 : text.endsWith('M') ? 1 << 20 : 1 << 30;
-            text.chop(1);
-        }
-        const double bytes = text.toDouble(&sizeOk) * scale;
-        if (!sizeOk || bytes < 0)
+        const auto bytes = parseSize(parser.value(maxMemory));
+        if (!bytes)
             return fail("--max-memory '" + parser.value(maxMemory).toStdString() + "' is not a size such as 512M");
-        options.memoryBudget = static_cast<std::size_t>(bytes);
+        options.memoryBudget = *bytes;
     }
 
     auto result = compare::compareRuns(*a, *b, alignment, *feeds, options);

@@ -9,6 +9,7 @@
 #include "cli/Arguments.h"
 #include "cli/Command.h"
 #include "cli/Feeds.h"
+#include "cli/PassOptions.h"
 #include "cli/PrecisionOptions.h"
 
 #include "ir/ModelLoader.h"
@@ -42,22 +43,6 @@ int fail(const std::string &message)
 {
     std::fprintf(stderr, "portolan run: error: %s\n", message.c_str());
     return kExitUsage;
-}
-
-// "4G", "512M", "1000000" → bytes; nullopt when malformed.
-std::optional<std::size_t> parseSize(const QString &text)
-{
-    QString t = text.trimmed().toUpper();
-    std::size_t scale = 1;
-    if (t.endsWith('K') || t.endsWith('M') || t.endsWith('G') || t.endsWith('T')) {
-        scale = t.endsWith('K') ? 1ull << 10 : t.endsWith('M') ? 1ull << 20 : t.endsWith('G') ? 1ull << 30 : 1ull << 40;
-        t.chop(1);
-    }
-    bool ok = false;
-    const double value = t.toDouble(&ok);
-    if (!ok || value <= 0)
-        return std::nullopt;
-    return static_cast<std::size_t>(value * static_cast<double>(scale));
 }
 
 // A file name for a tensor name: keeps letters, digits, '.', '-', '_'.
@@ -260,16 +245,13 @@ int runRun(const QStringList &arguments)
     const QCommandLineOption executor("executor", "reference (the accurate interpreter, the default) or cpu (the "
                                                   "compiled executor: native oneDNN kernels, planned memory).", "NAME",
                                       "reference");
-    const QCommandLineOption pipeline("pipeline", "Passes to run before executing (see `portolan passes`).", "P");
-    const QCommandLineOption o0("O0", "Run the model as it is (the default for the reference executor).");
-    const QCommandLineOption o1("O1", "Run after the cleanup passes.");
-    const QCommandLineOption o2("O2", "Run after cleanup and fusions (the default for the cpu executor).");
     const QCommandLineOption noFallback("no-fallback", "cpu: refuse nodes without a native kernel instead of running "
                                                        "them on their reference kernel.");
     const QCommandLineOption stats("stats", "cpu: print the per-node profile, the fallbacks, the memory plan and the "
                                             "profile cache.");
-    parser.addOptions({input, inputs, shape, outputDir, dumpAll, maxMemory, json, force, repeat, warmup, executor, pipeline,
-                       o0, o1, o2, noFallback, stats});
+    parser.addOptions({input, inputs, shape, outputDir, dumpAll, maxMemory, json, force, repeat, warmup, executor, noFallback, stats});
+    const PassOptions passOptions;
+    passOptions.addTo(parser);
     const PrecisionOptions precisionOptions;
     precisionOptions.addTo(parser);
     parser.addPositionalArgument("MODEL", "The .onnx model to run.");
@@ -283,9 +265,8 @@ int runRun(const QStringList &arguments)
     const bool compiled = executorName == "cpu";
     if ((parser.isSet(noFallback) || parser.isSet(stats) || precisionOptions.anySet(parser)) && !compiled)
         return fail("--no-fallback, --stats and the precision options go with --executor cpu");
-    const int levels = int(parser.isSet(o0)) + int(parser.isSet(o1)) + int(parser.isSet(o2)) + int(parser.isSet(pipeline));
-    if (levels > 1)
-        return fail("give one of --pipeline, -O0, -O1, -O2");
+    if (auto st = passOptions.check(parser); !st)
+        return fail(st.error().format());
 
     const std::string path = parser.positionalArguments().front().toStdString();
     auto loaded = ir::loadModelFile(path);
@@ -294,19 +275,11 @@ int runRun(const QStringList &arguments)
     const ir::Model &model = *loaded->model;
 
     // The passes, when asked for (or by default for the compiled executor).
-    std::shared_ptr<ir::Model> optimized;
-    std::string pipelineText;
-    if (parser.isSet(pipeline) || parser.isSet(o1) || parser.isSet(o2) || (compiled && !parser.isSet(o0))) {
-        auto parsed = parser.isSet(pipeline) ? passes::parsePipeline(parser.value(pipeline).toStdString())
-                                             : passes::presetPipeline(parser.isSet(o1) ? 1 : 2);
-        if (!parsed)
-            return fail(parsed.error().format());
-        auto result = passes::runPipeline(model, *parsed, {});
-        if (!result)
-            return fail(result.error().format());
-        optimized = result->model;
-        pipelineText = parsed->str();
-    }
+    auto requested = passOptions.run(parser, model, compiled ? 2 : 0);
+    if (!requested)
+        return fail(requested.error().format());
+    const std::string pipelineText = requested->text;
+    const std::shared_ptr<ir::Model> optimized = requested->result ? requested->result->model : nullptr;
     const ir::Model &target = optimized ? *optimized : model;
 
     auto shapes = parseShapeSpecs(parser.values(shape));

@@ -121,32 +121,40 @@ double timed(F &&f)
 
 } // namespace
 
+namespace {
+
+/// Calls f on every value of `model`'s main graph that a node computes (not inputs or weights).
+template <typename F>
+void forEachComputedValue(const ir::Model &model, F f)
+{
+    for (std::size_t i = 0; i < model.valueCapacity(); ++i) {
+        const ir::ValueId v(static_cast<std::uint32_t>(i));
+        const ir::Value &value = model.value(v);
+        if (value.graph == model.mainGraph() && !value.isInitializer() && value.producer.valid())
+            f(v, value);
+    }
+}
+
+} // namespace
+
 Alignment alignByProvenance(const ir::Model &a, const ir::Model &b, const passes::Provenance &provenance)
 {
     Alignment alignment;
-    for (std::size_t i = 0; i < b.valueCapacity(); ++i) {
-        const ir::ValueId vb(static_cast<std::uint32_t>(i));
-        const ir::Value &value = b.value(vb);
-        if (value.graph != b.mainGraph() || value.isInitializer() || !value.producer.valid())
-            continue;
+    forEachComputedValue(b, [&](ir::ValueId vb, const ir::Value &) {
         const ir::ValueId va = provenance.originalValueOf(vb);
         if (va.valid() && va.index < a.valueCapacity() && a.value(va).graph == a.mainGraph() && a.value(va).producer.valid())
             alignment[vb] = va;
-    }
+    });
     return alignment;
 }
 
 Alignment alignByName(const ir::Model &a, const ir::Model &b)
 {
     Alignment alignment;
-    for (std::size_t i = 0; i < b.valueCapacity(); ++i) {
-        const ir::ValueId vb(static_cast<std::uint32_t>(i));
-        const ir::Value &value = b.value(vb);
-        if (value.graph != b.mainGraph() || value.isInitializer() || !value.producer.valid())
-            continue;
+    forEachComputedValue(b, [&](ir::ValueId vb, const ir::Value &value) {
         if (const auto va = a.lookup(a.mainGraph(), value.name); va && a.value(*va).producer.valid())
             alignment[vb] = *va;
-    }
+    });
     return alignment;
 }
 

@@ -11,6 +11,7 @@
 #include "cli/PrecisionOptions.h"
 
 #include "compare/Divergence.h"
+#include "compare/KernelCheck.h"
 #include "compare/RunComparison.h"
 #include "ir/ModelLoader.h"
 #include "runtime/cpu/CpuExecutor.h"
@@ -18,6 +19,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <unordered_set>
 
@@ -141,7 +143,9 @@ int runCompare(const QStringList &arguments)
     const QCommandLineOption top("top", "How many suspects and worst tensors to list.", "N", "10");
     const QCommandLineOption all("all", "List every compared tensor.");
     const QCommandLineOption json("json", "Print the comparison as JSON.");
-    parser.addOptions({sideA, sideB, inputs, input, shape, seed, atol, rtol, tolerance, maxMemory, top, all, json});
+    const QCommandLineOption noKernelCheck("no-kernel-check", "Do not re-run the failing suspects' nodes alone on the "
+                                                              "reference kernels (one more run of B, made when an output fails).");
+    parser.addOptions({sideA, sideB, inputs, input, shape, seed, atol, rtol, tolerance, maxMemory, top, all, json, noKernelCheck});
     const PassOptions passOptions;
     passOptions.addTo(parser);
     const PrecisionOptions precisionOptions;
@@ -262,6 +266,20 @@ int runCompare(const QStringList &arguments)
         if (!first && introduced.contains(&t))
             first = &t;
     const bool passed = result->outputsPassed();
+    // introduced or propagated: the failing suspects' nodes alone on the reference kernels
+    std::map<const compare::Suspect *, compare::KernelCheck> kernelChecks;
+    if (!passed && !parser.isSet(noKernelCheck)) {
+        std::vector<compare::Suspect> failing;
+        for (const compare::Suspect &s : suspects)
+            if (!s.tensor->metrics.passed)
+                failing.push_back(s);
+        auto checks = compare::checkSuspectKernels(*b, *feeds, failing, options);
+        if (!checks)
+            return fail(checks.error().format());
+        for (std::size_t i = 0, j = 0; i < suspects.size() && j < checks->size(); ++i)
+            if (!suspects[i].tensor->metrics.passed)
+                kernelChecks[&suspects[i]] = (*checks)[j++];
+    }
 
     if (parser.isSet(json)) {
         support::JsonWriter w;
@@ -289,7 +307,15 @@ int runCompare(const QStringList &arguments)
                 w.field("amplification", s.amplification);
             else
                 w.key("amplification").value(std::string("inf"));
-            w.field("why", s.why).endObject();
+            w.field("why", s.why);
+            if (const auto it = kernelChecks.find(&s); it != kernelChecks.end()) {
+                const char *verdict = it->second.verdict == compare::KernelVerdict::KernelDiffers  ? "kernel-differs"
+                                      : it->second.verdict == compare::KernelVerdict::KernelAgrees ? "kernel-agrees"
+                                                                                                   : "unchecked";
+                w.key("kernel_check").beginObject().field("verdict", verdict).field("kernel_error", it->second.kernelError)
+                    .field("explanation", it->second.explanation).endObject();
+            }
+            w.endObject();
         }
         w.endArray();
         w.key("tensors").beginArray();
@@ -318,9 +344,12 @@ int runCompare(const QStringList &arguments)
         std::printf("  first divergence: none (no tensor goes out of tolerance on its own)\n");
     if (!suspects.empty()) {
         std::printf("  suspects:\n");
-        for (const compare::Suspect &s : suspects)
+        for (const compare::Suspect &s : suspects) {
             std::printf("    %-40s %-20s error %-8s  %s\n", s.tensor->node.substr(0, 40).c_str(), s.tensor->opType.c_str(),
                         sizeText(s.error).c_str(), s.why.c_str());
+            if (const auto it = kernelChecks.find(&s); it != kernelChecks.end())
+                std::printf("    %-40s   re-run alone: %s\n", "", it->second.explanation.c_str());
+        }
     }
     if (parser.isSet(all)) {
         std::printf("  every tensor, in the order %s produced them:\n", result->labelB.c_str());

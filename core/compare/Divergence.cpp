@@ -38,6 +38,7 @@ std::vector<Suspect> rankSuspects(const ComparisonResult &result, const ir::Mode
                 inputsPass = inputsPass && it->second->metrics.passed && it->second->metrics.mismatch.empty();
             }
         s.amplification = s.inputError > 0 ? s.error / s.inputError : (s.error > 0 ? std::numeric_limits<double>::infinity() : 0);
+        s.inputsPass = inputsPass;
         s.introduced = failed && inputsPass;
         if (!failed && s.error == 0)
             continue;

@@ -16,6 +16,7 @@ struct Suspect {
     double error = 0;         ///< max |error| / the reference's scale
     double inputError = 0;    ///< the same, worst over the producer's compared inputs (0: exact inputs)
     double amplification = 0; ///< error / inputError (inf when the inputs are exact)
+    bool inputsPass = true;   ///< every compared input of its producer is within tolerance
     bool introduced = false;  ///< out of tolerance while every compared input is within it
     std::string why;
 };

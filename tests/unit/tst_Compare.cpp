@@ -6,6 +6,7 @@
 #include "support/TestSupport.h"
 
 #include "compare/Divergence.h"
+#include "compare/KernelCheck.h"
 #include "compare/RunComparison.h"
 #include "ir/ModelLoader.h"
 #include "ir/ModelSaver.h"
@@ -79,6 +80,7 @@ private slots:
     void referenceAgainstCompiledThroughProvenance();
     void brokenLayerNormEpsilonIsTheFirstDivergence();
     void transposedConvWeightIsTheTopSuspect();
+    void lowPrecisionKernelIsWhereTheErrorStarts();
     void tinyBudgetSpillsWithTheSameResult();
     void comparingNothingIsRefused();
 };
@@ -246,6 +248,45 @@ void tst_Compare::transposedConvWeightIsTheTopSuspect()
     QCOMPARE(suspects.front().tensor->node, convNode);
     QVERIFY(suspects.front().introduced);
     QCOMPARE(firstDivergence(*result, *bad)->node, convNode);
+    // B's kernel is right on B's inputs: the weights, not the kernel, changed
+    auto checks = compare::checkSuspectKernels(b, *feeds, {suspects.front()}, options);
+    QVERIFY2(checks, checks ? "" : checks.error().format().c_str());
+    QCOMPARE(checks->front().verdict, compare::KernelVerdict::KernelAgrees);
+    QVERIFY2(checks->front().explanation.starts_with("introduced by the graph"), checks->front().explanation.c_str());
+}
+
+void tst_Compare::lowPrecisionKernelIsWhereTheErrorStarts()
+{
+    // fp16 against a tolerance only fp32 meets: the first convolution's own kernel (at fp16) differs
+    // from the reference kernel on the very same inputs
+    auto model = fixture("cnn_bn");
+    QVERIFY(model);
+    auto optimized = passes::runPipeline(*model, *passes::presetPipeline(2), {});
+    QVERIFY(optimized);
+    std::shared_ptr<runtime::Interpreter> ia;
+    const compare::RunSide a = referenceSide(*model, ia);
+    runtime::cpu::CompileOptions half;
+    half.precision.precision = runtime::cpu::Precision::Fp16;
+    runtime::cpu::CpuExecutor cpu(*optimized->model, half);
+    const compare::RunSide b{"cpu:fp16", optimized->model.get(),
+                             [&](const runtime::NamedValues &f, const runtime::RunOptions &o) { return cpu.run(f, o); }};
+    auto feeds = passes::seededFeeds(*model, 5, {}, 3);
+    QVERIFY(feeds);
+    compare::ComparisonOptions options;
+    options.tolerance = {1e-6, 1e-6};
+    auto result = compare::compareRuns(a, b, compare::alignByProvenance(*model, *optimized->model, optimized->provenance),
+                                       *feeds, options);
+    QVERIFY(result);
+    QVERIFY(!result->outputsPassed());
+    const compare::ComparedTensor *first = firstDivergence(*result, *optimized->model);
+    QVERIFY(first);
+    QCOMPARE(first->opType, std::string("FusedConv"));
+    const auto suspects = compare::rankSuspects(*result, *optimized->model, 1);
+    auto checks = compare::checkSuspectKernels(b, *feeds, suspects, options);
+    QVERIFY(checks);
+    QCOMPARE(checks->front().verdict, compare::KernelVerdict::KernelDiffers);
+    QVERIFY(checks->front().kernelError > 1e-5 && checks->front().kernelError < 1e-2);
+    QVERIFY2(checks->front().explanation.starts_with("introduced here"), checks->front().explanation.c_str());
 }
 
 void tst_Compare::tinyBudgetSpillsWithTheSameResult()

@@ -1,0 +1,127 @@
+// One extra run of B that keeps what the suspects' nodes read and wrote, then each node alone on
+// the reference kernels.
+#include "compare/KernelCheck.h"
+
+#include "runtime/TensorProtoIO.h"
+
+#include <unordered_set>
+
+namespace portolan::compare {
+
+namespace {
+
+/// Keeps the tensors of the values in `wanted` as B produces them.
+class CaptureObserver final : public runtime::RunObserver {
+public:
+    explicit CaptureObserver(const std::unordered_set<std::uint32_t> &wanted) : m_wanted(wanted) {}
+    void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
+    {
+        for (std::size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k)
+            if (node.outputs[k].valid() && m_wanted.contains(node.outputs[k].index))
+                values[node.outputs[k].index] = outputs[k];
+    }
+    std::unordered_map<std::uint32_t, runtime::RuntimeValue> values;
+
+private:
+    const std::unordered_set<std::uint32_t> &m_wanted;
+};
+
+bool hasSubgraphs(const ir::Node &node)
+{
+    for (const ir::Attribute &a : node.attributes)
+        if (!a.subgraphs.empty())
+            return true;
+    return false;
+}
+
+std::string explain(KernelVerdict verdict, bool inputsPass)
+{
+    if (verdict == KernelVerdict::Unchecked)
+        return "not re-run on the reference kernel";
+    if (verdict == KernelVerdict::KernelDiffers)
+        return inputsPass ? "introduced here: its kernel (or precision) differs from the reference kernel on the same inputs"
+                          : "adds error of its own: its kernel differs from the reference kernel on the same inputs";
+    return inputsPass ? "introduced by the graph: its kernel is right on its inputs, so the node computes something other "
+                        "than the original (a rewrite to check)"
+                      : "propagated: its kernel is right on its inputs, the error comes in with them";
+}
+
+} // namespace
+
+support::Expected<std::vector<KernelCheck>> checkSuspectKernels(const RunSide &b, const runtime::NamedValues &feeds,
+                                                                const std::vector<Suspect> &suspects,
+                                                                const ComparisonOptions &options)
+{
+    const ir::Model &model = *b.model;
+    std::unordered_set<std::uint32_t> wanted;
+    for (const Suspect &s : suspects) {
+        const ir::Value &value = model.value(s.tensor->inB);
+        if (!value.producer.valid())
+            continue;
+        for (const ir::ValueId out : model.node(value.producer).outputs)
+            if (out.valid())
+                wanted.insert(out.index);
+        for (const ir::ValueId in : model.node(value.producer).inputs)
+            if (in.valid() && model.value(in).producer.valid())
+                wanted.insert(in.index);
+    }
+    CaptureObserver capture(wanted);
+    runtime::RunOptions observed;
+    observed.observer = &capture;
+    if (auto run = b.run(feeds, observed); !run)
+        return run.takeError();
+
+    runtime::Interpreter reference(model);
+    std::vector<KernelCheck> checks;
+    for (const Suspect &s : suspects) {
+        KernelCheck check;
+        check.suspect = &s;
+        const ir::Value &value = model.value(s.tensor->inB);
+        const ir::Node *node = value.producer.valid() ? &model.node(value.producer) : nullptr;
+        std::vector<runtime::RuntimeValue> held; // graph inputs and weights the node reads
+        std::vector<const runtime::RuntimeValue *> inputs;
+        bool complete = node && !hasSubgraphs(*node);
+        held.reserve(node ? node->inputs.size() : 0);
+        for (std::size_t k = 0; complete && k < node->inputs.size(); ++k) {
+            const ir::ValueId in = node->inputs[k];
+            if (!in.valid()) {
+                inputs.push_back(nullptr);
+            } else if (const auto it = capture.values.find(in.index); it != capture.values.end()) {
+                inputs.push_back(&it->second);
+            } else if (model.value(in).isInitializer()) {
+                auto tensor = runtime::tensorFromInitializer(model.value(in).initializer);
+                if (!tensor)
+                    return tensor.takeError();
+                held.push_back(runtime::RuntimeValue::ofTensor(std::move(*tensor)));
+                inputs.push_back(&held.back());
+            } else if (const auto fed = std::find_if(feeds.begin(), feeds.end(), [&](const auto &f) { return f.first == model.value(in).name; });
+                       fed != feeds.end()) {
+                inputs.push_back(&fed->second);
+            } else {
+                complete = false;
+            }
+        }
+        const auto produced = capture.values.find(s.tensor->inB.index);
+        if (complete && produced != capture.values.end() && produced->second.isTensor()) {
+            auto alone = reference.runNode(*node, inputs, {});
+            std::size_t k = 0;
+            while (k < node->outputs.size() && node->outputs[k] != s.tensor->inB)
+                ++k;
+            if (!alone)
+                return alone.takeError();
+            if (k < alone->size() && (*alone)[k].isTensor()) {
+                const TensorMetrics m = compareTensors((*alone)[k].tensor, produced->second.tensor, s.tensor->tolerance, false,
+                                                       options.epsilon);
+                ComparedTensor asChecked = *s.tensor;
+                asChecked.metrics = m;
+                check.kernelError = normalizedError(asChecked);
+                check.verdict = m.passed && m.mismatch.empty() ? KernelVerdict::KernelAgrees : KernelVerdict::KernelDiffers;
+            }
+        }
+        check.explanation = explain(check.verdict, s.inputsPass);
+        checks.push_back(std::move(check));
+    }
+    return checks;
+}
+
+} // namespace portolan::compare

@@ -86,7 +86,7 @@ void writeMetrics(support::JsonWriter &w, const compare::ComparedTensor &t)
         {"rmse", m.rmse},        {"cosine", m.cosine},    {"snr_db", m.snrDb}};
     for (const auto &[key, v] : statistics)
         number(key, v);
-    number("reference_scale", t.referenceScale);
+    number("reference_scale", t.metrics.referenceScale);
     number("normalized_error", compare::normalizedError(t));
     number("atol", t.tolerance.atol);
     number("rtol", t.tolerance.rtol);

@@ -13,7 +13,7 @@ double normalizedError(const ComparedTensor &tensor)
 {
     if (!tensor.metrics.mismatch.empty())
         return std::numeric_limits<double>::infinity();
-    return tensor.referenceScale > 0 ? tensor.metrics.maxAbs / tensor.referenceScale : tensor.metrics.maxAbs;
+    return tensor.metrics.referenceScale > 0 ? tensor.metrics.maxAbs / tensor.metrics.referenceScale : tensor.metrics.maxAbs;
 }
 
 std::vector<Suspect> rankSuspects(const ComparisonResult &result, const ir::Model &b, std::size_t limit)

@@ -2,7 +2,6 @@
 #include "compare/RunComparison.h"
 
 #include "compare/TensorStore.h"
-#include "runtime/reference/kernels/Dispatch.h"
 
 #include <chrono>
 #include <cmath>
@@ -17,18 +16,6 @@ namespace {
 std::string displayName(const ir::Node &node)
 {
     return node.name.empty() ? "(" + node.opType + ")" : node.name;
-}
-
-double finiteScale(const runtime::Tensor &t)
-{
-    if (t.dataType() == onnx::TensorProto::STRING)
-        return 0;
-    const runtime::Tensor d = runtime::kernels::convertTensor(t, onnx::TensorProto::DOUBLE);
-    double scale = 0;
-    for (std::int64_t i = 0; i < d.size(); ++i)
-        if (std::isfinite(d.data<double>()[i]))
-            scale = std::max(scale, std::fabs(d.data<double>()[i]));
-    return scale;
 }
 
 /// Run A: keeps every aligned value's tensor, until B has compared all its readers.
@@ -92,7 +79,6 @@ public:
                 continue;
             }
             c.metrics = compareTensors(**kept, outputs[k].tensor, c.tolerance, c.output, m_options.epsilon);
-            c.referenceScale = finiteScale(**kept);
             m_result.tensors.push_back(std::move(c));
             if (--m_remaining[va.index] == 0)
                 m_store.drop(va.index);

@@ -50,7 +50,6 @@ struct ComparedTensor {
     bool output = false;   ///< a graph output of B
     Tolerance tolerance;
     TensorMetrics metrics;
-    double referenceScale = 0; ///< max |A| over finite elements: errors read against it
 };
 
 struct ComparisonResult {

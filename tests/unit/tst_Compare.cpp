@@ -75,6 +75,7 @@ class tst_Compare : public QObject {
     Q_OBJECT
 private slots:
     void metricsOfKnownTensors();
+    void largeTensorsTakeQuantilesFromAHistogram();
     void nansShapesAndTopK();
     void referenceAgainstCompiledThroughProvenance_data();
     void referenceAgainstCompiledThroughProvenance();
@@ -112,6 +113,23 @@ void tst_Compare::metricsOfKnownTensors()
     QVERIFY(same.passed);
     QCOMPARE(same.cosine, 1.0);
     QVERIFY(std::isinf(same.snrDb));
+}
+
+void tst_Compare::largeTensorsTakeQuantilesFromAHistogram()
+{
+    // 200k elements with errors i·1e-6: the exact median is 0.1, the p99 0.198; the histogram's
+    // 1/16-octave bins are within 6.25%
+    const std::int64_t n = 200000;
+    std::vector<float> ref(static_cast<std::size_t>(n), 1.f), act(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+        act[static_cast<std::size_t>(i)] = 1.f + static_cast<float>(i) * 1e-6f;
+    const auto m = compare::compareTensors(floats({n}, ref), floats({n}, act), {});
+    QVERIFY2(std::fabs(m.medianAbs / 0.1 - 1) < 0.0625, std::to_string(m.medianAbs).c_str());
+    QVERIFY2(std::fabs(m.p99Abs / 0.198 - 1) < 0.0625, std::to_string(m.p99Abs).c_str());
+    QVERIFY(std::fabs(m.maxAbs - 0.199999) < 1e-4); // the extremes and sums stay exact
+    QVERIFY(std::fabs(m.meanAbs - 0.1) < 1e-4);
+    QCOMPARE(m.worstIndex, n - 1);
+    QCOMPARE(m.referenceScale, 1.0);
 }
 
 void tst_Compare::nansShapesAndTopK()

@@ -1,0 +1,79 @@
+// What comparing every shared tensor costs: the reference interpreter (model as loaded) against the
+// compiled CPU executor (after -O2), once plainly and once through compare::compareRuns, best of
+// three each, on the same feeds. Prints the ratio (target: at most 1.3x) and the tensors held.
+// Usage: bench_compare MODEL.onnx INPUT_DIR [budget MiB]
+#include "compare/RunComparison.h"
+#include "ir/ModelLoader.h"
+#include "passes/PassManager.h"
+#include "passes/Pipeline.h"
+#include "runtime/TestDataSet.h"
+#include "runtime/cpu/CpuExecutor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+using namespace portolan;
+
+namespace {
+
+template <typename F>
+double bestOf3(F &&f)
+{
+    double best = 1e30;
+    for (int i = 0; i < 3; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        if (!f())
+            return -1;
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return best;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: bench_compare MODEL.onnx INPUT_DIR [budget MiB]\n");
+        return 2;
+    }
+    auto loaded = ir::loadModelFile(argv[1]);
+    if (!loaded) {
+        std::fprintf(stderr, "%s\n", loaded.error().format().c_str());
+        return 2;
+    }
+    const ir::Model &model = *loaded->model;
+    auto optimized = passes::runPipeline(model, *passes::presetPipeline(2), {});
+    auto feeds = runtime::readTestDataInputs(model, argv[2]);
+    if (!optimized || !feeds) {
+        std::fprintf(stderr, "%s\n", (optimized ? feeds.error() : optimized.error()).format().c_str());
+        return 2;
+    }
+    runtime::Interpreter interpreter(model);
+    runtime::cpu::CpuExecutor cpu(*optimized->model);
+    if (!cpu.run(*feeds)) // compile outside the timing, as both measurements reuse the profile
+        return 2;
+    const compare::RunSide a{"reference", &model, [&](const auto &f, const auto &o) { return interpreter.run(f, o); }};
+    const compare::RunSide b{"cpu", optimized->model.get(), [&](const auto &f, const auto &o) { return cpu.run(f, o); }};
+    const compare::Alignment alignment = compare::alignByProvenance(model, *optimized->model, optimized->provenance);
+    compare::ComparisonOptions options;
+    if (argc > 3)
+        options.memoryBudget = static_cast<std::size_t>(std::atof(argv[3]) * (1 << 20));
+
+    const double plain = bestOf3([&] { return a.run(*feeds, {}) && b.run(*feeds, {}); });
+    support::Expected<compare::ComparisonResult> last = support::makeError("none", "not run");
+    const double compared = bestOf3([&] {
+        last = compare::compareRuns(a, b, alignment, *feeds, options);
+        return last.hasValue();
+    });
+    if (!last) {
+        std::fprintf(stderr, "%s\n", last.error().format().c_str());
+        return 2;
+    }
+    std::printf("%s: two runs %.3f s, compared %.3f s (%zu tensors): %.2fx; held %.1f MiB at most, spilled %.1f MiB\n", argv[1],
+                plain, compared, last->tensors.size(), compared / plain, static_cast<double>(last->peakHeldBytes) / (1 << 20),
+                static_cast<double>(last->spilledBytes) / (1 << 20));
+    return 0;
+}

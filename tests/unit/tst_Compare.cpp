@@ -130,6 +130,14 @@ void tst_Compare::largeTensorsTakeQuantilesFromAHistogram()
     QVERIFY(std::fabs(m.meanAbs - 0.1) < 1e-4);
     QCOMPARE(m.worstIndex, n - 1);
     QCOMPARE(m.referenceScale, 1.0);
+    // one NaN sends its block down the general path; the other blocks stay on the fast one
+    act[123456] = std::numeric_limits<float>::quiet_NaN();
+    const auto withNan = compare::compareTensors(floats({n}, ref), floats({n}, act), {1, 1});
+    QCOMPARE(withNan.actualNans, std::int64_t(1));
+    QCOMPARE(withNan.worstIndex, std::int64_t(123456));
+    QVERIFY(!withNan.passed);
+    QVERIFY(std::isinf(withNan.neededAtol));
+    QVERIFY(std::fabs(withNan.meanAbs - m.meanAbs) < 1e-5); // the NaN is left out of the sums
 }
 
 void tst_Compare::nansShapesAndTopK()

@@ -12,6 +12,7 @@
 
 #include "compare/Divergence.h"
 #include "compare/KernelCheck.h"
+#include "compare/Repro.h"
 #include "compare/RunComparison.h"
 #include "ir/ModelLoader.h"
 #include "runtime/cpu/CpuExecutor.h"
@@ -127,7 +128,60 @@ void printTensor(const compare::ComparedTensor &t)
 
 } // namespace
 
+namespace {
+
+/// The repro's README: what was cut out, what fails, how to run it.
+std::string reproReadme(const compare::Repro &repro, const std::string &model, const std::string &node, const std::string &op,
+                        const std::string &runB, const std::string &pipeline, const std::string &command,
+                        const std::string &verdict, const compare::Tolerance &tolerance)
+{
+    std::string text = "# Repro: " + node + " (" + op + ") from " + model + "\n\n";
+    text += "Cut out by `portolan repro` (Portolan " + std::string(PORTOLAN_VERSION) + "): ";
+    std::string nodes;
+    for (const std::string &n : repro.nodes)
+        nodes += (nodes.empty() ? "" : ", ") + n;
+    text += std::to_string(repro.nodes.size()) + " node(s) (" + nodes + "), fed with the tensors run " + runB +
+            (pipeline.empty() ? "" : " (after " + pipeline + ")") + " gave them.\n\n";
+    text += "The command that made it:\n\n    " + command + "\n\n## What fails\n\n";
+    text += "Run " + runB + "'s outputs of this node against the reference interpreter's on the very same inputs "
+            "(`test_data_set_0/output_K.pb`), at atol " + sizeText(tolerance.atol) + ", rtol " + sizeText(tolerance.rtol) + ":\n\n";
+    for (std::size_t k = 0; k < repro.metrics.size(); ++k) {
+        const compare::TensorMetrics &m = repro.metrics[k];
+        text += "- `" + repro.expected[k].first + "`: " + (m.passed ? "within tolerance" : "OUT OF TOLERANCE") + ", max abs error " +
+                sizeText(m.maxAbs) + " (" + sizeText(m.referenceScale > 0 ? m.maxAbs / m.referenceScale : m.maxAbs) +
+                " of its scale), cosine " + sizeText(m.cosine) + ", SNR " + sizeText(m.snrDb) + " dB\n";
+    }
+    if (!verdict.empty())
+        text += "\nIn the whole model, re-run alone on the reference kernel: " + verdict + ".\n";
+    text += "\n## Run it\n\n- `portolan conform .` runs the reference interpreter against `output_K.pb`.\n"
+            "- `portolan compare model.onnx --inputs test_data_set_0 --b " + runB + " -O0 --atol " + sizeText(tolerance.atol) +
+            " --rtol " + sizeText(tolerance.rtol) + "` shows the error on its own.\n"
+            "- Any runtime: the inputs are `test_data_set_0/input_K.pb` (TensorProto, named), the expected outputs "
+            "`output_K.pb`; the weights are embedded in `model.onnx`.\n";
+    text += "\n## Versions\n\nPortolan " + std::string(PORTOLAN_VERSION) + ", ONNX IR " + std::to_string(repro.model.ir_version()) +
+            ", opsets:";
+    for (const auto &o : repro.model.opset_import())
+        text += " " + (o.domain().empty() ? std::string("ai.onnx") : o.domain()) + " " + std::to_string(o.version());
+    return text + "\n";
+}
+
+int compareCommand(const QStringList &arguments, bool reproMode);
+
+} // namespace
+
 int runCompare(const QStringList &arguments)
+{
+    return compareCommand(arguments, false);
+}
+
+int runRepro(const QStringList &arguments)
+{
+    return compareCommand(arguments, true);
+}
+
+namespace {
+
+int compareCommand(const QStringList &arguments, bool reproMode)
 {
     QCommandLineParser parser;
     const QCommandLineOption sideA("a", "The run compared against: reference (the default) or cpu[:PRECISION].", "RUN", "reference");
@@ -146,13 +200,26 @@ int runCompare(const QStringList &arguments)
     const QCommandLineOption noKernelCheck("no-kernel-check", "Do not re-run the failing suspects' nodes alone on the "
                                                               "reference kernels (one more run of B, made when an output fails).");
     parser.addOptions({sideA, sideB, inputs, input, shape, seed, atol, rtol, tolerance, maxMemory, top, all, json, noKernelCheck});
+    const QCommandLineOption output({"o", "output"}, "repro: the folder to write the repro into.", "DIR");
+    const QCommandLineOption node("node", "repro: cut around this node of run B's model (default: the first divergence).", "NAME");
+    const QCommandLineOption depth("depth", "repro: producers to include before the node.", "N", "0");
+    const QCommandLineOption force("force", "repro: write into a folder that already holds files.");
+    if (reproMode)
+        parser.addOptions({output, node, depth, force});
     const PassOptions passOptions;
     passOptions.addTo(parser);
     const PrecisionOptions precisionOptions;
     precisionOptions.addTo(parser);
     parser.addPositionalArgument("MODEL", "The .onnx model to compare two runs of.");
-    if (auto exit = parseArguments(parser, "compare", "Compare two runs of a model tensor by tensor.", arguments, 1, 1))
+    if (auto exit = parseArguments(parser, reproMode ? "repro" : "compare",
+                                   reproMode ? "Cut the subgraph where two runs diverge into a standalone repro."
+                                             : "Compare two runs of a model tensor by tensor.",
+                                   arguments, 1, 1))
         return *exit;
+    bool depthOk = true;
+    const int depthValue = reproMode ? parser.value(depth).toInt(&depthOk) : 0;
+    if (reproMode && (!parser.isSet(output) || !depthOk || depthValue < 0))
+        return fail("repro needs -o DIR, and --depth a count of at least 0");
 
     auto specA = parseSide(parser.value(sideA).toStdString());
     auto specB = parseSide(parser.value(sideB).toStdString());
@@ -281,6 +348,40 @@ int runCompare(const QStringList &arguments)
                 kernelChecks[&suspects[i]] = (*checks)[j++];
     }
 
+    if (reproMode) {
+        const std::string wanted = parser.isSet(node) ? parser.value(node).toStdString() : first ? first->node : std::string();
+        if (wanted.empty())
+            return fail("no tensor goes out of tolerance on its own: name the node to cut around with --node");
+        ir::NodeId target;
+        for (const ir::NodeId n : b->model->graph(b->model->mainGraph()).nodes)
+            if (b->model->node(n).alive && compare::displayNameOf(b->model->node(n)) == wanted)
+                target = n;
+        if (!target.valid())
+            return fail("run " + b->label + "'s model has no node named '" + wanted + "'");
+        auto repro = compare::extractRepro(*b, *feeds, {target, depthValue, options.tolerance});
+        if (!repro)
+            return fail(repro.error().format());
+        std::string verdict;
+        for (const auto &[suspect, check] : kernelChecks)
+            if (suspect->tensor->node == wanted)
+                verdict = check.explanation;
+        std::string command = "portolan repro";
+        for (const QString &argument : arguments)
+            command += " " + argument.toStdString();
+        const std::string dir = parser.value(output).toStdString();
+        const std::string readme = reproReadme(*repro, path, wanted, b->model->node(target).opType, b->label, pipelineText,
+                                               command, verdict, options.tolerance);
+        if (auto st = compare::writeRepro(*repro, dir, readme, parser.isSet(force)); !st)
+            return fail(st.error().format());
+        bool reproduces = false;
+        for (const compare::TensorMetrics &m : repro->metrics)
+            reproduces = reproduces || !m.passed;
+        std::printf("Wrote a repro of %s (%s, %zu node(s)) to %s: on its own, run %s is %s the reference there\n", wanted.c_str(),
+                    b->model->node(target).opType.c_str(), repro->nodes.size(), dir.c_str(), b->label.c_str(),
+                    reproduces ? "OUT OF TOLERANCE against" : "within tolerance of");
+        return reproduces ? kExitFindings : kExitOk;
+    }
+
     if (parser.isSet(json)) {
         support::JsonWriter w;
         w.beginObject().field("model", path).field("pipeline", pipelineText);
@@ -365,5 +466,7 @@ int runCompare(const QStringList &arguments)
     std::printf("%s\n", passed ? "Outputs within tolerance." : "Outputs OUT OF TOLERANCE.");
     return passed ? kExitOk : kExitFindings;
 }
+
+} // namespace
 
 } // namespace portolan::cli

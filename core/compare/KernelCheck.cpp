@@ -2,6 +2,8 @@
 // the reference kernels.
 #include "compare/KernelCheck.h"
 
+#include "compare/CaptureObserver.h"
+
 #include "runtime/TensorProtoIO.h"
 
 #include <unordered_set>
@@ -10,21 +12,6 @@ namespace portolan::compare {
 
 namespace {
 
-/// Keeps the tensors of the values in `wanted` as B produces them.
-class CaptureObserver final : public runtime::RunObserver {
-public:
-    explicit CaptureObserver(const std::unordered_set<std::uint32_t> &wanted) : m_wanted(wanted) {}
-    void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
-    {
-        for (std::size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k)
-            if (node.outputs[k].valid() && m_wanted.contains(node.outputs[k].index))
-                values[node.outputs[k].index] = outputs[k];
-    }
-    std::unordered_map<std::uint32_t, runtime::RuntimeValue> values;
-
-private:
-    const std::unordered_set<std::uint32_t> &m_wanted;
-};
 
 bool hasSubgraphs(const ir::Node &node)
 {
@@ -65,11 +52,9 @@ support::Expected<std::vector<KernelCheck>> checkSuspectKernels(const RunSide &b
             if (in.valid() && model.value(in).producer.valid())
                 wanted.insert(in.index);
     }
-    CaptureObserver capture(wanted);
-    runtime::RunOptions observed;
-    observed.observer = &capture;
-    if (auto run = b.run(feeds, observed); !run)
-        return run.takeError();
+    auto captured = captureValues(b, feeds, wanted);
+    if (!captured)
+        return captured.takeError();
 
     runtime::Interpreter reference(model);
     std::vector<KernelCheck> checks;
@@ -86,7 +71,7 @@ support::Expected<std::vector<KernelCheck>> checkSuspectKernels(const RunSide &b
             const ir::ValueId in = node->inputs[k];
             if (!in.valid()) {
                 inputs.push_back(nullptr);
-            } else if (const auto it = capture.values.find(in.index); it != capture.values.end()) {
+            } else if (const auto it = (*captured).find(in.index); it != (*captured).end()) {
                 inputs.push_back(&it->second);
             } else if (model.value(in).isInitializer()) {
                 auto tensor = runtime::tensorFromInitializer(model.value(in).initializer);
@@ -101,8 +86,8 @@ support::Expected<std::vector<KernelCheck>> checkSuspectKernels(const RunSide &b
                 complete = false;
             }
         }
-        const auto produced = capture.values.find(s.tensor->inB.index);
-        if (complete && produced != capture.values.end() && produced->second.isTensor()) {
+        const auto produced = (*captured).find(s.tensor->inB.index);
+        if (complete && produced != (*captured).end() && produced->second.isTensor()) {
             auto alone = reference.runNode(*node, inputs, {});
             std::size_t k = 0;
             while (k < node->outputs.size() && node->outputs[k] != s.tensor->inB)

@@ -13,11 +13,6 @@ using support::makeError;
 
 namespace {
 
-std::string displayName(const ir::Node &node)
-{
-    return node.name.empty() ? "(" + node.opType + ")" : node.name;
-}
-
 /// Run A: keeps every aligned value's tensor, until B has compared all its readers.
 class KeepObserver final : public runtime::RunObserver {
 public:
@@ -69,7 +64,7 @@ public:
             c.nameInB = m_b.value(vb).name;
             c.inA = va;
             c.inB = vb;
-            c.node = displayName(node);
+            c.node = displayNameOf(node);
             c.opType = node.opType;
             c.output = m_outputs.contains(vb.index);
             const auto override = m_options.overrides.find(c.name);
@@ -122,6 +117,11 @@ void forEachComputedValue(const ir::Model &model, F f)
 }
 
 } // namespace
+
+std::string displayNameOf(const ir::Node &node)
+{
+    return node.name.empty() ? "(" + node.opType + ")" : node.name;
+}
 
 Alignment alignByProvenance(const ir::Model &a, const ir::Model &b, const passes::Provenance &provenance)
 {

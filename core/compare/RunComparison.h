@@ -25,6 +25,9 @@ struct RunSide {
     std::function<support::Expected<runtime::NamedValues>(const runtime::NamedValues &, const runtime::RunOptions &)> run;
 };
 
+/// A node as reports name it: its name, or "(OpType)" when it has none.
+std::string displayNameOf(const ir::Node &node);
+
 /// Which value of B is which value of A (main graphs).
 using Alignment = std::unordered_map<ir::ValueId, ir::ValueId>; // B → A
 

@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace portolan;
@@ -43,6 +44,32 @@ private slots:
         QVERIFY(!run.out.contains("first divergence: none"));
         QVERIFY(run.out.contains("Outputs OUT OF TOLERANCE."));
         QVERIFY(run.out.contains("FusedConv"));
+    }
+
+    void reproStandsOnItsOwn()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath("repro");
+        const QStringList common{"--b", "cpu:fp16", "--atol", "1e-6", "--rtol", "0"};
+        const auto run = runPortolan(QStringList{"repro", fixture("cnn_bn"), "-o", dir} + common);
+        QCOMPARE(run.exitCode, 1); // the repro reproduces the failure
+        QVERIFY2(run.out.contains("FusedConv"), run.out.constData());
+        for (const char *file : {"model.onnx", "README.md", "test_data_set_0/input_0.pb", "test_data_set_0/output_0.pb"})
+            QVERIFY2(QFile::exists(dir + "/" + file), file);
+        QFile readme(dir + "/README.md");
+        QVERIFY(readme.open(QIODevice::ReadOnly));
+        const QByteArray text = readme.readAll();
+        QVERIFY(text.contains("OUT OF TOLERANCE"));
+        QVERIFY(text.contains("portolan repro "));
+        // the reference interpreter agrees with the expected outputs, and the fp16 run alone still fails
+        const auto conform = runPortolan({"conform", dir});
+        QVERIFY2(conform.exitCode == 0, conform.out.constData());
+        const auto alone = runPortolan(QStringList{"compare", dir + "/model.onnx", "--inputs", dir + "/test_data_set_0", "-O0"} + common);
+        QCOMPARE(alone.exitCode, 1);
+        // an existing repro is not overwritten without --force
+        const auto again = runPortolan(QStringList{"repro", fixture("cnn_bn"), "-o", dir} + common);
+        QCOMPARE(again.exitCode, 2);
+        QVERIFY(again.err.contains("--force"));
     }
 
     void badRequestsAreRefused_data()

@@ -7,6 +7,7 @@
 
 #include "compare/Divergence.h"
 #include "compare/KernelCheck.h"
+#include "compare/Repro.h"
 #include "compare/RunComparison.h"
 #include "ir/ModelLoader.h"
 #include "ir/ModelSaver.h"
@@ -83,6 +84,7 @@ private slots:
     void transposedConvWeightIsTheTopSuspect();
     void lowPrecisionKernelIsWhereTheErrorStarts();
     void tinyBudgetSpillsWithTheSameResult();
+    void reproCutsTheNodeAndItsProducers();
     void comparingNothingIsRefused();
 };
 
@@ -336,6 +338,38 @@ void tst_Compare::tinyBudgetSpillsWithTheSameResult()
         QCOMPARE(spilled->tensors[i].metrics.maxAbs, 0.0); // the same run twice: identical
         QCOMPARE(spilled->tensors[i].metrics.elements, inMemory->tensors[i].metrics.elements);
     }
+}
+
+void tst_Compare::reproCutsTheNodeAndItsProducers()
+{
+    auto model = fixture("transformer_opset17");
+    QVERIFY(model);
+    auto optimized = passes::runPipeline(*model, *passes::presetPipeline(2), {});
+    QVERIFY(optimized);
+    const ir::Model &m = *optimized->model;
+    runtime::cpu::CpuExecutor cpu(m);
+    const compare::RunSide b{"cpu", &m, [&](const runtime::NamedValues &f, const runtime::RunOptions &o) { return cpu.run(f, o); }};
+    ir::NodeId attention;
+    for (const ir::NodeId n : m.graph(m.mainGraph()).nodes)
+        if (m.node(n).alive && m.node(n).opType == "Attention" && !attention.valid())
+            attention = n;
+    QVERIFY(attention.valid());
+    auto feeds = passes::seededFeeds(*model, 6, {}, 3);
+    QVERIFY(feeds);
+    auto alone = compare::extractRepro(b, *feeds, {attention, 0, {1e-4, 1e-4}});
+    QVERIFY2(alone, alone ? "" : alone.error().format().c_str());
+    QCOMPARE(alone->model.graph().node_size(), 1);
+    QCOMPARE(alone->inputs.size(), std::size_t(alone->model.graph().input_size()));
+    QVERIFY(alone->inputs.size() >= 3); // q, k, v at least, as the compiled run produced them
+    // two levels of producers: the head reshapes and the Q/K/V projections come along, with their weights
+    auto deeper = compare::extractRepro(b, *feeds, {attention, 2, {1e-4, 1e-4}});
+    QVERIFY(deeper);
+    QVERIFY(deeper->model.graph().node_size() > 1);
+    QVERIFY(deeper->model.graph().initializer_size() > 0); // the projection weights, embedded
+    for (const auto *repro : {&*alone, &*deeper})
+        for (const compare::TensorMetrics &metrics : repro->metrics)
+            QVERIFY(metrics.passed); // fp32 compiled: the repro matches its reference outputs
+    QVERIFY(!compare::extractRepro(b, *feeds, {ir::NodeId(), 0, {}}));
 }
 
 void tst_Compare::comparingNothingIsRefused()

@@ -9,6 +9,7 @@
 #include "cli/Feeds.h"
 #include "cli/PassOptions.h"
 #include "cli/PrecisionOptions.h"
+#include "cli/ToleranceOptions.h"
 
 #include "compare/Divergence.h"
 #include "compare/KernelCheck.h"
@@ -186,12 +187,6 @@ int compareCommand(const QStringList &arguments, bool reproMode)
     QCommandLineParser parser;
     const QCommandLineOption sideA("a", "The run compared against: reference (the default) or cpu[:PRECISION].", "RUN", "reference");
     const QCommandLineOption sideB("b", "The run checked: cpu (the default), cpu:fp16, cpu:bf16, cpu:int8 or reference.", "RUN", "cpu");
-    const QCommandLineOption inputs("inputs", "Feed inputs from DIR's input_K.pb files.", "DIR");
-    const QCommandLineOption input("input", "Feed NAME from a file or random[:SEED]. Repeatable.", "NAME=FILE.pb|NAME=random[:SEED]");
-    const QCommandLineOption shape("shape", "Dims for a random input with symbolic dims. Repeatable.", "NAME=D0,D1,…");
-    const QCommandLineOption seed("seed", "Seed of the random values of inputs not fed otherwise.", "N", "0");
-    const QCommandLineOption atol("atol", "Absolute tolerance (default: by B's precision: fp32 1e-5, fp16 1e-2, bf16 5e-2, int8 0.1).", "A");
-    const QCommandLineOption rtol("rtol", "Relative tolerance (default: as atol).", "R");
     const QCommandLineOption tolerance("tolerance", "Tolerance of one tensor (by A's name). Repeatable.", "NAME=A,R");
     const QCommandLineOption maxMemory("max-memory", "Bytes of A's tensors held in memory before spilling to disk (e.g. 2G).", "SIZE");
     const QCommandLineOption top("top", "How many suspects and worst tensors to list.", "N", "10");
@@ -199,7 +194,12 @@ int compareCommand(const QStringList &arguments, bool reproMode)
     const QCommandLineOption json("json", "Print the comparison as JSON.");
     const QCommandLineOption noKernelCheck("no-kernel-check", "Do not re-run the failing suspects' nodes alone on the "
                                                               "reference kernels (one more run of B, made when an output fails).");
-    parser.addOptions({sideA, sideB, inputs, input, shape, seed, atol, rtol, tolerance, maxMemory, top, all, json, noKernelCheck});
+    parser.addOptions({sideA, sideB, tolerance, maxMemory, top, all, json, noKernelCheck});
+    FeedCommandOptions feedOptions;
+    feedOptions.withSeed = true;
+    feedOptions.addTo(parser);
+    const ToleranceOptions toleranceOptions;
+    toleranceOptions.addTo(parser);
     const QCommandLineOption output({"o", "output"}, "repro: the folder to write the repro into.", "DIR");
     const QCommandLineOption node("node", "repro: cut around this node of run B's model (default: the first divergence).", "NAME");
     const QCommandLineOption depth("depth", "repro: producers to include before the node.", "N", "0");
@@ -227,11 +227,10 @@ int compareCommand(const QStringList &arguments, bool reproMode)
         return fail((specA ? specB : specA).error().format());
     if (auto st = passOptions.check(parser); !st)
         return fail(st.error().format());
-    bool countOk = false, seedOk = false;
+    bool countOk = false;
     const int topCount = parser.value(top).toInt(&countOk);
-    const std::uint64_t seedValue = parser.value(seed).toULongLong(&seedOk);
-    if (!countOk || topCount < 0 || !seedOk)
-        return fail("--top takes a count and --seed a non-negative number");
+    if (!countOk || topCount < 0)
+        return fail("--top takes a count");
 
     const std::string path = parser.positionalArguments().front().toStdString();
     auto loaded = ir::loadModelFile(path);
@@ -255,12 +254,10 @@ int compareCommand(const QStringList &arguments, bool reproMode)
     }
     const ir::Model &compiledModel = optimized ? *optimized : model;
 
-    auto shapes = parseShapeSpecs(parser.values(shape));
-    if (!shapes)
-        return fail(shapes.error().format());
-    auto feeds = buildFeeds(model, {parser.value(inputs).toStdString(), parser.values(input), *shapes, seedValue});
-    if (!feeds)
-        return fail(feeds.error().format());
+    auto shapes = feedOptions.shapes(parser);
+    auto feeds = feedOptions.feeds(parser, model);
+    if (!shapes || !feeds)
+        return fail((shapes ? feeds.error() : shapes.error()).format());
 
     runtime::Interpreter interpreter(model);
     std::vector<std::unique_ptr<runtime::cpu::CpuExecutor>> executors;
@@ -297,14 +294,10 @@ int compareCommand(const QStringList &arguments, bool reproMode)
 
     compare::ComparisonOptions options;
     const std::string precisionB = b->label.starts_with("cpu:") ? b->label.substr(4) : "fp32";
-    options.tolerance = compare::defaultTolerance(precisionB);
-    bool ok = true;
-    if (parser.isSet(atol))
-        options.tolerance.atol = parser.value(atol).toDouble(&ok);
-    if (ok && parser.isSet(rtol))
-        options.tolerance.rtol = parser.value(rtol).toDouble(&ok);
-    if (!ok || options.tolerance.atol < 0 || options.tolerance.rtol < 0)
-        return fail("--atol and --rtol take non-negative numbers");
+    auto resolved = toleranceOptions.resolve(parser, precisionB);
+    if (!resolved)
+        return fail(resolved.error().format());
+    options.tolerance = *resolved;
     for (const QString &spec : parser.values(tolerance)) {
         const QStringList parts = spec.section('=', 1).split(',');
         bool okA = false, okR = false;

@@ -1,6 +1,8 @@
 // Feeds from --inputs, --input and --shape (see Feeds.h).
 #include "cli/Feeds.h"
 
+#include "cli/Arguments.h"
+
 #include "runtime/InputGeneration.h"
 #include "runtime/TensorProtoIO.h"
 #include "runtime/TestDataSet.h"
@@ -60,6 +62,33 @@ support::Expected<NamedValues> buildFeeds(const ir::Model &model, const FeedOpti
             feeds.emplace_back(value.name, RuntimeValue::ofTensor(std::move(*t)));
         }
     return feeds;
+}
+
+void FeedCommandOptions::addTo(QCommandLineParser &parser) const
+{
+    parser.addOptions({inputs, input, shape});
+    if (withSeed)
+        parser.addOption(seed);
+}
+
+support::Expected<std::map<std::string, std::vector<std::int64_t>>> FeedCommandOptions::shapes(const QCommandLineParser &parser) const
+{
+    return parseShapeSpecs(parser.values(shape));
+}
+
+support::Expected<NamedValues> FeedCommandOptions::feeds(const QCommandLineParser &parser, const ir::Model &model) const
+{
+    auto dims = shapes(parser);
+    if (!dims)
+        return dims.takeError();
+    std::optional<std::uint64_t> randomSeed;
+    if (withSeed) {
+        bool ok = false;
+        randomSeed = parser.value(seed).toULongLong(&ok);
+        if (!ok)
+            return makeError("bad-usage", "--seed takes a non-negative number");
+    }
+    return buildFeeds(model, {parser.value(inputs).toStdString(), parser.values(input), *dims, randomSeed});
 }
 
 } // namespace portolan::cli

@@ -231,10 +231,6 @@ runtime::RunOptions quietOptions(runtime::RunOptions options)
 int runRun(const QStringList &arguments)
 {
     QCommandLineParser parser;
-    const QCommandLineOption input("input", "Feed input NAME from a TensorProto file, or seeded random values "
-                                            "(NAME=random or NAME=random:SEED). Repeatable.", "NAME=FILE.pb|NAME=random[:SEED]");
-    const QCommandLineOption inputs("inputs", "Feed inputs from DIR's input_K.pb files (ONNX test-data layout).", "DIR");
-    const QCommandLineOption shape("shape", "Shape for a random input with dynamic dims. Repeatable.", "NAME=D0,D1,…");
     const QCommandLineOption outputDir("output-dir", "Write each output as output_K.pb, with manifest.json.", "DIR");
     const QCommandLineOption dumpAll("dump-all", "Write every intermediate tensor as it is produced, with manifest.json.", "DIR");
     const QCommandLineOption maxMemory("max-memory", "Stop the run before live tensors exceed SIZE (e.g. 4G; default: half of RAM).", "SIZE");
@@ -249,7 +245,9 @@ int runRun(const QStringList &arguments)
                                                        "them on their reference kernel.");
     const QCommandLineOption stats("stats", "cpu: print the per-node profile, the fallbacks, the memory plan and the "
                                             "profile cache.");
-    parser.addOptions({input, inputs, shape, outputDir, dumpAll, maxMemory, json, force, repeat, warmup, executor, noFallback, stats});
+    parser.addOptions({outputDir, dumpAll, maxMemory, json, force, repeat, warmup, executor, noFallback, stats});
+    const FeedCommandOptions feedOptions;
+    feedOptions.addTo(parser);
     const PassOptions passOptions;
     passOptions.addTo(parser);
     const PrecisionOptions precisionOptions;
@@ -282,14 +280,10 @@ int runRun(const QStringList &arguments)
     const std::shared_ptr<ir::Model> optimized = requested->result ? requested->result->model : nullptr;
     const ir::Model &target = optimized ? *optimized : model;
 
-    auto shapes = parseShapeSpecs(parser.values(shape));
-    if (!shapes)
-        return fail(shapes.error().format());
-
-    FeedOptions feedOptions{parser.value(inputs).toStdString(), parser.values(input), *shapes, std::nullopt};
-    auto built = buildFeeds(model, feedOptions);
-    if (!built)
-        return fail(built.error().format());
+    auto shapes = feedOptions.shapes(parser);
+    auto built = feedOptions.feeds(parser, model);
+    if (!shapes || !built)
+        return fail((shapes ? built.error() : shapes.error()).format());
     const NamedValues feeds = std::move(*built);
 
     runtime::RunOptions options;

@@ -72,6 +72,26 @@ private slots:
         QVERIFY(again.err.contains("--force"));
     }
 
+    void bisectedKeepListMakesTheLoweredRunPass()
+    {
+        const QString model = fixture("transformer_opset17");
+        const QString inputs = QString::fromStdString(test::fixturesDir()) + "/transformer_opset17/test_data_set_0";
+        const QStringList tolerance{"--atol", "1e-3", "--rtol", "1e-3"};
+        const auto before = runPortolan(QStringList{"compare", model, "--inputs", inputs, "--b", "cpu:fp16"} + tolerance);
+        QCOMPARE(before.exitCode, 1); // fp16 misses this tolerance as it is
+        const auto run = runPortolan(QStringList{"bisect-precision", model, "--inputs", inputs, "--precision", "fp16", "--json"} + tolerance);
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonObject r = QJsonDocument::fromJson(run.out).object();
+        const QJsonArray keep = r["keep_fp32"].toArray();
+        QVERIFY(!keep.isEmpty());
+        QVERIFY(keep.size() < r["candidates"].toInt());
+        QStringList rules;
+        for (const auto &rule : keep)
+            rules << "--keep-fp32" << rule.toString();
+        const auto after = runPortolan(QStringList{"compare", model, "--inputs", inputs, "--b", "cpu:fp16"} + tolerance + rules);
+        QVERIFY2(after.exitCode == 0, after.out.constData());
+    }
+
     void badRequestsAreRefused_data()
     {
         QTest::addColumn<QStringList>("args");

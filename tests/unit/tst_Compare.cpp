@@ -7,6 +7,7 @@
 
 #include "compare/Divergence.h"
 #include "compare/KernelCheck.h"
+#include "compare/PrecisionBisection.h"
 #include "compare/Repro.h"
 #include "compare/RunComparison.h"
 #include "ir/ModelLoader.h"
@@ -85,6 +86,7 @@ private slots:
     void lowPrecisionKernelIsWhereTheErrorStarts();
     void tinyBudgetSpillsWithTheSameResult();
     void reproCutsTheNodeAndItsProducers();
+    void bisectionKeepsTheOverflowingNodesAtFp32();
     void comparingNothingIsRefused();
 };
 
@@ -370,6 +372,57 @@ void tst_Compare::reproCutsTheNodeAndItsProducers()
         for (const compare::TensorMetrics &metrics : repro->metrics)
             QVERIFY(metrics.passed); // fp32 compiled: the repro matches its reference outputs
     QVERIFY(!compare::extractRepro(b, *feeds, {ir::NodeId(), 0, {}}));
+}
+
+void tst_Compare::bisectionKeepsTheOverflowingNodesAtFp32()
+{
+    // u = t·t reaches 90000, past fp16's 65504: the square and the division that reads it must stay
+    // at fp32 (a kept producer alone does not help: its reader rounds u to fp16 on the way in)
+    auto parsed = test::modelFromText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4,8] x) => (float[4,8] y)
+<float c = {300.0}, float d = {90000.0}>
+{
+    t = Mul (x, c)
+    u = Mul (t, t)
+    v = Div (u, d)
+    y = Relu (v)
+}
+)");
+    QVERIFY(parsed);
+    auto model = edited(*parsed, [](onnx::ModelProto &proto) {
+        const char *names[] = {"scale", "square", "divide", "relu"};
+        for (int i = 0; i < proto.graph().node_size(); ++i)
+            proto.mutable_graph()->mutable_node(i)->set_name(names[i]);
+    });
+    QVERIFY(model);
+    auto feeds = passes::seededFeeds(*model, 9, {}, 3);
+    QVERIFY(feeds);
+    auto expected = runtime::Interpreter(*model).run(*feeds);
+    QVERIFY(expected);
+    runtime::cpu::PrecisionPolicy policy;
+    policy.precision = runtime::cpu::Precision::Fp16;
+    auto result = compare::bisectPrecision(*model, policy, *feeds, *expected, {1e-2, 1e-2});
+    QVERIFY2(result, result ? "" : result.error().format().c_str());
+    QVERIFY(!result->neededNothing);
+    QCOMPARE(result->candidates, std::size_t(4));
+    QCOMPARE(result->keepFp32, (std::vector<std::string>{"square", "divide"}));
+    QVERIFY(result->worstError < 1e-2);
+    // at bf16 (fp32's range) nothing overflows: nothing to keep
+    policy.precision = runtime::cpu::Precision::Bf16;
+    auto bf16 = compare::bisectPrecision(*model, policy, *feeds, *expected, {5e-2, 5e-2});
+    QVERIFY(bf16);
+    QVERIFY(bf16->neededNothing);
+    // outputs no precision meets (expected values off by 10%) are not the precision's fault
+    policy.precision = runtime::cpu::Precision::Fp16;
+    runtime::NamedValues wrong = *expected;
+    for (auto &[name, value] : wrong)
+        for (std::int64_t i = 0; i < value.tensor.size(); ++i)
+            value.tensor.mutableData<float>()[i] = value.tensor.data<float>()[i] * 1.1f + 1.f;
+    auto impossible = compare::bisectPrecision(*model, policy, *feeds, wrong, {1e-2, 1e-2});
+    QVERIFY(!impossible);
+    QVERIFY2(impossible.error().format().find("does not come from the precision") != std::string::npos,
+             impossible.error().format().c_str());
 }
 
 void tst_Compare::comparingNothingIsRefused()

@@ -150,6 +150,11 @@ support::Expected<KeepFp32Rule> KeepFp32Rule::parse(const std::string &text)
         rule.opTypes = it->second;
         return rule;
     }
+    if (text.starts_with("node:")) {
+        rule.kind = Kind::Node;
+        rule.nodeName = text.substr(5);
+        return rule;
+    }
     const std::string pattern = text.starts_with("name:") ? text.substr(5) : text;
     try {
         rule.regex = std::regex(pattern, std::regex::ECMAScript);
@@ -163,6 +168,8 @@ bool KeepFp32Rule::matches(const ir::Node &node) const
 {
     if (kind == Kind::NameRegex)
         return std::regex_search(node.name, regex);
+    if (kind == Kind::Node)
+        return node.name == nodeName;
     return std::find(opTypes.begin(), opTypes.end(), node.opType) != opTypes.end();
 }
 

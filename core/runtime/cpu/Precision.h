@@ -24,13 +24,14 @@ enum class Precision { Fp32, Fp16, Bf16, Int8 };
 const char *precisionName(Precision precision);
 support::Expected<Precision> parsePrecision(const std::string &text);
 
-/// One `--keep-fp32` rule: `op:TYPE[,TYPE…]`, `group:NAME` (an op family, see keepGroups()) or
-/// a regex searched in the node name (optionally written `name:REGEX`).
+/// One `--keep-fp32` rule: `op:TYPE[,TYPE…]`, `group:NAME` (an op family, see keepGroups()),
+/// `node:NAME` (exactly that node) or a regex searched in the node name (optionally `name:REGEX`).
 struct KeepFp32Rule {
-    enum class Kind { NameRegex, OpType, Group };
+    enum class Kind { NameRegex, OpType, Group, Node };
     Kind kind = Kind::NameRegex;
     std::string text; ///< as the user wrote it, for the reason shown per node
     std::vector<std::string> opTypes; ///< OpType and Group: the op types it keeps
+    std::string nodeName;             ///< Node: the node it keeps
     std::regex regex;
 
     static support::Expected<KeepFp32Rule> parse(const std::string &text);

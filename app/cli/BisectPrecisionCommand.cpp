@@ -1,0 +1,112 @@
+// `portolan bisect-precision MODEL --precision fp16|bf16|int8 [--calibration …] [-O2 | --pipeline P]
+//  [--inputs DIR] [--input NAME=…]… [--shape NAME=D,…]… [--seed N] [--atol A] [--rtol R] [--json]`:
+// finds a small set of nodes to keep at fp32 so that the compiled run at that precision meets the
+// tolerance against the reference interpreter, and prints it as --keep-fp32 rules.
+#include "cli/Arguments.h"
+#include "cli/Command.h"
+#include "cli/Feeds.h"
+#include "cli/PassOptions.h"
+#include "cli/PrecisionOptions.h"
+#include "cli/ToleranceOptions.h"
+
+#include "compare/PrecisionBisection.h"
+#include "ir/ModelLoader.h"
+#include "support/JsonWriter.h"
+
+#include <cstdio>
+
+namespace portolan::cli {
+
+namespace {
+
+int fail(const std::string &message)
+{
+    std::fprintf(stderr, "portolan bisect-precision: error: %s\n", message.c_str());
+    return kExitUsage;
+}
+
+} // namespace
+
+int runBisectPrecision(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    const QCommandLineOption json("json", "Print the result as JSON.");
+    parser.addOption(json);
+    FeedCommandOptions feedOptions;
+    feedOptions.withSeed = true;
+    feedOptions.addTo(parser);
+    const ToleranceOptions toleranceOptions;
+    toleranceOptions.addTo(parser);
+    const PassOptions passOptions;
+    passOptions.addTo(parser);
+    const PrecisionOptions precisionOptions;
+    precisionOptions.addTo(parser);
+    parser.addPositionalArgument("MODEL", "The .onnx model whose lowered run fails.");
+    if (auto exit = parseArguments(parser, "bisect-precision",
+                                   "Find the nodes to keep at fp32 for a lowered run to meet its tolerance.", arguments, 1, 1))
+        return *exit;
+    if (auto st = passOptions.check(parser); !st)
+        return fail(st.error().format());
+
+    const std::string path = parser.positionalArguments().front().toStdString();
+    auto loaded = ir::loadModelFile(path);
+    if (!loaded)
+        return fail(loaded.error().format());
+    const ir::Model &model = *loaded->model;
+    auto requested = passOptions.run(parser, model, 2);
+    if (!requested)
+        return fail(requested.error().format());
+    const ir::Model &compiled = requested->result ? *requested->result->model : model;
+    auto shapes = feedOptions.shapes(parser);
+    auto feeds = feedOptions.feeds(parser, model);
+    if (!shapes || !feeds)
+        return fail((shapes ? feeds.error() : shapes.error()).format());
+    auto policy = resolvePrecisionPolicy(parser, precisionOptions, compiled, *shapes, false, {});
+    if (!policy)
+        return fail(policy.error().format());
+    if (policy->precision == runtime::cpu::Precision::Fp32)
+        return fail("give the failing precision: --precision fp16, bf16 or int8");
+
+    auto resolved = toleranceOptions.resolve(parser, runtime::cpu::precisionName(policy->precision));
+    if (!resolved)
+        return fail(resolved.error().format());
+    const compare::Tolerance tolerance = *resolved;
+
+    auto expected = runtime::Interpreter(model).run(*feeds);
+    if (!expected)
+        return fail("the reference run: " + expected.error().format());
+    auto result = compare::bisectPrecision(compiled, *policy, *feeds, *expected, tolerance);
+    if (!result)
+        return fail(result.error().format());
+
+    std::string rules;
+    for (const std::string &name : result->keepFp32)
+        rules += (rules.empty() ? "" : " ") + std::string("--keep-fp32 'node:") + name + "'";
+    if (parser.isSet(json)) {
+        support::JsonWriter w;
+        w.beginObject().field("model", path).field("pipeline", requested->label)
+            .field("precision", runtime::cpu::precisionName(policy->precision))
+            .field("atol", tolerance.atol).field("rtol", tolerance.rtol)
+            .field("needed_nothing", result->neededNothing)
+            .field("candidates", static_cast<std::uint64_t>(result->candidates))
+            .field("runs", static_cast<std::uint64_t>(result->runs)).field("worst_error", result->worstError);
+        w.key("keep_fp32").beginArray();
+        for (const std::string &name : result->keepFp32)
+            w.value("node:" + name);
+        w.endArray().endObject();
+        std::printf("%s\n", w.str().c_str());
+        return kExitOk;
+    }
+    if (result->neededNothing) {
+        std::printf("%s at %s already meets atol %g, rtol %g: nothing to keep at fp32\n", path.c_str(),
+                    runtime::cpu::precisionName(policy->precision), tolerance.atol, tolerance.rtol);
+        return kExitOk;
+    }
+    std::printf("Keep %zu of the %zu nodes %s lowers at fp32 to meet atol %g, rtol %g (worst output error %.3g of its scale, "
+                "%zu runs):\n  %s\n",
+                result->keepFp32.size(), result->candidates, runtime::cpu::precisionName(policy->precision), tolerance.atol,
+                tolerance.rtol, result->worstError, result->runs, rules.c_str());
+    return kExitOk;
+}
+
+} // namespace portolan::cli

@@ -12,6 +12,7 @@
 #include "cli/ToleranceOptions.h"
 
 #include "compare/Divergence.h"
+#include "compare/ImportedRun.h"
 #include "compare/KernelCheck.h"
 #include "compare/Repro.h"
 #include "compare/RunComparison.h"
@@ -35,16 +36,19 @@ int fail(const std::string &message)
     return kExitUsage;
 }
 
-/// "reference", "cpu" or "cpu:PRECISION".
+/// "reference", "cpu", "cpu:PRECISION" or "dir:PATH" (another runtime's tensors).
 struct SideSpec {
     bool compiled = false;
     std::string precision; ///< cpu: "" (the --precision option's) or the one named
+    std::string importedDir; ///< dir: the folder of .pb / .npy files
 };
 
 support::Expected<SideSpec> parseSide(const std::string &text)
 {
     if (text == "reference")
         return SideSpec{};
+    if (text.starts_with("dir:") && text.size() > 4)
+        return SideSpec{false, {}, text.substr(4)};
     if (text == "cpu")
         return SideSpec{true, {}};
     if (text.starts_with("cpu:")) {
@@ -52,7 +56,7 @@ support::Expected<SideSpec> parseSide(const std::string &text)
             return p.takeError();
         return SideSpec{true, text.substr(4)};
     }
-    return support::makeError("bad-side", "'" + text + "' is not reference, cpu or cpu:PRECISION (fp32, fp16, bf16, int8)");
+    return support::makeError("bad-side", "'" + text + "' is not reference, cpu, cpu:PRECISION (fp32, fp16, bf16, int8) or dir:PATH");
 }
 
 std::string sizeText(double x)
@@ -186,7 +190,9 @@ int compareCommand(const QStringList &arguments, bool reproMode)
 {
     QCommandLineParser parser;
     const QCommandLineOption sideA("a", "The run compared against: reference (the default) or cpu[:PRECISION].", "RUN", "reference");
-    const QCommandLineOption sideB("b", "The run checked: cpu (the default), cpu:fp16, cpu:bf16, cpu:int8 or reference.", "RUN", "cpu");
+    const QCommandLineOption sideB("b", "The run checked: cpu (the default), cpu:fp16, cpu:bf16, cpu:int8, reference, or "
+                                        "dir:PATH (another runtime's tensors: .pb files named inside, .npy files by file name).",
+                                   "RUN", "cpu");
     const QCommandLineOption tolerance("tolerance", "Tolerance of one tensor (by A's name). Repeatable.", "NAME=A,R");
     const QCommandLineOption maxMemory("max-memory", "Bytes of A's tensors held in memory before spilling to disk (e.g. 2G).", "SIZE");
     const QCommandLineOption top("top", "How many suspects and worst tensors to list.", "N", "10");
@@ -261,7 +267,15 @@ int compareCommand(const QStringList &arguments, bool reproMode)
 
     runtime::Interpreter interpreter(model);
     std::vector<std::unique_ptr<runtime::cpu::CpuExecutor>> executors;
+    std::vector<std::string> unknownImported;
     auto makeSide = [&](const SideSpec &spec) -> support::Expected<compare::RunSide> {
+        if (!spec.importedDir.empty()) {
+            auto imported = compare::readImportedRun(spec.importedDir, model);
+            if (!imported)
+                return imported.takeError();
+            unknownImported.insert(unknownImported.end(), imported->unknownNames.begin(), imported->unknownNames.end());
+            return compare::importedSide(model, std::make_shared<const compare::ImportedRun>(std::move(*imported)));
+        }
         if (!spec.compiled)
             return compare::RunSide{"reference", &model, [&](const runtime::NamedValues &f, const runtime::RunOptions &o) {
                                         return interpreter.run(f, o);
@@ -419,6 +433,10 @@ int compareCommand(const QStringList &arguments, bool reproMode)
         w.key("not_compared").beginArray();
         for (const std::string &n : result->notCompared)
             w.value(n);
+        w.endArray();
+        w.key("unknown_imported").beginArray();
+        for (const std::string &n : unknownImported)
+            w.value(n);
         w.endArray().endObject();
         std::printf("%s\n", w.str().c_str());
         return passed ? kExitOk : kExitFindings;
@@ -452,6 +470,12 @@ int compareCommand(const QStringList &arguments, bool reproMode)
     }
     for (const std::string &n : result->notCompared)
         std::printf("  not compared: %s\n", n.c_str());
+    if (!unknownImported.empty()) {
+        std::printf("  imported tensors no value of the model is named after (%zu):", unknownImported.size());
+        for (const std::string &n : unknownImported)
+            std::printf(" %s", n.c_str());
+        std::printf("\n");
+    }
     std::printf("  runs: %s %.3f s, %s %.3f s; held %.2f MiB of %s's tensors at most, spilled %.2f MiB\n",
                 result->labelA.c_str(), result->secondsA, result->labelB.c_str(), result->secondsB,
                 static_cast<double>(result->peakHeldBytes) / (1 << 20), result->labelA.c_str(),

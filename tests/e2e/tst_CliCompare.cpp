@@ -92,15 +92,30 @@ private slots:
         QVERIFY2(after.exitCode == 0, after.out.constData());
     }
 
+    void dumpedRunComparesAsAnImportedOne()
+    {
+        QTemporaryDir tmp;
+        const QString dump = tmp.filePath("dump");
+        const QString inputs = QString::fromStdString(test::fixturesDir()) + "/cnn_bn/test_data_set_0";
+        QCOMPARE(runPortolan({"run", fixture("cnn_bn"), "--inputs", inputs, "--dump-all", dump}).exitCode, 0);
+        const auto run = runPortolan({"compare", fixture("cnn_bn"), "--inputs", inputs, "--b", "dir:" + dump, "--json"});
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        const QJsonObject r = QJsonDocument::fromJson(run.out).object();
+        QVERIFY(r["b"].toObject()["run"].toString().startsWith("imported:"));
+        QVERIFY(r["compared"].toInt() >= 10); // every intermediate of the dump
+        QVERIFY(r["unknown_imported"].toArray().isEmpty());
+    }
+
     void badRequestsAreRefused_data()
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("message");
-        QTest::newRow("unknown run") << QStringList{"--b", "gpu"} << "is not reference, cpu or cpu:PRECISION";
+        QTest::newRow("unknown run") << QStringList{"--b", "gpu"} << "is not reference, cpu, cpu:PRECISION";
         QTest::newRow("unknown precision") << QStringList{"--b", "cpu:fp8"} << "not one of: fp32, fp16";
         QTest::newRow("int8 uncalibrated") << QStringList{"--b", "cpu:int8"} << "needs one of --calibration";
         QTest::newRow("bad tolerance") << QStringList{"--tolerance", "logits=1"} << "is not NAME=ATOL,RTOL";
         QTest::newRow("missing model") << QStringList{} << "";
+        QTest::newRow("imported folder missing") << QStringList{"--b", "dir:/nonexistent"} << "is not a folder of .pb or .npy files";
     }
 
     void badRequestsAreRefused()

@@ -6,6 +6,7 @@
 #include "support/TestSupport.h"
 
 #include "compare/Divergence.h"
+#include "compare/ImportedRun.h"
 #include "compare/KernelCheck.h"
 #include "compare/PrecisionBisection.h"
 #include "compare/Repro.h"
@@ -21,6 +22,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <set>
@@ -87,6 +89,7 @@ private slots:
     void tinyBudgetSpillsWithTheSameResult();
     void reproCutsTheNodeAndItsProducers();
     void bisectionKeepsTheOverflowingNodesAtFp32();
+    void importedTensorsCompareAsARun();
     void comparingNothingIsRefused();
 };
 
@@ -423,6 +426,83 @@ g (float[4,8] x) => (float[4,8] y)
     QVERIFY(!impossible);
     QVERIFY2(impossible.error().format().find("does not come from the precision") != std::string::npos,
              impossible.error().format().c_str());
+}
+
+namespace {
+
+/// Writes `tensor` (float32) as a NumPy 1.0 .npy file.
+void writeNpy(const std::string &path, const Tensor &tensor)
+{
+    std::string shape;
+    for (const std::int64_t d : tensor.shape())
+        shape += std::to_string(d) + ", ";
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + shape + "), }";
+    header.append(64 - (10 + header.size() + 1) % 64, ' ');
+    header += '\n';
+    std::ofstream out(path, std::ios::binary);
+    out.write("\x93NUMPY\x01\x00", 8);
+    const std::uint16_t length = static_cast<std::uint16_t>(header.size());
+    out.write(reinterpret_cast<const char *>(&length), 2);
+    out << header;
+    out.write(reinterpret_cast<const char *>(tensor.rawData()), static_cast<std::streamsize>(tensor.byteSize()));
+}
+
+} // namespace
+
+void tst_Compare::importedTensorsCompareAsARun()
+{
+    // another runtime's dump: every intermediate as .pb, but one as .npy under a file-safe name
+    // (which no tensor has: .npy files are named by their file name), and a stray file
+    auto model = fixture("cnn_bn");
+    QVERIFY(model);
+    auto feeds = passes::seededFeeds(*model, 3, {}, 3);
+    QVERIFY(feeds);
+    struct Keep final : runtime::RunObserver {
+        const ir::Model *model;
+        std::vector<std::pair<std::string, Tensor>> seen;
+        void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
+        {
+            for (std::size_t k = 0; k < outputs.size(); ++k)
+                if (node.outputs[k].valid())
+                    seen.emplace_back(model->value(node.outputs[k]).name, outputs[k].tensor.clone());
+        }
+    } keep;
+    keep.model = model.get();
+    runtime::RunOptions options;
+    options.observer = &keep;
+    QVERIFY(runtime::Interpreter(*model).run(*feeds, options));
+    QTemporaryDir dir;
+    for (std::size_t i = 0; i < keep.seen.size(); ++i) {
+        auto &[name, tensor] = keep.seen[i];
+        if (i == 2) {
+            writeNpy(dir.filePath(QString::fromStdString(name).replace("/", "_") + ".npy").toStdString(), tensor);
+            continue;
+        }
+        QVERIFY(runtime::writeValueFile(runtime::RuntimeValue::ofTensor(tensor), name,
+                                        dir.filePath(QString("t%1.pb").arg(i)).toStdString(), false));
+    }
+    QVERIFY(runtime::writeValueFile(runtime::RuntimeValue::ofTensor(floats({1}, {1})), "no_such_tensor",
+                                    dir.filePath("stray.pb").toStdString(), false));
+    auto imported = compare::readImportedRun(dir.path().toStdString(), *model);
+    QVERIFY2(imported, imported ? "" : imported.error().format().c_str());
+    QCOMPARE(imported->unknownNames.size(), std::size_t(2)); // the stray file, and the .npy named after a file-safe name
+    std::shared_ptr<runtime::Interpreter> ia;
+    const compare::RunSide a = referenceSide(*model, ia);
+    const compare::RunSide b = compare::importedSide(*model, std::make_shared<const compare::ImportedRun>(std::move(*imported)));
+    auto result = compare::compareRuns(a, b, compare::alignByName(*model, *model), *feeds, {});
+    QVERIFY2(result, result ? "" : result.error().format().c_str());
+    QCOMPARE(result->tensors.size(), keep.seen.size() - 1);
+    for (const compare::ComparedTensor &t : result->tensors)
+        QVERIFY2(t.metrics.maxAbs == 0, t.name.c_str());
+    // a .npy named as the tensor is
+    const std::string npyPath = dir.filePath("exact.npy").toStdString();
+    writeNpy(npyPath, keep.seen[0].second);
+    auto npy = compare::readNpyFile(npyPath);
+    QVERIFY(npy);
+    QCOMPARE(npy->shape(), keep.seen[0].second.shape());
+    QCOMPARE(compare::compareTensors(keep.seen[0].second, *npy, {0, 0}).maxAbs, 0.0);
+    QVERIFY(!compare::readNpyFile(dir.filePath("t0.pb").toStdString()));
+    QVERIFY(!compare::readImportedRun("/nonexistent", *model));
 }
 
 void tst_Compare::comparingNothingIsRefused()

@@ -9,6 +9,7 @@
 #include "cli/Feeds.h"
 #include "cli/PassOptions.h"
 #include "cli/PrecisionOptions.h"
+#include "cli/ReportBuilder.h"
 #include "cli/ToleranceOptions.h"
 
 #include "compare/Divergence.h"
@@ -170,24 +171,31 @@ std::string reproReadme(const compare::Repro &repro, const std::string &model, c
     return text + "\n";
 }
 
-int compareCommand(const QStringList &arguments, bool reproMode);
+enum class Mode { Compare, Repro, Report };
+int compareCommand(const QStringList &arguments, Mode mode);
 
 } // namespace
 
 int runCompare(const QStringList &arguments)
 {
-    return compareCommand(arguments, false);
+    return compareCommand(arguments, Mode::Compare);
 }
 
 int runRepro(const QStringList &arguments)
 {
-    return compareCommand(arguments, true);
+    return compareCommand(arguments, Mode::Repro);
+}
+
+int runReport(const QStringList &arguments)
+{
+    return compareCommand(arguments, Mode::Report);
 }
 
 namespace {
 
-int compareCommand(const QStringList &arguments, bool reproMode)
+int compareCommand(const QStringList &arguments, Mode mode)
 {
+    const bool reproMode = mode == Mode::Repro;
     QCommandLineParser parser;
     const QCommandLineOption sideA("a", "The run compared against: reference (the default) or cpu[:PRECISION].", "RUN", "reference");
     const QCommandLineOption sideB("b", "The run checked: cpu (the default), cpu:fp16, cpu:bf16, cpu:int8, reference, or "
@@ -206,22 +214,32 @@ int compareCommand(const QStringList &arguments, bool reproMode)
     feedOptions.addTo(parser);
     const ToleranceOptions toleranceOptions;
     toleranceOptions.addTo(parser);
-    const QCommandLineOption output({"o", "output"}, "repro: the folder to write the repro into.", "DIR");
+    const QCommandLineOption output({"o", "output"}, mode == Mode::Report ? "The report to write: .json, .md or .html."
+                                                                         : "The folder to write the repro into.",
+                                    mode == Mode::Report ? "FILE" : "DIR");
+    const QCommandLineOption reportFile("report", "Also write the port report (.json, .md or .html).", "FILE");
     const QCommandLineOption node("node", "repro: cut around this node of run B's model (default: the first divergence).", "NAME");
     const QCommandLineOption depth("depth", "repro: producers to include before the node.", "N", "0");
-    const QCommandLineOption force("force", "repro: write into a folder that already holds files.");
+    const QCommandLineOption force("force", "Replace an existing report, or write into a folder that holds files.");
     if (reproMode)
         parser.addOptions({output, node, depth, force});
+    else if (mode == Mode::Report)
+        parser.addOptions({output, force});
+    else
+        parser.addOptions({reportFile, force});
     const PassOptions passOptions;
     passOptions.addTo(parser);
     const PrecisionOptions precisionOptions;
     precisionOptions.addTo(parser);
     parser.addPositionalArgument("MODEL", "The .onnx model to compare two runs of.");
-    if (auto exit = parseArguments(parser, reproMode ? "repro" : "compare",
-                                   reproMode ? "Cut the subgraph where two runs diverge into a standalone repro."
-                                             : "Compare two runs of a model tensor by tensor.",
-                                   arguments, 1, 1))
+    const char *name = mode == Mode::Repro ? "repro" : mode == Mode::Report ? "report" : "compare";
+    const char *summary = mode == Mode::Repro    ? "Cut the subgraph where two runs diverge into a standalone repro."
+                          : mode == Mode::Report ? "Compare two runs and write the one-page port report."
+                                                 : "Compare two runs of a model tensor by tensor.";
+    if (auto exit = parseArguments(parser, name, summary, arguments, 1, 1))
         return *exit;
+    if (mode == Mode::Report && !parser.isSet(output))
+        return fail("report needs -o FILE (.json, .md or .html)");
     bool depthOk = true;
     const int depthValue = reproMode ? parser.value(depth).toInt(&depthOk) : 0;
     if (reproMode && (!parser.isSet(output) || !depthOk || depthValue < 0))
@@ -353,6 +371,20 @@ int compareCommand(const QStringList &arguments, bool reproMode)
         for (std::size_t i = 0, j = 0; i < suspects.size() && j < checks->size(); ++i)
             if (!suspects[i].tensor->metrics.passed)
                 kernelChecks[&suspects[i]] = (*checks)[j++];
+    }
+
+    if (mode == Mode::Report || (mode == Mode::Compare && parser.isSet(reportFile))) {
+        const runtime::cpu::CpuExecutor *compiledB = specB->compiled && !executors.empty() ? executors.back().get() : nullptr;
+        const report::PortReport portReport = buildPortReport({path, a->model, b->model, &*result, &suspects, &kernelChecks, first,
+                                                               pipelineText, options.tolerance, compiledB});
+        const std::string file = parser.value(mode == Mode::Report ? output : reportFile).toStdString();
+        if (auto st = writePortReport(portReport, file, parser.isSet(force)); !st)
+            return fail(st.error().format());
+        if (mode == Mode::Report) {
+            std::printf("Wrote the port report of %s (%s against %s: %s) to %s\n", path.c_str(), result->labelB.c_str(),
+                        result->labelA.c_str(), passed ? "outputs within tolerance" : "outputs OUT OF TOLERANCE", file.c_str());
+            return passed ? kExitOk : kExitFindings;
+        }
     }
 
     if (reproMode) {

@@ -106,6 +106,42 @@ private slots:
         QVERIFY(r["unknown_imported"].toArray().isEmpty());
     }
 
+    void portReportInThreeFormats()
+    {
+        QTemporaryDir tmp;
+        const QStringList common{"--b", "cpu:fp16", "--atol", "1e-6", "--rtol", "0"};
+        const QString json = tmp.filePath("report.json"), md = tmp.filePath("report.md"), html = tmp.filePath("report.html");
+        const auto run = runPortolan(QStringList{"report", fixture("cnn_bn"), "-o", json} + common);
+        QCOMPARE(run.exitCode, 1); // the outputs miss this tolerance, and the report says so
+        QFile file(json);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject r = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(r["schema"].toString(), QString("portolan-port-report"));
+        QCOMPARE(r["schema_version"].toInt(), 1);
+        QCOMPARE(r["run_b"].toString(), QString("cpu:fp16"));
+        QVERIFY(!r["passed"].toBool());
+        QVERIFY(r["first_divergence"].toString().contains("FusedConv"));
+        QVERIFY(r["layers"].toArray().size() >= 5);
+        QVERIFY(r["model"].toObject()["sha256"].toString().size() == 64);
+        QVERIFY(r["model"].toObject()["ops_after"].toObject().contains("ai.portolan::FusedConv"));
+        QVERIFY(r["performance"].toObject()["flops"].toDouble() > 0);
+        // the same through compare --report, as Markdown and HTML
+        QCOMPARE(runPortolan(QStringList{"compare", fixture("cnn_bn"), "--report", md} + common).exitCode, 1);
+        QCOMPARE(runPortolan(QStringList{"compare", fixture("cnn_bn"), "--report", html} + common).exitCode, 1);
+        QFile mdFile(md), htmlFile(html);
+        QVERIFY(mdFile.open(QIODevice::ReadOnly) && htmlFile.open(QIODevice::ReadOnly));
+        const QByteArray mdText = mdFile.readAll(), htmlText = htmlFile.readAll();
+        QVERIFY(mdText.contains("# Port report") && mdText.contains("| output | verdict |") && mdText.contains("OUT OF TOLERANCE"));
+        QVERIFY(htmlText.startsWith("<!DOCTYPE html>") && htmlText.contains("<svg") && htmlText.contains("#c8423b"));
+        // files are not replaced without --force; an unknown format is refused
+        const auto again = runPortolan(QStringList{"report", fixture("cnn_bn"), "-o", json} + common);
+        QCOMPARE(again.exitCode, 2);
+        QVERIFY(again.err.contains("--force"));
+        const auto pdf = runPortolan(QStringList{"report", fixture("cnn_bn"), "-o", tmp.filePath("r.pdf")});
+        QCOMPARE(pdf.exitCode, 2);
+        QVERIFY(pdf.err.contains(".json, .md or .html"));
+    }
+
     void badRequestsAreRefused_data()
     {
         QTest::addColumn<QStringList>("args");

@@ -1,0 +1,123 @@
+// The report's fields from the comparison, the models and the executor (see ReportBuilder.h).
+#include "cli/ReportBuilder.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QSysInfo>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+namespace portolan::cli {
+
+namespace {
+
+std::map<std::string, int> opHistogram(const ir::Model &model)
+{
+    std::map<std::string, int> ops;
+    for (const ir::NodeId n : model.graph(model.mainGraph()).nodes)
+        if (model.node(n).alive)
+            ++ops[(model.node(n).domain.empty() ? "" : model.node(n).domain + "::") + model.node(n).opType];
+    return ops;
+}
+
+std::size_t liveNodes(const ir::Model &model)
+{
+    std::size_t n = 0;
+    for (const ir::NodeId id : model.graph(model.mainGraph()).nodes)
+        n += model.node(id).alive;
+    return n;
+}
+
+std::string sha256Of(const std::string &path)
+{
+    QFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::ReadOnly))
+        return "unreadable";
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    hash.addData(&file);
+    return hash.result().toHex().toStdString();
+}
+
+std::string cpuName()
+{
+    std::ifstream info("/proc/cpuinfo");
+    for (std::string line; std::getline(info, line);)
+        if (line.starts_with("model name")) {
+            const auto colon = line.find(':');
+            return colon == std::string::npos ? line : line.substr(colon + 2);
+        }
+    return QSysInfo::currentCpuArchitecture().toStdString();
+}
+
+} // namespace
+
+report::PortReport buildPortReport(const ReportInputs &in)
+{
+    report::PortReport r;
+    const compare::ComparisonResult &result = *in.result;
+    r.model = in.modelPath;
+    r.modelHash = sha256Of(in.modelPath);
+    r.generatedBy = std::string("Portolan ") + PORTOLAN_VERSION;
+    r.environment = cpuName() + ", " + std::to_string(std::thread::hardware_concurrency()) + " threads, " +
+                    QSysInfo::prettyProductName().toStdString();
+    r.runA = result.labelA;
+    r.runB = result.labelB;
+    r.pipeline = in.pipeline;
+    r.precision = result.labelB.starts_with("cpu:") ? result.labelB.substr(4) : "fp32";
+    r.nodesBefore = liveNodes(*in.modelA);
+    r.nodesAfter = liveNodes(*in.modelB);
+    r.opsBefore = opHistogram(*in.modelA);
+    r.opsAfter = opHistogram(*in.modelB);
+    r.tolerance = in.tolerance;
+    r.passed = result.outputsPassed();
+    for (const compare::ComparedTensor *t : result.outputs())
+        r.outputs.push_back({t->name, t->metrics.passed && t->metrics.mismatch.empty(), t->metrics.maxAbs, compare::normalizedError(*t),
+                             t->metrics.cosine, t->metrics.snrDb, t->metrics.top1, t->metrics.top5});
+    if (in.firstDivergence)
+        r.firstDivergence = in.firstDivergence->node + " (" + in.firstDivergence->opType + ")";
+    for (const compare::Suspect &s : *in.suspects) {
+        report::ReportSuspect line{s.tensor->node, s.tensor->opType, s.why, {}, s.error, s.introduced};
+        if (const auto it = in.kernelChecks->find(&s); it != in.kernelChecks->end())
+            line.verdict = it->second.explanation;
+        r.suspects.push_back(std::move(line));
+    }
+    for (const compare::ComparedTensor &t : result.tensors)
+        r.layers.push_back({t.name, t.node, t.opType, compare::normalizedError(t), t.metrics.passed && t.metrics.mismatch.empty()});
+    r.secondsA = result.secondsA;
+    r.secondsB = result.secondsB;
+    if (in.compiled && in.compiled->lastProfile()) {
+        const runtime::cpu::CompiledGraph &profile = *in.compiled->lastProfile();
+        r.arenaBytes = profile.memoryPlan().arenaBytes;
+        r.weightBytes = in.compiled->weightBytes();
+        r.flops = static_cast<std::uint64_t>(profile.flops());
+        for (const runtime::cpu::NodeProfile &n : profile.nodes())
+            if (n.implementation == "reference")
+                ++r.fallbacks[n.opType];
+    }
+    return r;
+}
+
+support::Status writePortReport(const report::PortReport &report, const std::string &path, bool force)
+{
+    const std::string extension = std::filesystem::path(path).extension().string();
+    std::string text;
+    if (extension == ".json")
+        text = report::reportJson(report);
+    else if (extension == ".md")
+        text = report::reportMarkdown(report);
+    else if (extension == ".html" || extension == ".htm")
+        text = report::reportHtml(report);
+    else
+        return support::makeError("bad-report", "a report is .json, .md or .html (the PDF comes from the GUI)", path);
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !force)
+        return support::makeError("file-exists", "already exists (use --force to replace it)", path);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out || !(out << text) || !out.flush())
+        return support::makeError("cannot-write", "cannot write the report", path);
+    return support::Status::ok();
+}
+
+} // namespace portolan::cli

@@ -1,0 +1,228 @@
+// The report's three writers over one PortReport.
+#include "report/PortReport.h"
+
+#include "support/JsonWriter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace portolan::report {
+
+namespace {
+
+std::string number(double x)
+{
+    if (std::isnan(x))
+        return "nan";
+    if (std::isinf(x))
+        return x > 0 ? "inf" : "-inf";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.3g", x);
+    return buffer;
+}
+
+std::string html(const std::string &text)
+{
+    std::string out;
+    for (const char c : text) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+void jsonNumber(support::JsonWriter &w, const char *key, double v)
+{
+    if (std::isfinite(v))
+        w.field(key, v);
+    else
+        w.field(key, number(v));
+}
+
+/// The ops whose count changed between the two models: "FusedConv 0 → 3".
+std::vector<std::string> opChanges(const PortReport &r)
+{
+    std::map<std::string, std::pair<int, int>> all;
+    for (const auto &[op, n] : r.opsBefore)
+        all[op].first = n;
+    for (const auto &[op, n] : r.opsAfter)
+        all[op].second = n;
+    std::vector<std::string> lines;
+    for (const auto &[op, counts] : all)
+        if (counts.first != counts.second)
+            lines.push_back(op + " " + std::to_string(counts.first) + " → " + std::to_string(counts.second));
+    return lines;
+}
+
+/// The strip chart: one bar per compared tensor, its height log10 of the error over 1e-9..1, red
+/// when out of tolerance.
+std::string stripSvg(const PortReport &r)
+{
+    const double width = 720, height = 120;
+    const double bar = r.layers.empty() ? 0 : width / static_cast<double>(r.layers.size());
+    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + number(width) + "\" height=\"" + number(height + 20) +
+                      "\" role=\"img\" aria-label=\"error per layer\">";
+    svg += "<rect width=\"100%\" height=\"" + number(height) + "\" fill=\"#f6f6f6\"/>";
+    for (const int decade : {-9, -6, -3, 0}) {
+        const double y = height * (1 - (decade + 9) / 9.0);
+        svg += "<line x1=\"0\" x2=\"" + number(width) + "\" y1=\"" + number(y) + "\" y2=\"" + number(y) +
+               "\" stroke=\"#ddd\"/><text x=\"2\" y=\"" + number(std::max(10.0, y - 2)) + "\" font-size=\"9\" fill=\"#888\">1e" +
+               std::to_string(decade) + "</text>";
+    }
+    for (std::size_t i = 0; i < r.layers.size(); ++i) {
+        const ReportLayer &l = r.layers[i];
+        const double level = l.error > 0 ? std::clamp((std::log10(l.error) + 9) / 9, 0.02, 1.0) : 0.0;
+        const double h = height * level;
+        svg += "<rect x=\"" + number(static_cast<double>(i) * bar) + "\" y=\"" + number(height - h) + "\" width=\"" +
+               number(std::max(1.0, bar - 1)) + "\" height=\"" + number(h) + "\" fill=\"" + (l.passed ? "#4a7ab5" : "#c8423b") +
+               "\"><title>" + html(l.node + " (" + l.opType + "): " + number(l.error)) + "</title></rect>";
+    }
+    svg += "<text x=\"0\" y=\"" + number(height + 14) + "\" font-size=\"10\" fill=\"#555\">compared tensors in run order; "
+           "height: max |error| / scale, log scale; red: out of tolerance</text></svg>";
+    return svg;
+}
+
+} // namespace
+
+std::string reportJson(const PortReport &r)
+{
+    support::JsonWriter w;
+    w.beginObject().field("schema", "portolan-port-report").field("schema_version", PortReport::kSchemaVersion);
+    w.field("generated_by", r.generatedBy).field("environment", r.environment);
+    w.key("model").beginObject().field("path", r.model).field("sha256", r.modelHash)
+        .field("nodes_before", static_cast<std::uint64_t>(r.nodesBefore)).field("nodes_after", static_cast<std::uint64_t>(r.nodesAfter));
+    w.key("ops_before").beginObject();
+    for (const auto &[op, n] : r.opsBefore)
+        w.field(op, n);
+    w.endObject().key("ops_after").beginObject();
+    for (const auto &[op, n] : r.opsAfter)
+        w.field(op, n);
+    w.endObject().endObject();
+    w.field("run_a", r.runA).field("run_b", r.runB).field("pipeline", r.pipeline).field("precision", r.precision);
+    w.key("fallbacks").beginObject();
+    for (const auto &[op, n] : r.fallbacks)
+        w.field(op, n);
+    w.endObject();
+    w.key("tolerance").beginObject().field("atol", r.tolerance.atol).field("rtol", r.tolerance.rtol).endObject();
+    w.field("passed", r.passed);
+    w.key("outputs").beginArray();
+    for (const ReportOutput &o : r.outputs) {
+        w.beginObject().field("name", o.name).field("passed", o.passed);
+        jsonNumber(w, "max_abs", o.maxAbs);
+        jsonNumber(w, "normalized_error", o.normalizedError);
+        jsonNumber(w, "cosine", o.cosine);
+        jsonNumber(w, "snr_db", o.snrDb);
+        if (o.top1)
+            w.field("top1", *o.top1).field("top5", *o.top5);
+        w.endObject();
+    }
+    w.endArray();
+    if (r.firstDivergence.empty())
+        w.key("first_divergence").null();
+    else
+        w.field("first_divergence", r.firstDivergence);
+    w.key("suspects").beginArray();
+    for (const ReportSuspect &s : r.suspects) {
+        w.beginObject().field("node", s.node).field("op_type", s.opType).field("introduced", s.introduced).field("why", s.why);
+        jsonNumber(w, "error", s.error);
+        if (!s.verdict.empty())
+            w.field("verdict", s.verdict);
+        w.endObject();
+    }
+    w.endArray();
+    w.key("layers").beginArray();
+    for (const ReportLayer &l : r.layers) {
+        w.beginObject().field("tensor", l.tensor).field("node", l.node).field("op_type", l.opType).field("passed", l.passed);
+        jsonNumber(w, "error", l.error);
+        w.endObject();
+    }
+    w.endArray();
+    w.key("performance").beginObject().field("seconds_a", r.secondsA).field("seconds_b", r.secondsB)
+        .field("arena_bytes", r.arenaBytes).field("weight_bytes", r.weightBytes).field("flops", r.flops).endObject();
+    w.endObject();
+    return w.str() + "\n";
+}
+
+std::string reportMarkdown(const PortReport &r)
+{
+    std::string md = "# Port report: " + r.model + "\n\n";
+    md += "**" + std::string(r.passed ? "Outputs within tolerance" : "Outputs OUT OF TOLERANCE") + "** — " + r.runB + " against " +
+          r.runA + (r.pipeline.empty() ? "" : " (after " + r.pipeline + ")") + ", atol " + number(r.tolerance.atol) + ", rtol " +
+          number(r.tolerance.rtol) + ".\n\n";
+    md += "| output | verdict | max abs error | of scale | cosine | SNR dB | top-1 | top-5 |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
+    for (const ReportOutput &o : r.outputs)
+        md += "| " + o.name + " | " + (o.passed ? "ok" : "FAIL") + " | " + number(o.maxAbs) + " | " + number(o.normalizedError) +
+              " | " + number(o.cosine) + " | " + number(o.snrDb) + " | " + (o.top1 ? number(*o.top1) : "—") + " | " +
+              (o.top5 ? number(*o.top5) : "—") + " |\n";
+    md += "\n**First divergence:** " + (r.firstDivergence.empty() ? std::string("none") : r.firstDivergence) + "\n\n";
+    if (!r.suspects.empty()) {
+        md += "| suspect | op | error | why | re-run alone |\n|---|---|---:|---|---|\n";
+        for (const ReportSuspect &s : r.suspects)
+            md += "| " + s.node + " | " + s.opType + " | " + number(s.error) + " | " + s.why + " | " + s.verdict + " |\n";
+        md += "\n";
+    }
+    md += "**Model:** " + std::to_string(r.nodesBefore) + " nodes → " + std::to_string(r.nodesAfter) + " after the passes";
+    for (const std::string &change : opChanges(r))
+        md += "; " + change;
+    md += ".\n\n**Fallbacks:** ";
+    if (r.fallbacks.empty())
+        md += "none";
+    for (const auto &[op, n] : r.fallbacks)
+        md += op + " ×" + std::to_string(n) + " ";
+    md += "\n\n**Speed and memory:** " + r.runA + " " + number(r.secondsA * 1e3) + " ms, " + r.runB + " " + number(r.secondsB * 1e3) +
+          " ms; arena " + number(static_cast<double>(r.arenaBytes) / (1 << 20)) + " MiB, weights " +
+          number(static_cast<double>(r.weightBytes) / (1 << 20)) + " MiB, " + number(static_cast<double>(r.flops) / 1e9) + " GFLOP.\n\n";
+    md += "*" + r.generatedBy + " · " + r.environment + " · model sha256 " + r.modelHash + "*\n";
+    return md;
+}
+
+std::string reportHtml(const PortReport &r)
+{
+    std::string body = "<h1>Port report: " + html(r.model) + "</h1>";
+    body += std::string("<p class=\"") + (r.passed ? "ok" : "bad") + "\"><b>" +
+            (r.passed ? "Outputs within tolerance" : "Outputs OUT OF TOLERANCE") + "</b> — " + html(r.runB) + " against " +
+            html(r.runA) + (r.pipeline.empty() ? "" : " (after " + html(r.pipeline) + ")") + ", atol " + number(r.tolerance.atol) +
+            ", rtol " + number(r.tolerance.rtol) + "</p>";
+    body += "<table><tr><th>output</th><th>verdict</th><th>max abs error</th><th>of scale</th><th>cosine</th><th>SNR dB</th>"
+            "<th>top-1</th><th>top-5</th></tr>";
+    for (const ReportOutput &o : r.outputs)
+        body += "<tr><td>" + html(o.name) + "</td><td>" + (o.passed ? "ok" : "<b>FAIL</b>") + "</td><td>" + number(o.maxAbs) +
+                "</td><td>" + number(o.normalizedError) + "</td><td>" + number(o.cosine) + "</td><td>" + number(o.snrDb) +
+                "</td><td>" + (o.top1 ? number(*o.top1) : "—") + "</td><td>" + (o.top5 ? number(*o.top5) : "—") + "</td></tr>";
+    body += "</table><h2>Where the error starts</h2><p>First divergence: <b>" +
+            html(r.firstDivergence.empty() ? std::string("none") : r.firstDivergence) + "</b></p>" + stripSvg(r);
+    if (!r.suspects.empty()) {
+        body += "<table><tr><th>suspect</th><th>op</th><th>error</th><th>why</th><th>re-run alone</th></tr>";
+        for (const ReportSuspect &s : r.suspects)
+            body += "<tr><td>" + html(s.node) + "</td><td>" + html(s.opType) + "</td><td>" + number(s.error) + "</td><td>" +
+                    html(s.why) + "</td><td>" + html(s.verdict) + "</td></tr>";
+        body += "</table>";
+    }
+    body += "<h2>Compile</h2><p>" + std::to_string(r.nodesBefore) + " nodes → " + std::to_string(r.nodesAfter) + " after " +
+            html(r.pipeline.empty() ? std::string("no passes") : r.pipeline) + ".</p><ul>";
+    for (const std::string &change : opChanges(r))
+        body += "<li>" + html(change) + "</li>";
+    body += "</ul><p>Fallbacks to reference kernels: ";
+    if (r.fallbacks.empty())
+        body += "none";
+    for (const auto &[op, n] : r.fallbacks)
+        body += html(op) + " ×" + std::to_string(n) + " ";
+    body += "</p><h2>Speed and memory</h2><p>" + html(r.runA) + " " + number(r.secondsA * 1e3) + " ms; " + html(r.runB) + " " +
+            number(r.secondsB * 1e3) + " ms; arena " + number(static_cast<double>(r.arenaBytes) / (1 << 20)) + " MiB; weights " +
+            number(static_cast<double>(r.weightBytes) / (1 << 20)) + " MiB; " + number(static_cast<double>(r.flops) / 1e9) +
+            " GFLOP</p><p class=\"foot\">" + html(r.generatedBy) + " · " + html(r.environment) + " · model sha256 " +
+            html(r.modelHash) + "</p>";
+    return "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Port report: " + html(r.model) +
+           "</title><style>body{font:14px system-ui,sans-serif;max-width:760px;margin:24px auto;color:#222}"
+           "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
+           ".ok{color:#26734d}.bad{color:#b3261e}.foot{color:#777;font-size:12px}</style></head><body>" +
+           body + "</body></html>\n";
+}
+
+} // namespace portolan::report

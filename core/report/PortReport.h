@@ -1,0 +1,57 @@
+// The one-page port report as data, and its writers: JSON (versioned: the source of truth),
+// Markdown and self-contained HTML with a per-layer error strip. Filled from a comparison, the
+// two models and the compiled executor's statistics; the PDF comes from the GUI's renderer.
+#pragma once
+
+#include "compare/TensorMetrics.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace portolan::report {
+
+struct ReportOutput {
+    std::string name;
+    bool passed = false;
+    double maxAbs = 0, normalizedError = 0, cosine = 0, snrDb = 0;
+    std::optional<double> top1, top5;
+};
+
+struct ReportSuspect {
+    std::string node, opType, why, verdict;
+    double error = 0;
+    bool introduced = false;
+};
+
+/// One compared tensor, in run B's order: the strip chart's bars.
+struct ReportLayer {
+    std::string tensor, node, opType;
+    double error = 0; ///< max |error| over the reference's scale
+    bool passed = false;
+};
+
+struct PortReport {
+    static constexpr int kSchemaVersion = 1;
+    std::string model, modelHash, generatedBy, environment;
+    std::string runA, runB, pipeline, precision;
+    std::size_t nodesBefore = 0, nodesAfter = 0;
+    std::map<std::string, int> opsBefore, opsAfter; ///< op histograms of the two models
+    std::map<std::string, int> fallbacks;           ///< ops the compiled run left on reference kernels
+    compare::Tolerance tolerance;
+    bool passed = false;
+    std::vector<ReportOutput> outputs;
+    std::string firstDivergence;                    ///< its node, or empty
+    std::vector<ReportSuspect> suspects;
+    std::vector<ReportLayer> layers;
+    double secondsA = 0, secondsB = 0;
+    std::uint64_t arenaBytes = 0, weightBytes = 0, flops = 0;
+};
+
+std::string reportJson(const PortReport &report);
+std::string reportMarkdown(const PortReport &report);
+std::string reportHtml(const PortReport &report);
+
+} // namespace portolan::report

@@ -25,7 +25,6 @@
 #include <cstdio>
 #include <map>
 #include <memory>
-#include <unordered_set>
 
 namespace portolan::cli {
 
@@ -154,7 +153,7 @@ std::string reproReadme(const compare::Repro &repro, const std::string &model, c
     for (std::size_t k = 0; k < repro.metrics.size(); ++k) {
         const compare::TensorMetrics &m = repro.metrics[k];
         text += "- `" + repro.expected[k].first + "`: " + (m.passed ? "within tolerance" : "OUT OF TOLERANCE") + ", max abs error " +
-                sizeText(m.maxAbs) + " (" + sizeText(m.referenceScale > 0 ? m.maxAbs / m.referenceScale : m.maxAbs) +
+                sizeText(m.maxAbs) + " (" + sizeText(compare::normalizedError(m)) +
                 " of its scale), cosine " + sizeText(m.cosine) + ", SNR " + sizeText(m.snrDb) + " dB\n";
     }
     if (!verdict.empty())
@@ -349,14 +348,7 @@ int compareCommand(const QStringList &arguments, Mode mode)
     if (!result)
         return fail(result.error().format());
     const auto suspects = compare::rankSuspects(*result, *b->model, static_cast<std::size_t>(topCount));
-    const compare::ComparedTensor *first = nullptr; // the first tensor, in B's order, whose error starts at its node
-    std::unordered_set<const compare::ComparedTensor *> introduced;
-    for (const compare::Suspect &s : compare::rankSuspects(*result, *b->model, result->tensors.size()))
-        if (s.introduced)
-            introduced.insert(&*s.tensor);
-    for (const compare::ComparedTensor &t : result->tensors)
-        if (!first && introduced.contains(&t))
-            first = &t;
+    const compare::ComparedTensor *first = compare::firstDivergence(*result, *b->model);
     const bool passed = result->outputsPassed();
     // introduced or propagated: the failing suspects' nodes alone on the reference kernels
     std::map<const compare::Suspect *, compare::KernelCheck> kernelChecks;

@@ -9,14 +9,10 @@
 
 namespace portolan::compare {
 
-double normalizedError(const ComparedTensor &tensor)
-{
-    if (!tensor.metrics.mismatch.empty())
-        return std::numeric_limits<double>::infinity();
-    return tensor.metrics.referenceScale > 0 ? tensor.metrics.maxAbs / tensor.metrics.referenceScale : tensor.metrics.maxAbs;
-}
+namespace {
 
-std::vector<Suspect> rankSuspects(const ComparisonResult &result, const ir::Model &b, std::size_t limit)
+/// Every tensor with an error, in B's order, with its inputs' state and why it is a suspect.
+std::vector<Suspect> suspectsInOrder(const ComparisonResult &result, const ir::Model &b)
 {
     std::unordered_map<ir::ValueId, const ComparedTensor *> byValue;
     for (const ComparedTensor &t : result.tensors)
@@ -55,6 +51,22 @@ std::vector<Suspect> rankSuspects(const ComparisonResult &result, const ir::Mode
         s.why = why;
         suspects.push_back(std::move(s));
     }
+    return suspects;
+}
+
+} // namespace
+
+const ComparedTensor *firstDivergence(const ComparisonResult &result, const ir::Model &b)
+{
+    for (const Suspect &s : suspectsInOrder(result, b))
+        if (s.introduced)
+            return s.tensor;
+    return nullptr;
+}
+
+std::vector<Suspect> rankSuspects(const ComparisonResult &result, const ir::Model &b, std::size_t limit)
+{
+    std::vector<Suspect> suspects = suspectsInOrder(result, b);
     std::stable_sort(suspects.begin(), suspects.end(), [](const Suspect &x, const Suspect &y) {
         if (x.introduced != y.introduced)
             return x.introduced;

@@ -24,8 +24,14 @@ struct Suspect {
 /// The first `limit` suspects among `result`'s tensors, `b` being the model run B ran.
 std::vector<Suspect> rankSuspects(const ComparisonResult &result, const ir::Model &b, std::size_t limit = 10);
 
-/// The normalized error of one compared tensor: max |error| / max |reference| (max |error| when the
-/// reference is all zeros).
-double normalizedError(const ComparedTensor &tensor);
+/// The first tensor, in B's order, whose error starts at its node (out of tolerance while every
+/// compared input is within it), or nullptr.
+const ComparedTensor *firstDivergence(const ComparisonResult &result, const ir::Model &b);
+
+/// normalizedError of a compared tensor's metrics.
+inline double normalizedError(const ComparedTensor &tensor)
+{
+    return normalizedError(tensor.metrics);
+}
 
 } // namespace portolan::compare

@@ -47,7 +47,7 @@ support::Expected<BisectionResult> bisectPrecision(const ir::Model &model, const
         for (std::size_t k = 0; ok && k < expected.size(); ++k) {
             const TensorMetrics m = compareTensors(expected[k].second.tensor, (*outputs)[k].second.tensor, tolerance);
             ok = m.passed && m.mismatch.empty();
-            worst = std::max(worst, m.referenceScale > 0 ? m.maxAbs / m.referenceScale : m.maxAbs);
+            worst = std::max(worst, normalizedError(m));
         }
         result.worstError = worst;
         return ok;

@@ -297,6 +297,13 @@ double valueAt(const runtime::Tensor &t, std::int64_t i)
 
 } // namespace
 
+double normalizedError(const TensorMetrics &m)
+{
+    if (!m.mismatch.empty())
+        return kInf;
+    return m.referenceScale > 0 ? m.maxAbs / m.referenceScale : m.maxAbs;
+}
+
 Tolerance defaultTolerance(const std::string &precision)
 {
     if (precision == "fp16")

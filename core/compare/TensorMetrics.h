@@ -41,6 +41,10 @@ struct TensorMetrics {
     std::optional<double> top1, top5;    ///< rows along the last axis whose reference argmax is b's top-1 / in its top-5
 };
 
+/// max |error| over the reference's scale (max |error| when the reference is all zeros); infinite
+/// when the tensors could not be compared.
+double normalizedError(const TensorMetrics &metrics);
+
 /// Compares `actual` with `reference`. `epsilon` keeps relative errors finite where the reference
 /// is zero; `logits` asks for the top-k agreement (rows along the last axis, at least 2 wide).
 TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Tensor &actual, const Tolerance &tolerance,

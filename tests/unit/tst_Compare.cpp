@@ -25,7 +25,6 @@
 #include <fstream>
 #include <functional>
 #include <limits>
-#include <set>
 
 using namespace portolan;
 using runtime::Tensor;
@@ -59,18 +58,6 @@ std::unique_ptr<ir::Model> edited(const ir::Model &model, const std::function<vo
     edit(proto);
     auto loaded = ir::loadModelProto(std::move(proto), "edited", model.baseDir);
     return loaded ? std::move(loaded->model) : nullptr;
-}
-
-const compare::ComparedTensor *firstDivergence(const compare::ComparisonResult &result, const ir::Model &b)
-{
-    std::set<const compare::ComparedTensor *> introduced;
-    for (const compare::Suspect &s : compare::rankSuspects(result, b, result.tensors.size()))
-        if (s.introduced)
-            introduced.insert(s.tensor);
-    for (const compare::ComparedTensor &t : result.tensors)
-        if (introduced.contains(&t))
-            return &t;
-    return nullptr;
 }
 
 } // namespace
@@ -198,7 +185,7 @@ void tst_Compare::referenceAgainstCompiledThroughProvenance()
     QVERIFY(result->outputsPassed());
     for (const compare::ComparedTensor &t : result->tensors)
         QVERIFY2(t.metrics.passed && t.metrics.mismatch.empty(), (t.name + " " + t.metrics.mismatch).c_str());
-    QCOMPARE(firstDivergence(*result, *optimized->model), nullptr);
+    QCOMPARE(compare::firstDivergence(*result, *optimized->model), nullptr);
 }
 
 void tst_Compare::brokenLayerNormEpsilonIsTheFirstDivergence()
@@ -230,7 +217,7 @@ void tst_Compare::brokenLayerNormEpsilonIsTheFirstDivergence()
     auto result = compare::compareRuns(a, b, compare::alignByName(good, *bad), *feeds, {});
     QVERIFY(result);
     QVERIFY(!result->outputsPassed());
-    const compare::ComparedTensor *first = firstDivergence(*result, *bad);
+    const compare::ComparedTensor *first = compare::firstDivergence(*result, *bad);
     QVERIFY(first);
     QCOMPARE(first->node, broken);
     const auto suspects = compare::rankSuspects(*result, *bad, 3);
@@ -280,7 +267,7 @@ void tst_Compare::transposedConvWeightIsTheTopSuspect()
     QVERIFY(!suspects.empty());
     QCOMPARE(suspects.front().tensor->node, convNode);
     QVERIFY(suspects.front().introduced);
-    QCOMPARE(firstDivergence(*result, *bad)->node, convNode);
+    QCOMPARE(compare::firstDivergence(*result, *bad)->node, convNode);
     // B's kernel is right on B's inputs: the weights, not the kernel, changed
     auto checks = compare::checkSuspectKernels(b, *feeds, {suspects.front()}, options);
     QVERIFY2(checks, checks ? "" : checks.error().format().c_str());
@@ -311,7 +298,7 @@ void tst_Compare::lowPrecisionKernelIsWhereTheErrorStarts()
                                        *feeds, options);
     QVERIFY(result);
     QVERIFY(!result->outputsPassed());
-    const compare::ComparedTensor *first = firstDivergence(*result, *optimized->model);
+    const compare::ComparedTensor *first = compare::firstDivergence(*result, *optimized->model);
     QVERIFY(first);
     QCOMPARE(first->opType, std::string("FusedConv"));
     const auto suspects = compare::rankSuspects(*result, *optimized->model, 1);

@@ -146,10 +146,14 @@ std::string reproReadme(const compare::Repro &repro, const std::string &model, c
     for (const std::string &n : repro.nodes)
         nodes += (nodes.empty() ? "" : ", ") + n;
     text += std::to_string(repro.nodes.size()) + " node(s) (" + nodes + "), fed with the tensors run " + runB +
-            (pipeline.empty() ? "" : " (after " + pipeline + ")") + " gave them.\n\n";
-    text += "The command that made it:\n\n    " + command + "\n\n## What fails\n\n";
-    text += "Run " + runB + "'s outputs of this node against the reference interpreter's on the very same inputs "
-            "(`test_data_set_0/output_K.pb`), at atol " + sizeText(tolerance.atol) + ", rtol " + sizeText(tolerance.rtol) + ":\n\n";
+            (pipeline.empty() ? "" : " (after " + pipeline + ")") + " gave them.";
+    if (repro.nodesBeforeShrink > 1)
+        text += " Shrunk from the " + std::to_string(repro.nodesBeforeShrink) + " node(s) asked for, in " +
+                std::to_string(repro.shrinkChecks) + " candidate run(s), to the smallest cut that still fails.";
+    text += "\n\nThe command that made it:\n\n    " + command + "\n\n## What fails\n\n";
+    text += "Run " + runB + (repro.standalone ? " on this model alone" : " (in its run of the whole model)") +
+            " against the reference interpreter on the very same inputs (`test_data_set_0/output_K.pb`), at atol " +
+            sizeText(tolerance.atol) + ", rtol " + sizeText(tolerance.rtol) + ":\n\n";
     for (std::size_t k = 0; k < repro.metrics.size(); ++k) {
         const compare::TensorMetrics &m = repro.metrics[k];
         text += "- `" + repro.expected[k].first + "`: " + (m.passed ? "within tolerance" : "OUT OF TOLERANCE") + ", max abs error " +
@@ -218,10 +222,12 @@ int compareCommand(const QStringList &arguments, Mode mode)
                                     mode == Mode::Report ? "FILE" : "DIR");
     const QCommandLineOption reportFile("report", "Also write the port report (.json, .md or .html).", "FILE");
     const QCommandLineOption node("node", "repro: cut around this node of run B's model (default: the first divergence).", "NAME");
-    const QCommandLineOption depth("depth", "repro: producers to include before the node.", "N", "0");
+    const QCommandLineOption depth("depth", "repro: levels of producers to include before the node, before shrinking.", "N", "0");
+    const QCommandLineOption noShrink("no-shrink", "repro: keep the cut as asked for (by default nodes are dropped while "
+                                                   "the failure still reproduces).");
     const QCommandLineOption force("force", "Replace an existing report, or write into a folder that holds files.");
     if (reproMode)
-        parser.addOptions({output, node, depth, force});
+        parser.addOptions({output, node, depth, noShrink, force});
     else if (mode == Mode::Report)
         parser.addOptions({output, force});
     else
@@ -294,8 +300,10 @@ int compareCommand(const QStringList &arguments, Mode mode)
             return compare::importedSide(model, std::make_shared<const compare::ImportedRun>(std::move(*imported)));
         }
         if (!spec.compiled)
-            return compare::RunSide{"reference", &model, [&](const runtime::NamedValues &f, const runtime::RunOptions &o) {
-                                        return interpreter.run(f, o);
+            return compare::RunSide{"reference", &model,
+                                    [&](const runtime::NamedValues &f, const runtime::RunOptions &o) { return interpreter.run(f, o); },
+                                    [](const ir::Model &other, const runtime::NamedValues &f) {
+                                        return runtime::Interpreter(other).run(f);
                                     }};
         auto policy = resolvePrecisionPolicy(parser, precisionOptions, compiledModel, *shapes, false, {}, spec.precision);
         if (!policy)
@@ -306,7 +314,10 @@ int compareCommand(const QStringList &arguments, Mode mode)
         runtime::cpu::CpuExecutor *cpu = executors.back().get();
         return compare::RunSide{std::string("cpu:") + runtime::cpu::precisionName(cpu->options().precision.precision),
                                 &compiledModel,
-                                [cpu](const runtime::NamedValues &f, const runtime::RunOptions &o) { return cpu->run(f, o); }};
+                                [cpu](const runtime::NamedValues &f, const runtime::RunOptions &o) { return cpu->run(f, o); },
+                                [options](const ir::Model &other, const runtime::NamedValues &f) {
+                                    return runtime::cpu::CpuExecutor(other, options).run(f);
+                                }};
     };
     auto a = makeSide(*specA);
     auto b = makeSide(*specB);
@@ -389,7 +400,7 @@ int compareCommand(const QStringList &arguments, Mode mode)
                 target = n;
         if (!target.valid())
             return fail("run " + b->label + "'s model has no node named '" + wanted + "'");
-        auto repro = compare::extractRepro(*b, *feeds, {target, depthValue, options.tolerance});
+        auto repro = compare::extractRepro(*b, *feeds, {target, depthValue, options.tolerance, !parser.isSet(noShrink)});
         if (!repro)
             return fail(repro.error().format());
         std::string verdict;
@@ -404,11 +415,13 @@ int compareCommand(const QStringList &arguments, Mode mode)
                                                command, verdict, options.tolerance);
         if (auto st = compare::writeRepro(*repro, dir, readme, parser.isSet(force)); !st)
             return fail(st.error().format());
-        bool reproduces = false;
-        for (const compare::TensorMetrics &m : repro->metrics)
-            reproduces = reproduces || !m.passed;
-        std::printf("Wrote a repro of %s (%s, %zu node(s)) to %s: on its own, run %s is %s the reference there\n", wanted.c_str(),
-                    b->model->node(target).opType.c_str(), repro->nodes.size(), dir.c_str(), b->label.c_str(),
+        const bool reproduces = repro->reproduces();
+        std::string shrunk;
+        if (repro->nodesBeforeShrink > 1)
+            shrunk = ", shrunk from " + std::to_string(repro->nodesBeforeShrink) + " in " + std::to_string(repro->shrinkChecks) + " runs";
+        std::printf("Wrote a repro around %s (%s): %zu node(s)%s, to %s: %s, run %s is %s the reference there\n", wanted.c_str(),
+                    b->model->node(target).opType.c_str(), repro->nodes.size(), shrunk.c_str(), dir.c_str(),
+                    repro->standalone ? "on the repro alone" : "in its whole-model run", b->label.c_str(),
                     reproduces ? "OUT OF TOLERANCE against" : "within tolerance of");
         return reproduces ? kExitFindings : kExitOk;
     }

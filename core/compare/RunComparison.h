@@ -23,6 +23,9 @@ struct RunSide {
     std::string label; ///< "reference", "cpu:fp16"…
     const ir::Model *model = nullptr;
     std::function<support::Expected<runtime::NamedValues>(const runtime::NamedValues &, const runtime::RunOptions &)> run;
+    /// Runs another model (a repro cut from this side's) the way this side runs its own: the same
+    /// executor and precision. Empty for a side that cannot (an imported run).
+    std::function<support::Expected<runtime::NamedValues>(const ir::Model &, const runtime::NamedValues &)> runModel = {};
 };
 
 /// A node as reports name it: its name, or "(OpType)" when it has none.

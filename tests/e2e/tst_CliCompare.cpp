@@ -72,6 +72,36 @@ private slots:
         QVERIFY(again.err.contains("--force"));
     }
 
+    void reproShrinksAWholeConeToTheFailingNode()
+    {
+        // cut around the output with every producer, then shrunk: fp16 at a tolerance fp16 cannot
+        // meet fails at the first convolution already, so a handful of nodes at most remain
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath("repro");
+        const QStringList common{"--b", "cpu:fp16", "--atol", "1e-6", "--rtol", "0"};
+        const auto compared = runPortolan(QStringList{"compare", fixture("cnn_bn"), "--json"} + common);
+        const QJsonObject result = QJsonDocument::fromJson(compared.out).object();
+        const QString last = result["outputs"].toArray().first().toObject()["node"].toString();
+        QVERIFY2(!last.isEmpty(), compared.out.constData());
+        const QStringList cone{"--node", last, "--depth", "100"};
+        const auto whole = runPortolan(QStringList{"repro", fixture("cnn_bn"), "-o", dir, "--no-shrink"} + cone + common);
+        QCOMPARE(whole.exitCode, 1);
+        const auto run = runPortolan(QStringList{"repro", fixture("cnn_bn"), "-o", dir, "--force"} + cone + common);
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.out.contains("shrunk from "), run.out.constData());
+        QFile readme(dir + "/README.md");
+        QVERIFY(readme.open(QIODevice::ReadOnly));
+        QVERIFY(readme.readAll().contains("Shrunk from the "));
+        // written over the unshrunk repro: none of its data files are left to confuse the runners
+        const auto conform = runPortolan({"conform", dir});
+        QVERIFY2(conform.exitCode == 0, conform.out.constData());
+        const auto alone = runPortolan(QStringList{"compare", dir + "/model.onnx", "--inputs", dir + "/test_data_set_0", "-O0"} + common);
+        QCOMPARE(alone.exitCode, 1);
+        const auto inspected = runPortolan({"inspect", dir + "/model.onnx", "--json"});
+        const int nodes = QJsonDocument::fromJson(inspected.out).object()["nodes"].toObject()["main_graph"].toInt();
+        QVERIFY2(nodes >= 1 && nodes <= 3, inspected.out.left(2000).constData());
+    }
+
     void bisectedKeepListMakesTheLoweredRunPass()
     {
         const QString model = fixture("transformer_opset17");

@@ -13,11 +13,13 @@
 #include "compare/RunComparison.h"
 #include "ir/ModelLoader.h"
 #include "ir/ModelSaver.h"
+#include "ir/Topology.h"
 #include "passes/NumericCheck.h"
 #include "passes/PassManager.h"
 #include "passes/Pipeline.h"
 #include "runtime/TensorProtoIO.h"
 #include "runtime/cpu/CpuExecutor.h"
+#include "runtime/cpu/CpuKernel.h"
 
 #include <QtTest>
 
@@ -75,6 +77,8 @@ private slots:
     void lowPrecisionKernelIsWhereTheErrorStarts();
     void tinyBudgetSpillsWithTheSameResult();
     void reproCutsTheNodeAndItsProducers();
+    void faultyCompiledKernelIsFoundAndReproduces_data();
+    void faultyCompiledKernelIsFoundAndReproduces();
     void bisectionKeepsTheOverflowingNodesAtFp32();
     void importedTensorsCompareAsARun();
     void comparingNothingIsRefused();
@@ -362,6 +366,132 @@ void tst_Compare::reproCutsTheNodeAndItsProducers()
         for (const compare::TensorMetrics &metrics : repro->metrics)
             QVERIFY(metrics.passed); // fp32 compiled: the repro matches its reference outputs
     QVERIFY(!compare::extractRepro(b, *feeds, {ir::NodeId(), 0, {}}));
+}
+
+namespace {
+
+class NoSubgraphs final : public runtime::SubgraphRunner {
+public:
+    support::Expected<std::vector<runtime::RuntimeValue>> runSubgraph(ir::GraphId, std::vector<runtime::RuntimeValue>) override
+    {
+        return support::makeError("internal", "no subgraphs");
+    }
+    std::int64_t maxLoopIterations() const override { return 0; }
+};
+
+/// The kind of bug a port's kernel has: the node's own native kernel, built from a binding with one
+/// thing wrong — LayerNorm's epsilon read as 0.5, or a convolution's weight with kh and kw swapped.
+std::unique_ptr<runtime::cpu::CpuKernel> faultyKernel(const runtime::cpu::NodeBinding &binding, const std::string &fault,
+                                                      std::string &whyNot)
+{
+    const auto factory = runtime::cpu::findCpuKernel(binding.node.domain, binding.node.opType);
+    if (!factory)
+        return nullptr;
+    if (fault == "epsilon") {
+        ir::Node node = binding.node;
+        for (ir::Attribute &a : node.attributes)
+            if (a.name() == "epsilon")
+                a.proto.set_f(0.5f);
+        static runtime::MemoryBudget budget;
+        static NoSubgraphs subgraphs;
+        runtime::KernelContext attributes(binding.model, node, binding.opset, {}, budget, subgraphs);
+        runtime::cpu::NodeBinding wrong{binding.model, node, binding.opset, binding.inputs, binding.outputs, attributes};
+        return factory(wrong, whyNot);
+    }
+    runtime::cpu::NodeBinding wrong = binding;
+    const Tensor &w = binding.inputs[1].constant;
+    const auto &s = w.shape();
+    Tensor swapped = w.clone();
+    for (std::int64_t o = 0; o < s[0] * s[1]; ++o)
+        for (std::int64_t i = 0; i < s[2]; ++i)
+            for (std::int64_t j = 0; j < s[3]; ++j)
+                swapped.mutableData<float>()[(o * s[2] + i) * s[3] + j] = w.data<float>()[(o * s[2] + j) * s[3] + i];
+    wrong.inputs[1].constant = swapped;
+    return factory(wrong, whyNot);
+}
+
+} // namespace
+
+void tst_Compare::faultyCompiledKernelIsFoundAndReproduces_data()
+{
+    QTest::addColumn<QString>("fixtureName");
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<QString>("fault");
+    QTest::newRow("layer norm epsilon") << "transformer_opset17" << "LayerNormalization" << "epsilon";
+    QTest::newRow("conv weight transposed") << "cnn_bn" << "Conv" << "transposed-weight";
+}
+
+void tst_Compare::faultyCompiledKernelIsFoundAndReproduces()
+{
+    // The model is right; the compiled executor's kernel of one node is not. Comparison names that
+    // node first, re-running it on the reference kernel says its kernel is at fault, and a repro cut
+    // around the last node with all its producers shrinks back to that node and fails
+    // with B's executor run on it alone.
+    QFETCH(QString, fixtureName);
+    QFETCH(QString, op);
+    QFETCH(QString, fault);
+    auto model = fixture(fixtureName.toStdString());
+    QVERIFY(model);
+    auto optimized = passes::runPipeline(*model, *passes::presetPipeline(2), {});
+    QVERIFY(optimized);
+    const ir::Model &m = *optimized->model;
+    std::string faulty;
+    int seen = 0;
+    const auto order = ir::topologicalOrder(m, m.mainGraph());
+    QVERIFY(order);
+    for (const ir::NodeId n : *order)
+        if (m.node(n).opType.find(op.toStdString()) != std::string::npos && ++seen == 2)
+            faulty = m.node(n).name;
+    QVERIFY(!faulty.empty());
+    runtime::cpu::CompileOptions options;
+    options.kernelOverride = [&](const runtime::cpu::NodeBinding &binding, std::string &whyNot) {
+        return binding.node.name == faulty ? faultyKernel(binding, fault.toStdString(), whyNot) : nullptr;
+    };
+    runtime::cpu::CpuExecutor cpu(m, options);
+    const compare::RunSide b{"cpu", &m, [&](const runtime::NamedValues &f, const runtime::RunOptions &o) { return cpu.run(f, o); },
+                             [&](const ir::Model &other, const runtime::NamedValues &f) {
+                                 return runtime::cpu::CpuExecutor(other, options).run(f);
+                             }};
+    std::shared_ptr<runtime::Interpreter> ia;
+    const compare::RunSide a = referenceSide(*model, ia);
+    auto feeds = passes::seededFeeds(*model, 11, {}, 3);
+    QVERIFY(feeds);
+    compare::ComparisonOptions compareOptions;
+    compareOptions.tolerance = {1e-4, 1e-4};
+    auto result = compare::compareRuns(a, b, compare::alignByProvenance(*model, m, optimized->provenance), *feeds, compareOptions);
+    QVERIFY(result);
+    QVERIFY(!result->outputsPassed());
+    const compare::ComparedTensor *first = compare::firstDivergence(*result, m);
+    QVERIFY(first);
+    QCOMPARE(first->node, faulty);
+    const auto suspects = compare::rankSuspects(*result, m, 3);
+    QCOMPARE(suspects.front().tensor->node, faulty);
+    auto checks = compare::checkSuspectKernels(b, *feeds, {suspects.front()}, compareOptions);
+    QVERIFY(checks);
+    QCOMPARE(checks->front().verdict, compare::KernelVerdict::KernelDiffers);
+
+    // the repro: the graph's last node and all its producers, shrunk to the faulty node
+    const ir::NodeId last = m.value(m.graph(m.mainGraph()).outputs.front()).producer;
+    const int everyLevel = static_cast<int>(order->size());
+    auto repro = compare::extractRepro(b, *feeds, {last, everyLevel, compareOptions.tolerance});
+    QVERIFY2(repro, repro ? "" : repro.error().format().c_str());
+    QVERIFY(repro->standalone);
+    QVERIFY(repro->reproduces());
+    QVERIFY2(repro->nodesBeforeShrink > 3, std::to_string(repro->nodesBeforeShrink).c_str());
+    QVERIFY(repro->shrinkChecks > 0);
+    std::vector<std::string> kept;
+    for (const onnx::NodeProto &node : repro->model.graph().node())
+        if (node.op_type() != "Constant")
+            kept.push_back(node.name());
+    std::string keptNames;
+    for (const std::string &k : kept)
+        keptNames += k + " ";
+    QVERIFY2(kept == std::vector<std::string>{faulty}, (keptNames + "instead of " + faulty).c_str());
+    // without shrinking the whole cut is kept, and fails as well
+    auto whole = compare::extractRepro(b, *feeds, {last, everyLevel, compareOptions.tolerance, false});
+    QVERIFY(whole && whole->reproduces());
+    QCOMPARE(whole->shrinkChecks, std::size_t(0));
+    QVERIFY(static_cast<std::size_t>(whole->model.graph().node_size()) >= whole->nodesBeforeShrink);
 }
 
 void tst_Compare::bisectionKeepsTheOverflowingNodesAtFp32()

@@ -101,6 +101,7 @@ private slots:
     void elementwiseChainRunsInPlace();
     void profilesAreCachedByShape();
     void viewsShareStorage();
+    void fallbackViewsOfTheArenaAreCopiedOut();
     void withoutFallbackUnsupportedNodesAreListed();
     void memoryPlanOverTheCapIsRefused();
     void convolutionsShareTheirLayoutAndObserversSeeRowMajor();
@@ -353,6 +354,37 @@ g (float[2,3,4] x) => (float[2,12] y, float[6,4] z)
     const auto &nodes = cpu.lastProfile()->nodes();
     QCOMPARE(nodes.front().implementation, std::string("view"));
     QCOMPARE(nodes.back().implementation, std::string("view"));
+}
+
+void tst_CpuExecutor::fallbackViewsOfTheArenaAreCopiedOut()
+{
+    // The Reshape's target shape is an input, so it runs on the reference kernel, which answers with
+    // a view of `a`; the plan hands `a`'s bytes to `z` once the Reshape has read them, so the view
+    // must not stay in the arena (it once did: y came back equal to z)
+    auto model = test::modelFromText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[3,32] x, int64[2] s) => (float[96,1] y, float[3,32] z)
+{
+    a = Relu (x)
+    y = Reshape (a, s)
+    b = Neg (x)
+    z = Sigmoid (b)
+}
+)");
+    QVERIFY(model);
+    runtime::cpu::CpuExecutor cpu(*model);
+    std::vector<float> x(96);
+    for (std::size_t i = 0; i < x.size(); ++i)
+        x[i] = static_cast<float>(i) * 0.02f - 1.f;
+    const runtime::NamedValues feeds{
+        {"x", runtime::RuntimeValue::ofTensor(runtime::Tensor::fromVector<float>(onnx::TensorProto::FLOAT, {3, 32}, x))},
+        {"s", runtime::RuntimeValue::ofTensor(runtime::Tensor::fromVector<std::int64_t>(onnx::TensorProto::INT64, {2}, {96, 1}))}};
+    auto expected = runtime::Interpreter(*model).run(feeds);
+    auto actual = cpu.run(feeds);
+    QVERIFY(expected && actual);
+    QCOMPARE(cpu.lastProfile()->nodes()[1].implementation, std::string("reference"));
+    const passes::NumericCheck check = passes::compareOutputs(*expected, *actual, 1e-6, 1e-6);
+    QVERIFY2(check.withinTolerance, check.worstOutput.c_str());
 }
 
 void tst_CpuExecutor::withoutFallbackUnsupportedNodesAreListed()

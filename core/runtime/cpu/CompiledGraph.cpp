@@ -391,14 +391,19 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
             profile.flops = analysis::nodeFlops(node, inShapes, outShapes);
         }
         const CpuKernelFactory factory = findCpuKernel(node.domain, node.opType);
-        if (!factory)
+        if (options.kernelOverride && allStatic && !hasSubgraphs(node))
+            step.kernel = options.kernelOverride(binding, profile.whyFallback);
+        if (step.kernel) {
+            // the override's kernel
+        } else if (!factory) {
             profile.whyFallback = "no native kernel for " + node.opType;
-        else if (hasSubgraphs(node))
+        } else if (hasSubgraphs(node)) {
             profile.whyFallback = "has subgraphs";
-        else if (!allStatic)
+        } else if (!allStatic) {
             profile.whyFallback = "a shape is unknown at compile time";
-        else
+        } else {
             step.kernel = factory(binding, profile.whyFallback);
+        }
         if (step.kernel) {
             profile.implementation = step.kernel->implementation();
             for (std::size_t k = 0; k < step.outputs.size(); ++k) {
@@ -624,6 +629,11 @@ support::Expected<NamedValues> CompiledGraph::run(const std::vector<const Runtim
                     return makeError("shape-mismatch", "output '" + m_model.value(slot.value).name + "' is " + value.describe() +
                                                            ", but shape inference planned " + shapeString(*slot.shape),
                                      m_model.sourcePath, nodeProfile.name);
+                // a reference kernel may answer with a view of its input (Reshape): one into the arena
+                // would change under the later kernels the plan gives those bytes to, so it is copied out
+                const std::byte *data = value.isTensor() ? value.tensor.rawData() : nullptr;
+                if (data && m_arena && data >= m_arena.get() && data < m_arena.get() + m_plan.arenaBytes)
+                    value.tensor = value.tensor.clone();
                 fallbackLive += value.ownedBytes();
                 slot.current = std::move(value);
             }

@@ -9,6 +9,7 @@
 #include "runtime/cpu/Precision.h"
 #include "runtime/reference/Interpreter.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -34,6 +35,10 @@ struct CompileOptions {
     /// Run nodes without a native kernel on their reference kernel (false: such nodes fail the compile).
     bool allowFallback = true;
     PrecisionPolicy precision;
+    /// Asked first for every node with static shapes: a kernel it returns runs the node in place of
+    /// the table's (how a test plants a faulty kernel, or a port substitutes its own); nullptr
+    /// leaves the choice to the table.
+    std::function<std::unique_ptr<CpuKernel>(const NodeBinding &binding, std::string &whyNot)> kernelOverride;
 };
 
 class CompiledGraph {

@@ -8,7 +8,7 @@ packages=(
   qt6-base-dev libqt6opengl6-dev qt6-svg-dev qt6-charts-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
   libgl-dev libxkbcommon-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
-  libgraphviz-dev libspdlog-dev libfmt-dev libdnnl-dev
+  libgraphviz-dev libspdlog-dev libfmt-dev libdnnl-dev zlib1g-dev nlohmann-json3-dev
 )
 if [[ "${1:-}" == "--fixtures" ]]; then
   packages+=(python3-torch python3-torchvision python3-onnx python3-numpy)

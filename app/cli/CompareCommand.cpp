@@ -21,6 +21,7 @@
 #include "runtime/cpu/CpuExecutor.h"
 #include "support/JsonWriter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -36,27 +37,32 @@ int fail(const std::string &message)
     return kExitUsage;
 }
 
-/// "reference", "cpu", "cpu:PRECISION" or "dir:PATH" (another runtime's tensors).
+/// "reference", "cpu", "cpu:PRECISION" or "import:PATH" (another runtime's tensors).
 struct SideSpec {
     bool compiled = false;
-    std::string precision; ///< cpu: "" (the --precision option's) or the one named
-    std::string importedDir; ///< dir: the folder of .pb / .npy files
+    std::string precision;   ///< cpu: "" (the --precision option's) or the one named
+    std::string importFrom;  ///< import: a folder of .pb / .npy files, an .npz, or Polygraphy's .json[#RUNNER]
 };
 
 support::Expected<SideSpec> parseSide(const std::string &text)
 {
+    SideSpec spec;
     if (text == "reference")
-        return SideSpec{};
-    if (text.starts_with("dir:") && text.size() > 4)
-        return SideSpec{false, {}, text.substr(4)};
+        return spec;
+    if (text.starts_with("import:") && text.size() > 7) {
+        spec.importFrom = text.substr(7);
+        return spec;
+    }
+    spec.compiled = true;
     if (text == "cpu")
-        return SideSpec{true, {}};
+        return spec;
     if (text.starts_with("cpu:")) {
         if (auto p = runtime::cpu::parsePrecision(text.substr(4)); !p)
             return p.takeError();
-        return SideSpec{true, text.substr(4)};
+        spec.precision = text.substr(4);
+        return spec;
     }
-    return support::makeError("bad-side", "'" + text + "' is not reference, cpu, cpu:PRECISION (fp32, fp16, bf16, int8) or dir:PATH");
+    return support::makeError("bad-side", "'" + text + "' is not reference, cpu, cpu:PRECISION (fp32, fp16, bf16, int8) or import:PATH");
 }
 
 std::string sizeText(double x)
@@ -202,7 +208,8 @@ int compareCommand(const QStringList &arguments, Mode mode)
     QCommandLineParser parser;
     const QCommandLineOption sideA("a", "The run compared against: reference (the default) or cpu[:PRECISION].", "RUN", "reference");
     const QCommandLineOption sideB("b", "The run checked: cpu (the default), cpu:fp16, cpu:bf16, cpu:int8, reference, or "
-                                        "dir:PATH (another runtime's tensors: .pb files named inside, .npy files by file name).",
+                                        "import:PATH (another runtime's tensors: a folder of .pb files named inside and .npy files named by "
+                                        "file name, an .npz archive, or Polygraphy's --save-outputs FILE.json[#RUNNER]).",
                                    "RUN", "cpu");
     const QCommandLineOption tolerance("tolerance", "Tolerance of one tensor (by A's name). Repeatable.", "NAME=A,R");
     const QCommandLineOption maxMemory("max-memory", "Bytes of A's tensors held in memory before spilling to disk (e.g. 2G).", "SIZE");
@@ -292,8 +299,8 @@ int compareCommand(const QStringList &arguments, Mode mode)
     std::vector<std::unique_ptr<runtime::cpu::CpuExecutor>> executors;
     std::vector<std::string> unknownImported;
     auto makeSide = [&](const SideSpec &spec) -> support::Expected<compare::RunSide> {
-        if (!spec.importedDir.empty()) {
-            auto imported = compare::readImportedRun(spec.importedDir, model);
+        if (!spec.importFrom.empty()) {
+            auto imported = compare::readImportedRun(spec.importFrom, model);
             if (!imported)
                 return imported.takeError();
             unknownImported.insert(unknownImported.end(), imported->unknownNames.begin(), imported->unknownNames.end());
@@ -489,6 +496,8 @@ int compareCommand(const QStringList &arguments, Mode mode)
     if (first)
         std::printf("  first divergence: %s, produced by %s (%s): out of tolerance while its inputs are within it\n",
                     first->name.c_str(), first->node.c_str(), first->opType.c_str());
+    else if (std::any_of(suspects.begin(), suspects.end(), [](const compare::Suspect &s) { return s.inputsUnseen && !s.tensor->metrics.passed; }))
+        std::printf("  first divergence: unknown (a failing tensor's inputs were not compared: import its intermediates too)\n");
     else
         std::printf("  first divergence: none (no tensor goes out of tolerance on its own)\n");
     if (!suspects.empty()) {

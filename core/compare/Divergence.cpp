@@ -28,18 +28,26 @@ std::vector<Suspect> suspectsInOrder(const ComparisonResult &result, const ir::M
         if (value.producer.valid())
             for (const ir::ValueId in : b.node(value.producer).inputs) {
                 const auto it = in.valid() ? byValue.find(in) : byValue.end();
-                if (it == byValue.end())
-                    continue; // a graph input, a weight, or a value with no counterpart: taken as exact
+                if (it == byValue.end()) {
+                    // a graph input or a weight is exact; a computed value that was not compared is unknown
+                    const bool computed = in.valid() && b.value(in).producer.valid() &&
+                                          !(b.node(b.value(in).producer).opType == "Constant" && b.node(b.value(in).producer).domain.empty());
+                    s.inputsUnseen = s.inputsUnseen || computed;
+                    continue;
+                }
                 s.inputError = std::max(s.inputError, normalizedError(*it->second));
                 inputsPass = inputsPass && it->second->metrics.passed && it->second->metrics.mismatch.empty();
             }
         s.amplification = s.inputError > 0 ? s.error / s.inputError : (s.error > 0 ? std::numeric_limits<double>::infinity() : 0);
         s.inputsPass = inputsPass;
-        s.introduced = failed && inputsPass;
+        s.introduced = failed && inputsPass && !s.inputsUnseen;
         if (!failed && s.error == 0)
             continue;
-        char why[160];
-        if (s.introduced)
+        char why[320];
+        if (failed && inputsPass && s.inputsUnseen)
+            std::snprintf(why, sizeof why, "out of tolerance; its node's inputs were not compared (run %s lacks them), so the "
+                                           "error may start further up", result.labelB.c_str());
+        else if (s.introduced)
             std::snprintf(why, sizeof why, "out of tolerance while its inputs are within it: the error starts here (×%.3g)",
                           s.amplification);
         else if (failed)

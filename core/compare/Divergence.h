@@ -17,7 +17,9 @@ struct Suspect {
     double inputError = 0;    ///< the same, worst over the producer's compared inputs (0: exact inputs)
     double amplification = 0; ///< error / inputError (inf when the inputs are exact)
     bool inputsPass = true;   ///< every compared input of its producer is within tolerance
-    bool introduced = false;  ///< out of tolerance while every compared input is within it
+    bool inputsUnseen = false; ///< an input its producer reads is computed by a node, but was not compared
+                               ///< (an imported run with outputs only): where the error starts is unknown
+    bool introduced = false;  ///< out of tolerance while every input is compared and within it
     std::string why;
 };
 
@@ -25,7 +27,7 @@ struct Suspect {
 std::vector<Suspect> rankSuspects(const ComparisonResult &result, const ir::Model &b, std::size_t limit = 10);
 
 /// The first tensor, in B's order, whose error starts at its node (out of tolerance while every
-/// compared input is within it), or nullptr.
+/// input is exact or compared and within it), or nullptr.
 const ComparedTensor *firstDivergence(const ComparisonResult &result, const ir::Model &b);
 
 /// normalizedError of a compared tensor's metrics.

@@ -128,7 +128,7 @@ private slots:
         const QString dump = tmp.filePath("dump");
         const QString inputs = QString::fromStdString(test::fixturesDir()) + "/cnn_bn/test_data_set_0";
         QCOMPARE(runPortolan({"run", fixture("cnn_bn"), "--inputs", inputs, "--dump-all", dump}).exitCode, 0);
-        const auto run = runPortolan({"compare", fixture("cnn_bn"), "--inputs", inputs, "--b", "dir:" + dump, "--json"});
+        const auto run = runPortolan({"compare", fixture("cnn_bn"), "--inputs", inputs, "--b", "import:" + dump, "--json"});
         QVERIFY2(run.exitCode == 0, run.err.constData());
         const QJsonObject r = QJsonDocument::fromJson(run.out).object();
         QVERIFY(r["b"].toObject()["run"].toString().startsWith("imported:"));
@@ -181,7 +181,7 @@ private slots:
         QTest::newRow("int8 uncalibrated") << QStringList{"--b", "cpu:int8"} << "needs one of --calibration";
         QTest::newRow("bad tolerance") << QStringList{"--tolerance", "logits=1"} << "is not NAME=ATOL,RTOL";
         QTest::newRow("missing model") << QStringList{} << "";
-        QTest::newRow("imported folder missing") << QStringList{"--b", "dir:/nonexistent"} << "is not a folder of .pb or .npy files";
+        QTest::newRow("imported folder missing") << QStringList{"--b", "import:/nonexistent"} << "is neither a folder of .pb or .npy files";
     }
 
     void badRequestsAreRefused()

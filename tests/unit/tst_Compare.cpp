@@ -8,6 +8,8 @@
 #include "compare/Divergence.h"
 #include "compare/ImportedRun.h"
 #include "compare/KernelCheck.h"
+#include "compare/NumpyFiles.h"
+#include "compare/PolygraphyRun.h"
 #include "compare/PrecisionBisection.h"
 #include "compare/Repro.h"
 #include "compare/RunComparison.h"
@@ -18,6 +20,7 @@
 #include "passes/PassManager.h"
 #include "passes/Pipeline.h"
 #include "runtime/TensorProtoIO.h"
+#include "runtime/TestDataSet.h"
 #include "runtime/cpu/CpuExecutor.h"
 #include "runtime/cpu/CpuKernel.h"
 
@@ -81,6 +84,7 @@ private slots:
     void faultyCompiledKernelIsFoundAndReproduces();
     void bisectionKeepsTheOverflowingNodesAtFp32();
     void importedTensorsCompareAsARun();
+    void npzAndPolygraphyRunsImport();
     void comparingNothingIsRefused();
 };
 
@@ -592,7 +596,9 @@ void tst_Compare::importedTensorsCompareAsARun()
     for (std::size_t i = 0; i < keep.seen.size(); ++i) {
         auto &[name, tensor] = keep.seen[i];
         if (i == 2) {
-            writeNpy(dir.filePath(QString::fromStdString(name).replace("/", "_") + ".npy").toStdString(), tensor);
+            // a name with '/' is no file name: spelled %-escaped, as the external executor writes it
+            writeNpy(dir.filePath(QString::fromLatin1(QUrl::toPercentEncoding(QString::fromStdString(name))) + ".npy").toStdString(),
+                     tensor);
             continue;
         }
         QVERIFY(runtime::writeValueFile(runtime::RuntimeValue::ofTensor(tensor), name,
@@ -602,13 +608,13 @@ void tst_Compare::importedTensorsCompareAsARun()
                                     dir.filePath("stray.pb").toStdString(), false));
     auto imported = compare::readImportedRun(dir.path().toStdString(), *model);
     QVERIFY2(imported, imported ? "" : imported.error().format().c_str());
-    QCOMPARE(imported->unknownNames.size(), std::size_t(2)); // the stray file, and the .npy named after a file-safe name
+    QCOMPARE(imported->unknownNames.size(), std::size_t(1)); // the stray file
     std::shared_ptr<runtime::Interpreter> ia;
     const compare::RunSide a = referenceSide(*model, ia);
     const compare::RunSide b = compare::importedSide(*model, std::make_shared<const compare::ImportedRun>(std::move(*imported)));
     auto result = compare::compareRuns(a, b, compare::alignByName(*model, *model), *feeds, {});
     QVERIFY2(result, result ? "" : result.error().format().c_str());
-    QCOMPARE(result->tensors.size(), keep.seen.size() - 1);
+    QCOMPARE(result->tensors.size(), keep.seen.size());
     for (const compare::ComparedTensor &t : result->tensors)
         QVERIFY2(t.metrics.maxAbs == 0, t.name.c_str());
     // a .npy named as the tensor is
@@ -620,6 +626,67 @@ void tst_Compare::importedTensorsCompareAsARun()
     QCOMPARE(compare::compareTensors(keep.seen[0].second, *npy, {0, 0}).maxAbs, 0.0);
     QVERIFY(!compare::readNpyFile(dir.filePath("t0.pb").toStdString()));
     QVERIFY(!compare::readImportedRun("/nonexistent", *model));
+}
+
+void tst_Compare::npzAndPolygraphyRunsImport()
+{
+    // tests/data/imports (generate_imports.py): the transformer's reference tensors on its
+    // test_data_set_0 as NumPy archives and as Polygraphy run results with two runners
+    auto model = fixture("transformer_opset17");
+    QVERIFY(model);
+    const std::string imports = test::fixturesDir() + "/../imports/";
+    auto feeds = runtime::readTestDataInputs(*model, test::fixturesDir() + "/transformer_opset17/test_data_set_0");
+    QVERIFY2(feeds, feeds ? "" : feeds.error().format().c_str());
+    std::shared_ptr<runtime::Interpreter> ia;
+    const compare::RunSide a = referenceSide(*model, ia);
+    auto compareWith = [&](const std::string &source) -> support::Expected<compare::ComparisonResult> {
+        auto imported = compare::readImportedRun(source, *model);
+        if (!imported)
+            return imported.takeError();
+        if (!imported->unknownNames.empty())
+            return support::makeError("unknown", imported->unknownNames.front());
+        const compare::RunSide b = compare::importedSide(*model, std::make_shared<const compare::ImportedRun>(std::move(*imported)));
+        return compare::compareRuns(a, b, compare::alignByName(*model, *model), *feeds, {});
+    };
+    // every float tensor, deflated: all compared, all exact (the archive holds what the reference computes)
+    auto deflated = compareWith(imports + "reference.npz");
+    QVERIFY2(deflated, deflated ? "" : deflated.error().format().c_str());
+    QCOMPARE(deflated->tensors.size(), std::size_t(74));
+    for (const compare::ComparedTensor &t : deflated->tensors)
+        QVERIFY2(t.metrics.maxAbs == 0, t.name.c_str());
+    auto stored = compareWith(imports + "outputs_stored.npz");
+    QVERIFY(stored && stored->tensors.size() == 1 && stored->outputsPassed());
+    // Polygraphy: two runners, so one must be named; a prefix is enough
+    auto ambiguous = compare::readPolygraphyRunResults(imports + "polygraphy.json", "");
+    QVERIFY(!ambiguous);
+    QVERIFY2(ambiguous.error().format().find("onnxrt-runner-N0, trt-runner-N0") != std::string::npos, ambiguous.error().format().c_str());
+    auto onnxrt = compareWith(imports + "polygraphy.json#onnxrt");
+    QVERIFY2(onnxrt, onnxrt ? "" : onnxrt.error().format().c_str());
+    QVERIFY(onnxrt->outputsPassed());
+    auto trt = compareWith(imports + "polygraphy.json#trt-runner-N0");
+    QVERIFY(trt);
+    QVERIFY(!trt->outputsPassed());
+    const compare::TensorMetrics &m = trt->outputs().front()->metrics;
+    QCOMPARE(m.worstAt, (std::vector<std::int64_t>{0, 5, 7}));
+    QVERIFY(std::fabs(m.maxAbs - 0.5) < 1e-6);
+    // outputs only: the failing output's inputs were never seen, so nothing is called its start
+    QCOMPARE(compare::firstDivergence(*trt, *model), nullptr);
+    QVERIFY(compare::rankSuspects(*trt, *model, 1).front().inputsUnseen);
+    QVERIFY(!compare::readPolygraphyRunResults(imports + "polygraphy.json", "tensorrt"));
+    // damaged files are refused with their name
+    QTemporaryDir dir;
+    std::ifstream whole(imports + "reference.npz", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(whole)), std::istreambuf_iterator<char>());
+    const std::string truncated = dir.filePath("truncated.npz").toStdString();
+    std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    auto broken = compare::readNpzFile(truncated);
+    QVERIFY(!broken);
+    QVERIFY2(broken.error().format().find("truncated.npz") != std::string::npos, broken.error().format().c_str());
+    const std::string notJson = dir.filePath("results.json").toStdString();
+    std::ofstream(notJson) << "{\"lst\": [[\"r\", [{\"outputs\": {\"y\": {\"array\": \"!!\"}}}]]]}";
+    QVERIFY(!compare::readPolygraphyRunResults(notJson, ""));
+    std::ofstream(notJson, std::ios::trunc) << "not json";
+    QVERIFY(!compare::readPolygraphyRunResults(notJson, ""));
 }
 
 void tst_Compare::comparingNothingIsRefused()

@@ -1,0 +1,28 @@
+// NumPy's exchange formats, as other runtimes' tools dump tensors: `.npy` (one array) and `.npz`
+// (a zip of `.npy` files, stored by np.savez or deflated by np.savez_compressed).
+#pragma once
+
+#include "runtime/Tensor.h"
+#include "support/Expected.h"
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace portolan::compare {
+
+/// A tensor from the bytes of a `.npy` file (format 1.0–3.0, little-endian, C order); errors name `where`.
+support::Expected<runtime::Tensor> parseNpy(std::string_view bytes, const std::string &where);
+support::Expected<runtime::Tensor> readNpyFile(const std::string &path);
+
+/// The arrays of a `.npz` archive in archive order, keyed as np.load keys them (the entry's name
+/// without ".npy"). Zip64 archives (numpy writes them) are read; encrypted or other compression
+/// methods are refused by name.
+support::Expected<std::vector<std::pair<std::string, runtime::Tensor>>> readNpzFile(const std::string &path);
+
+/// "%2F" and the like decoded: how a tensor name that is no file name ("/layer1/Relu_output_0") is
+/// spelled as one (`layer1%2FRelu_output_0.npy`).
+std::string percentDecoded(const std::string &text);
+
+} // namespace portolan::compare

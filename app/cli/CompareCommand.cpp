@@ -6,6 +6,7 @@
 // the passes' provenance. Exit 0 when every output is within tolerance, 1 when one is not.
 #include "cli/Arguments.h"
 #include "cli/Command.h"
+#include "cli/ExternalOptions.h"
 #include "cli/Feeds.h"
 #include "cli/PassOptions.h"
 #include "cli/PrecisionOptions.h"
@@ -13,6 +14,7 @@
 #include "cli/ToleranceOptions.h"
 
 #include "compare/Divergence.h"
+#include "compare/ExternalRun.h"
 #include "compare/ImportedRun.h"
 #include "compare/KernelCheck.h"
 #include "compare/Repro.h"
@@ -37,11 +39,13 @@ int fail(const std::string &message)
     return kExitUsage;
 }
 
-/// "reference", "cpu", "cpu:PRECISION" or "import:PATH" (another runtime's tensors).
+/// "reference", "cpu", "cpu:PRECISION", "import:PATH" (another runtime's tensors) or
+/// "external:CMD {model} {inputs} {outputs}" (another runtime, run).
 struct SideSpec {
     bool compiled = false;
     std::string precision;   ///< cpu: "" (the --precision option's) or the one named
     std::string importFrom;  ///< import: a folder of .pb / .npy files, an .npz, or Polygraphy's .json[#RUNNER]
+    std::string external;    ///< external: the whole "external:CMD …"
 };
 
 support::Expected<SideSpec> parseSide(const std::string &text)
@@ -53,6 +57,10 @@ support::Expected<SideSpec> parseSide(const std::string &text)
         spec.importFrom = text.substr(7);
         return spec;
     }
+    if (text.starts_with("external:")) {
+        spec.external = text;
+        return spec;
+    }
     spec.compiled = true;
     if (text == "cpu")
         return spec;
@@ -62,7 +70,8 @@ support::Expected<SideSpec> parseSide(const std::string &text)
         spec.precision = text.substr(4);
         return spec;
     }
-    return support::makeError("bad-side", "'" + text + "' is not reference, cpu, cpu:PRECISION (fp32, fp16, bf16, int8) or import:PATH");
+    return support::makeError("bad-side", "'" + text + "' is not reference, cpu, cpu:PRECISION (fp32, fp16, bf16, int8), import:PATH "
+                                          "or external:CMD {model} {inputs} {outputs}");
 }
 
 std::string sizeText(double x)
@@ -209,7 +218,9 @@ int compareCommand(const QStringList &arguments, Mode mode)
     const QCommandLineOption sideA("a", "The run compared against: reference (the default) or cpu[:PRECISION].", "RUN", "reference");
     const QCommandLineOption sideB("b", "The run checked: cpu (the default), cpu:fp16, cpu:bf16, cpu:int8, reference, or "
                                         "import:PATH (another runtime's tensors: a folder of .pb files named inside and .npy files named by "
-                                        "file name, an .npz archive, or Polygraphy's --save-outputs FILE.json[#RUNNER]).",
+                                        "file name, an .npz archive, or Polygraphy's --save-outputs FILE.json[#RUNNER]), or "
+                                        "external:'CMD {model} {inputs} {outputs}' (another runtime: it reads input_K.pb or "
+                                        "NAME.npy from {inputs} and writes .pb or .npy files into {outputs}).",
                                    "RUN", "cpu");
     const QCommandLineOption tolerance("tolerance", "Tolerance of one tensor (by A's name). Repeatable.", "NAME=A,R");
     const QCommandLineOption maxMemory("max-memory", "Bytes of A's tensors held in memory before spilling to disk (e.g. 2G).", "SIZE");
@@ -218,7 +229,8 @@ int compareCommand(const QStringList &arguments, Mode mode)
     const QCommandLineOption json("json", "Print the comparison as JSON.");
     const QCommandLineOption noKernelCheck("no-kernel-check", "Do not re-run the failing suspects' nodes alone on the "
                                                               "reference kernels (one more run of B, made when an output fails).");
-    parser.addOptions({sideA, sideB, tolerance, maxMemory, top, all, json, noKernelCheck});
+    const QCommandLineOption externalTimeout = externalTimeoutOption();
+    parser.addOptions({sideA, sideB, tolerance, maxMemory, top, all, json, noKernelCheck, externalTimeout});
     FeedCommandOptions feedOptions;
     feedOptions.withSeed = true;
     feedOptions.addTo(parser);
@@ -299,6 +311,12 @@ int compareCommand(const QStringList &arguments, Mode mode)
     std::vector<std::unique_ptr<runtime::cpu::CpuExecutor>> executors;
     std::vector<std::string> unknownImported;
     auto makeSide = [&](const SideSpec &spec) -> support::Expected<compare::RunSide> {
+        if (!spec.external.empty()) {
+            auto command = externalCommand(parser, externalTimeout, spec.external);
+            if (!command)
+                return command.takeError();
+            return compare::externalSide(model, path, *command);
+        }
         if (!spec.importFrom.empty()) {
             auto imported = compare::readImportedRun(spec.importFrom, model);
             if (!imported)

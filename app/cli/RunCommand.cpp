@@ -1,13 +1,14 @@
-// `portolan run MODEL [--executor reference|cpu] [--pipeline P | -O0 | -O1 | -O2] [--no-fallback]
+// `portolan run MODEL [--executor reference|cpu|external:CMD] [--pipeline P | -O0 | -O1 | -O2] [--no-fallback]
 //  [--precision fp32|fp16|bf16|int8 [--keep-fp32 RULE]… [--calibration DIR|random:N[:SEED]]
 //   [--calibration-method M] [--calibration-table FILE] [--save-calibration FILE]]
 //  [--input NAME=FILE.pb|NAME=random[:SEED]]… [--inputs DIR] [--shape NAME=D,…]… [--output-dir DIR]
 //  [--dump-all DIR] [--max-memory SIZE] [--repeat N] [--warmup K] [--stats] [--json] [--force]`:
-// runs the model on the reference interpreter or the compiled CPU executor (after the passes, -O2
-// by default for cpu, none for reference) and writes outputs (and, with --dump-all, every
+// runs the model on the reference interpreter, the compiled CPU executor (after the passes, -O2
+// by default for cpu, none for reference) or an external command, and writes outputs (and, with --dump-all, every
 // intermediate) as TensorProto files.
 #include "cli/Arguments.h"
 #include "cli/Command.h"
+#include "cli/ExternalOptions.h"
 #include "cli/Feeds.h"
 #include "cli/PassOptions.h"
 #include "cli/PrecisionOptions.h"
@@ -30,6 +31,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 namespace portolan::cli {
 
@@ -238,14 +240,17 @@ int runRun(const QStringList &arguments)
     const QCommandLineOption force("force", "Write into folders that already hold files.");
     const QCommandLineOption repeat("repeat", "Time N runs and print min/median/max latency.", "N", "1");
     const QCommandLineOption warmup("warmup", "Untimed runs before the timed ones.", "K", "0");
-    const QCommandLineOption executor("executor", "reference (the accurate interpreter, the default) or cpu (the "
-                                                  "compiled executor: native oneDNN kernels, planned memory).", "NAME",
+    const QCommandLineOption executor("executor", "reference (the accurate interpreter, the default), cpu (the "
+                                                  "compiled executor: native oneDNN kernels, planned memory), or "
+                                                  "'external:CMD {model} {inputs} {outputs}' (another runtime, run as a command "
+                                                  "that reads input_K.pb or NAME.npy and writes .pb or .npy outputs).", "NAME",
                                       "reference");
+    const QCommandLineOption externalTimeout = externalTimeoutOption();
     const QCommandLineOption noFallback("no-fallback", "cpu: refuse nodes without a native kernel instead of running "
                                                        "them on their reference kernel.");
     const QCommandLineOption stats("stats", "cpu: print the per-node profile, the fallbacks, the memory plan and the "
                                             "profile cache.");
-    parser.addOptions({outputDir, dumpAll, maxMemory, json, force, repeat, warmup, executor, noFallback, stats});
+    parser.addOptions({outputDir, dumpAll, maxMemory, json, force, repeat, warmup, executor, noFallback, stats, externalTimeout});
     const FeedCommandOptions feedOptions;
     feedOptions.addTo(parser);
     const PassOptions passOptions;
@@ -258,9 +263,17 @@ int runRun(const QStringList &arguments)
         return *exit;
 
     const std::string executorName = parser.value(executor).toStdString();
-    if (executorName != "reference" && executorName != "cpu")
-        return fail("--executor '" + executorName + "' is not one of: reference, cpu");
+    const bool external = executorName.starts_with("external:");
+    if (executorName != "reference" && executorName != "cpu" && !external)
+        return fail("--executor '" + executorName + "' is not one of: reference, cpu, external:CMD {model} {inputs} {outputs}");
     const bool compiled = executorName == "cpu";
+    std::optional<compare::ExternalCommand> externalRun;
+    if (external) {
+        auto command = externalCommand(parser, externalTimeout, executorName);
+        if (!command)
+            return fail(command.error().format());
+        externalRun = *command;
+    }
     if ((parser.isSet(noFallback) || parser.isSet(stats) || precisionOptions.anySet(parser)) && !compiled)
         return fail("--no-fallback, --stats and the precision options go with --executor cpu");
     if (auto st = passOptions.check(parser); !st)
@@ -279,6 +292,8 @@ int runRun(const QStringList &arguments)
     const std::string pipelineText = requested->text;
     const std::shared_ptr<ir::Model> optimized = requested->result ? requested->result->model : nullptr;
     const ir::Model &target = optimized ? *optimized : model;
+    if (external && optimized)
+        return fail("an external runtime runs the model file as it is (it compiles it itself): drop the pipeline options");
 
     auto shapes = feedOptions.shapes(parser);
     auto built = feedOptions.feeds(parser, model);
@@ -320,7 +335,10 @@ int runRun(const QStringList &arguments)
     }
     runtime::cpu::CpuExecutor cpu(target, compileOptions);
     cpu.setProfiling(parser.isSet(stats));
-    auto execute = [&](const runtime::RunOptions &o) { return compiled ? cpu.run(feeds, o) : interpreter.run(feeds, o); };
+    const compare::RunSide externalSide = external ? compare::externalSide(model, path, *externalRun) : compare::RunSide{};
+    auto execute = [&](const runtime::RunOptions &o) {
+        return external ? externalSide.run(feeds, o) : compiled ? cpu.run(feeds, o) : interpreter.run(feeds, o);
+    };
     const runtime::RunOptions quiet = quietOptions(options); // warm-ups and repeats dump nothing
     for (int i = 0; i < warmups; ++i)
         if (auto r = execute(quiet); !r)
@@ -380,6 +398,9 @@ int runRun(const QStringList &arguments)
     }
     if (profile)
         printCompiledSummary(path, pipelineText, cpu, seconds);
+    else if (external)
+        std::printf("Ran %s on the external command '%s' in %.3f s (writing the feeds, running it, reading what it wrote)\n",
+                    path.c_str(), externalRun->text.c_str(), seconds);
     else
         std::printf("Ran %s on the reference interpreter%s: %zu nodes in %.3f s, peak %.1f MiB of live tensors\n", path.c_str(),
                     pipelineText.empty() ? "" : (" after " + pipelineText).c_str(), referenceStats.nodesRun, seconds,

@@ -52,6 +52,8 @@ std::vector<Suspect> suspectsInOrder(const ComparisonResult &result, const ir::M
                           s.amplification);
         else if (failed)
             std::snprintf(why, sizeof why, "out of tolerance, carrying its inputs' error (×%.3g)", s.amplification);
+        else if (s.inputError == 0 && s.inputsUnseen)
+            std::snprintf(why, sizeof why, "within tolerance (its node's inputs were not compared)");
         else if (s.inputError == 0)
             std::snprintf(why, sizeof why, "within tolerance; the first error on this path (its inputs are exact)");
         else

@@ -70,34 +70,39 @@ support::Expected<ImportedRun> readImportedRun(const std::string &source, const 
     return run;
 }
 
+support::Expected<runtime::NamedValues> replayImported(const ir::Model &model, const ImportedRun &run, const runtime::RunOptions &options)
+{
+    auto order = ir::topologicalOrder(model, model.mainGraph());
+    if (!order)
+        return order.takeError();
+    std::vector<runtime::RuntimeValue> outputs;
+    for (const ir::NodeId n : *order) { // the comparison sees each tensor as its node's output
+        const ir::Node &node = model.node(n);
+        outputs.assign(node.outputs.size(), {});
+        bool any = false;
+        for (std::size_t k = 0; k < node.outputs.size(); ++k)
+            if (node.outputs[k].valid())
+                if (const auto it = run.tensors.find(model.value(node.outputs[k]).name); it != run.tensors.end()) {
+                    outputs[k] = it->second;
+                    any = true;
+                }
+        if (any && options.observer)
+            options.observer->nodeFinished(node, outputs);
+    }
+    runtime::NamedValues results;
+    for (const ir::ValueId out : model.graph(model.mainGraph()).outputs)
+        if (const auto it = run.tensors.find(model.value(out).name); it != run.tensors.end())
+            results.emplace_back(it->first, it->second);
+    return results;
+}
+
 RunSide importedSide(const ir::Model &model, std::shared_ptr<const ImportedRun> run)
 {
     RunSide side;
     side.label = "imported:" + run->dir;
     side.model = &model;
-    side.run = [&model, run](const runtime::NamedValues &, const runtime::RunOptions &options) -> support::Expected<runtime::NamedValues> {
-        auto order = ir::topologicalOrder(model, model.mainGraph());
-        if (!order)
-            return order.takeError();
-        std::vector<runtime::RuntimeValue> outputs;
-        for (const ir::NodeId n : *order) { // the comparison sees each tensor as its node's output
-            const ir::Node &node = model.node(n);
-            outputs.assign(node.outputs.size(), {});
-            bool any = false;
-            for (std::size_t k = 0; k < node.outputs.size(); ++k)
-                if (node.outputs[k].valid())
-                    if (const auto it = run->tensors.find(model.value(node.outputs[k]).name); it != run->tensors.end()) {
-                        outputs[k] = it->second;
-                        any = true;
-                    }
-            if (any && options.observer)
-                options.observer->nodeFinished(node, outputs);
-        }
-        runtime::NamedValues results;
-        for (const ir::ValueId out : model.graph(model.mainGraph()).outputs)
-            if (const auto it = run->tensors.find(model.value(out).name); it != run->tensors.end())
-                results.emplace_back(it->first, it->second);
-        return results;
+    side.run = [&model, run](const runtime::NamedValues &, const runtime::RunOptions &options) {
+        return replayImported(model, *run, options);
     };
     return side;
 }

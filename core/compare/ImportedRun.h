@@ -23,6 +23,10 @@ struct ImportedRun {
 /// `FILE.json[#RUNNER]`; errors name the file.
 support::Expected<ImportedRun> readImportedRun(const std::string &source, const ir::Model &model);
 
+/// Shows `run`'s tensors to `options.observer` in `model`'s topological order, each as its node's
+/// output, and returns the graph outputs among them.
+support::Expected<runtime::NamedValues> replayImported(const ir::Model &model, const ImportedRun &run, const runtime::RunOptions &options);
+
 /// The imported tensors as a run of `model` (whose value names they carry).
 RunSide importedSide(const ir::Model &model, std::shared_ptr<const ImportedRun> run);
 

@@ -4,10 +4,11 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstring>
 #include <fstream>
-#include <map>
 #include <regex>
 #include <sstream>
 
@@ -16,6 +17,13 @@ namespace portolan::compare {
 using support::makeError;
 
 namespace {
+
+/// NumPy's descr codes (little-endian) and the ONNX element types they are.
+constexpr std::array<std::pair<std::string_view, int>, 12> kNumpyTypes{{
+    {"f2", onnx::TensorProto::FLOAT16}, {"f4", onnx::TensorProto::FLOAT}, {"f8", onnx::TensorProto::DOUBLE},
+    {"i1", onnx::TensorProto::INT8},    {"i2", onnx::TensorProto::INT16}, {"i4", onnx::TensorProto::INT32},
+    {"i8", onnx::TensorProto::INT64},   {"u1", onnx::TensorProto::UINT8}, {"u2", onnx::TensorProto::UINT16},
+    {"u4", onnx::TensorProto::UINT32},  {"u8", onnx::TensorProto::UINT64}, {"b1", onnx::TensorProto::BOOL}}};
 
 std::uint64_t little(const unsigned char *p, int bytes)
 {
@@ -80,13 +88,8 @@ support::Expected<runtime::Tensor> parseNpy(std::string_view bytes, const std::s
     if (order[1] == "True")
         return makeError("bad-npy", "Fortran-order .npy data is not supported (save it C-contiguous)", where);
     const std::string kind = descr[2], size = descr[3];
-    static const std::map<std::string, int> types{
-        {"f2", onnx::TensorProto::FLOAT16}, {"f4", onnx::TensorProto::FLOAT}, {"f8", onnx::TensorProto::DOUBLE},
-        {"i1", onnx::TensorProto::INT8},    {"i2", onnx::TensorProto::INT16}, {"i4", onnx::TensorProto::INT32},
-        {"i8", onnx::TensorProto::INT64},   {"u1", onnx::TensorProto::UINT8}, {"u2", onnx::TensorProto::UINT16},
-        {"u4", onnx::TensorProto::UINT32},  {"u8", onnx::TensorProto::UINT64}, {"b1", onnx::TensorProto::BOOL}};
-    const auto type = types.find(kind + size);
-    if (type == types.end())
+    const auto type = std::find_if(kNumpyTypes.begin(), kNumpyTypes.end(), [&](const auto &t) { return t.first == kind + size; });
+    if (type == kNumpyTypes.end())
         return makeError("bad-npy", "the .npy element type '" + kind + size + "' has no ONNX counterpart", where);
     runtime::Shape dims;
     std::stringstream list(shape[1].str());
@@ -116,6 +119,29 @@ support::Expected<runtime::Tensor> readNpyFile(const std::string &path)
     if (!bytes)
         return bytes.takeError();
     return parseNpy(*bytes, path);
+}
+
+support::Status writeNpyFile(const runtime::Tensor &tensor, const std::string &path)
+{
+    const auto type = std::find_if(kNumpyTypes.begin(), kNumpyTypes.end(), [&](const auto &t) { return t.second == tensor.dataType(); });
+    if (type == kNumpyTypes.end())
+        return makeError("npy-type", "NumPy has no element type for this tensor's", path);
+    std::string shape;
+    for (const std::int64_t d : tensor.shape())
+        shape += std::to_string(d) + ", ";
+    std::string header = "{'descr': '" + std::string(type->first[0] == 'b' ? "|" : "<") + std::string(type->first) +
+                         "', 'fortran_order': False, 'shape': (" + shape + "), }";
+    header.append(64 - (10 + header.size() + 1) % 64, ' '); // the data starts 64-byte aligned
+    header += '\n';
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    const unsigned char length[2] = {static_cast<unsigned char>(header.size() & 0xff), static_cast<unsigned char>(header.size() >> 8)};
+    out.write("\x93NUMPY\x01\x00", 8);
+    out.write(reinterpret_cast<const char *>(length), 2);
+    out << header;
+    out.write(reinterpret_cast<const char *>(tensor.rawData()), static_cast<std::streamsize>(tensor.byteSize()));
+    if (!out)
+        return makeError("cannot-write", "cannot write the file", path);
+    return support::Status::ok();
 }
 
 support::Expected<std::vector<std::pair<std::string, runtime::Tensor>>> readNpzFile(const std::string &path)
@@ -205,6 +231,23 @@ std::string percentDecoded(const std::string &text)
             i += 2;
         } else {
             out += text[i];
+        }
+    }
+    return out;
+}
+
+std::string percentEncoded(const std::string &text)
+{
+    static const char *hex = "0123456789ABCDEF";
+    std::string out;
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (std::isalnum(u) || c == '-' || c == '.' || c == '_') {
+            out += c;
+        } else {
+            out += '%';
+            out += hex[u >> 4];
+            out += hex[u & 15];
         }
     }
     return out;

@@ -16,6 +16,9 @@ namespace portolan::compare {
 support::Expected<runtime::Tensor> parseNpy(std::string_view bytes, const std::string &where);
 support::Expected<runtime::Tensor> readNpyFile(const std::string &path);
 
+/// Writes `tensor` as a `.npy` file (format 1.0); element types NumPy lacks (bfloat16, strings) are refused.
+support::Status writeNpyFile(const runtime::Tensor &tensor, const std::string &path);
+
 /// The arrays of a `.npz` archive in archive order, keyed as np.load keys them (the entry's name
 /// without ".npy"). Zip64 archives (numpy writes them) are read; encrypted or other compression
 /// methods are refused by name.
@@ -24,5 +27,7 @@ support::Expected<std::vector<std::pair<std::string, runtime::Tensor>>> readNpzF
 /// "%2F" and the like decoded: how a tensor name that is no file name ("/layer1/Relu_output_0") is
 /// spelled as one (`layer1%2FRelu_output_0.npy`).
 std::string percentDecoded(const std::string &text);
+/// The inverse: every byte but letters, digits and "-._" escaped.
+std::string percentEncoded(const std::string &text);
 
 } // namespace portolan::compare

@@ -4,9 +4,11 @@
 #include "support/CliSupport.h"
 #include "support/TestSupport.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -100,6 +102,78 @@ private slots:
         const auto inspected = runPortolan({"inspect", dir + "/model.onnx", "--json"});
         const int nodes = QJsonDocument::fromJson(inspected.out).object()["nodes"].toObject()["main_graph"].toInt();
         QVERIFY2(nodes >= 1 && nodes <= 3, inspected.out.left(2000).constData());
+    }
+
+    void externalExecutorRunsACommand()
+    {
+        // Portolan itself as the "other runtime": it reads input_K.pb and writes .pb outputs
+        const QString command = QStringLiteral("external:%1 run {model} --inputs {inputs} --output-dir {outputs}").arg(PORTOLAN_BINARY);
+        const auto run = runPortolan({"compare", fixture("cnn_bn"), "--b", command, "--json"});
+        QVERIFY2(run.exitCode == 0, (run.out + run.err).constData());
+        const QJsonObject result = QJsonDocument::fromJson(run.out).object();
+        QVERIFY(result["outputs_passed"].toBool());
+        QCOMPARE(result["outputs"].toArray().size(), 1);
+        // `run --executor external:…` writes what the command computed as portolan's own outputs
+        QTemporaryDir tmp;
+        const auto ran = runPortolan({"run", fixture("cnn_bn"), "--input", "input=random:3", "--executor", command, "--output-dir",
+                                      tmp.filePath("out")});
+        QVERIFY2(ran.exitCode == 0, (ran.out + ran.err).constData());
+        QVERIFY(ran.out.contains("on the external command"));
+        QVERIFY(QFile::exists(tmp.filePath("out/output_0.pb")));
+        // outputs only: a repro has nothing to feed its cut with
+        const auto blind = runPortolan({"repro", fixture("cnn_bn"), "--b", command, "--node", "/fc/Gemm", "-o", tmp.filePath("r")});
+        QCOMPARE(blind.exitCode, 2);
+        QVERIFY2(blind.err.contains("produced no tensor for '/Flatten_output_0'"), blind.err.constData());
+        // a runtime that dumps its intermediates: every tensor compared, and the repro judged by the
+        // same command run on the cut-out model alone
+        const QString dumping = QStringLiteral("external:%1 run {model} --inputs {inputs} --dump-all {outputs}").arg(PORTOLAN_BINARY);
+        const auto all = runPortolan({"compare", fixture("cnn_bn"), "--b", dumping, "--json"});
+        QVERIFY2(all.exitCode == 0, (all.out + all.err).constData());
+        QVERIFY(QJsonDocument::fromJson(all.out).object()["compared"].toInt() > 10);
+        const auto repro = runPortolan({"repro", fixture("cnn_bn"), "--b", dumping, "--node", "/fc/Gemm", "-o", tmp.filePath("r")});
+        QVERIFY2(repro.exitCode == 0, (repro.out + repro.err).constData());
+        QVERIFY2(repro.out.contains("on the repro alone"), repro.out.constData());
+    }
+
+    void externalFailuresAreReported_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("exit status") << QStringList{"--b", "external:sh -c 'echo no GPU here >&2; exit 3' {model} {inputs} {outputs}"}
+                                     << "exited with status 3; its output ends:\nno GPU here";
+        QTest::newRow("hangs") << QStringList{"--b", "external:sh -c 'sleep 20' {model} {inputs} {outputs}", "--external-timeout", "0.5"}
+                               << "did not finish within 0.5 s (--external-timeout) and was killed";
+        QTest::newRow("no outputs") << QStringList{"--b", "external:true {model} {inputs} {outputs}"} << "left no tensors in {outputs}";
+        QTest::newRow("not a template") << QStringList{"--b", "external:true {model}"} << "lacks {inputs}";
+    }
+
+    void externalFailuresAreReported()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QString, message);
+        QElapsedTimer clock;
+        clock.start();
+        const auto run = runPortolan(QStringList{"compare", fixture("cnn_bn")} + arguments);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(message.toUtf8()), run.err.constData());
+        QVERIFY(clock.elapsed() < 10000); // a hang is cut at its timeout, not waited out
+    }
+
+    void onnxRuntimeAdapterAgrees()
+    {
+        // only where onnxruntime-node is installed (benchmarks/ort_install.sh): CI has no network for npm
+        const QString source = PORTOLAN_SOURCE_DIR;
+        const QString modules = source + "/benchmarks/.cache/node_modules";
+        if (!QFile::exists(modules + "/onnxruntime-node") || QStandardPaths::findExecutable("node").isEmpty())
+            QSKIP("onnxruntime-node is not installed (benchmarks/ort_install.sh)");
+        const QString model = fixture("transformer_opset17");
+        const QString inputs = QString::fromStdString(test::fixturesDir()) + "/transformer_opset17/test_data_set_0";
+        qputenv("NODE_PATH", modules.toUtf8());
+        const auto run = runPortolan({"compare", model, "--inputs", inputs, "--b",
+                                      "external:node " + source + "/scripts/external/onnxruntime-node.js {model} {inputs} {outputs}",
+                                      "--atol", "1e-5", "--rtol", "1e-4"});
+        QVERIFY2(run.exitCode == 0, (run.out + run.err).constData());
+        QVERIFY(run.out.contains("Outputs within tolerance."));
     }
 
     void bisectedKeepListMakesTheLoweredRunPass()

@@ -549,27 +549,6 @@ g (float[4,8] x) => (float[4,8] y)
              impossible.error().format().c_str());
 }
 
-namespace {
-
-/// Writes `tensor` (float32) as a NumPy 1.0 .npy file.
-void writeNpy(const std::string &path, const Tensor &tensor)
-{
-    std::string shape;
-    for (const std::int64_t d : tensor.shape())
-        shape += std::to_string(d) + ", ";
-    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + shape + "), }";
-    header.append(64 - (10 + header.size() + 1) % 64, ' ');
-    header += '\n';
-    std::ofstream out(path, std::ios::binary);
-    out.write("\x93NUMPY\x01\x00", 8);
-    const std::uint16_t length = static_cast<std::uint16_t>(header.size());
-    out.write(reinterpret_cast<const char *>(&length), 2);
-    out << header;
-    out.write(reinterpret_cast<const char *>(tensor.rawData()), static_cast<std::streamsize>(tensor.byteSize()));
-}
-
-} // namespace
-
 void tst_Compare::importedTensorsCompareAsARun()
 {
     // another runtime's dump: every intermediate as .pb, but one as .npy under a file-safe name
@@ -597,8 +576,7 @@ void tst_Compare::importedTensorsCompareAsARun()
         auto &[name, tensor] = keep.seen[i];
         if (i == 2) {
             // a name with '/' is no file name: spelled %-escaped, as the external executor writes it
-            writeNpy(dir.filePath(QString::fromLatin1(QUrl::toPercentEncoding(QString::fromStdString(name))) + ".npy").toStdString(),
-                     tensor);
+            QVERIFY(compare::writeNpyFile(tensor, dir.filePath(QString::fromStdString(compare::percentEncoded(name)) + ".npy").toStdString()));
             continue;
         }
         QVERIFY(runtime::writeValueFile(runtime::RuntimeValue::ofTensor(tensor), name,
@@ -619,7 +597,7 @@ void tst_Compare::importedTensorsCompareAsARun()
         QVERIFY2(t.metrics.maxAbs == 0, t.name.c_str());
     // a .npy named as the tensor is
     const std::string npyPath = dir.filePath("exact.npy").toStdString();
-    writeNpy(npyPath, keep.seen[0].second);
+    QVERIFY(compare::writeNpyFile(keep.seen[0].second, npyPath));
     auto npy = compare::readNpyFile(npyPath);
     QVERIFY(npy);
     QCOMPARE(npy->shape(), keep.seen[0].second.shape());

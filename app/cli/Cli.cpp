@@ -11,10 +11,14 @@
 #include <onnx/common/version.h>
 
 #include <QCoreApplication>
+#ifdef PORTOLAN_HAVE_GUI
+#include <QGuiApplication>
+#endif
 #include <QTextStream>
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string_view>
 
 namespace portolan::cli {
@@ -98,9 +102,29 @@ bool isCliInvocation(const char *argument)
     return !onnxName && !std::filesystem::is_regular_file(arg, ec);
 }
 
+namespace {
+
+/// A command that writes a PDF (a report) renders with Qt's GUI module: it gets a QGuiApplication,
+/// on the offscreen platform unless one was asked for, so it still needs no display.
+std::unique_ptr<QCoreApplication> makeApplication(int &argc, char **argv)
+{
+#ifdef PORTOLAN_HAVE_GUI
+    for (int i = 1; i < argc; ++i)
+        if (QByteArray(argv[i]).toLower().endsWith(".pdf")) {
+            if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+                qputenv("QT_QPA_PLATFORM", "offscreen");
+            return std::make_unique<QGuiApplication>(argc, argv);
+        }
+#endif
+    return std::make_unique<QCoreApplication>(argc, argv);
+}
+
+} // namespace
+
 int runCli(int argc, char **argv)
 {
-    QCoreApplication app(argc, argv);
+    const std::unique_ptr<QCoreApplication> application = makeApplication(argc, argv);
+    QCoreApplication &app = *application;
     QCoreApplication::setApplicationName("portolan");
     QCoreApplication::setApplicationVersion(PORTOLAN_VERSION);
 

@@ -236,10 +236,10 @@ int compareCommand(const QStringList &arguments, Mode mode)
     feedOptions.addTo(parser);
     const ToleranceOptions toleranceOptions;
     toleranceOptions.addTo(parser);
-    const QCommandLineOption output({"o", "output"}, mode == Mode::Report ? "The report to write: .json, .md or .html."
+    const QCommandLineOption output({"o", "output"}, mode == Mode::Report ? "The report to write: .json, .md, .html or .pdf."
                                                                          : "The folder to write the repro into.",
                                     mode == Mode::Report ? "FILE" : "DIR");
-    const QCommandLineOption reportFile("report", "Also write the port report (.json, .md or .html).", "FILE");
+    const QCommandLineOption reportFile("report", "Also write the port report (.json, .md, .html or .pdf).", "FILE");
     const QCommandLineOption node("node", "repro: cut around this node of run B's model (default: the first divergence).", "NAME");
     const QCommandLineOption depth("depth", "repro: levels of producers to include before the node, before shrinking.", "N", "0");
     const QCommandLineOption noShrink("no-shrink", "repro: keep the cut as asked for (by default nodes are dropped while "
@@ -263,7 +263,7 @@ int compareCommand(const QStringList &arguments, Mode mode)
     if (auto exit = parseArguments(parser, name, summary, arguments, 1, 1))
         return *exit;
     if (mode == Mode::Report && !parser.isSet(output))
-        return fail("report needs -o FILE (.json, .md or .html)");
+        return fail("report needs -o FILE (.json, .md, .html or .pdf)");
     bool depthOk = true;
     const int depthValue = reproMode ? parser.value(depth).toInt(&depthOk) : 0;
     if (reproMode && (!parser.isSet(output) || !depthOk || depthValue < 0))

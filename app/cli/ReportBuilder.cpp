@@ -1,6 +1,10 @@
 // The report's fields from the comparison, the models and the executor (see ReportBuilder.h).
 #include "cli/ReportBuilder.h"
 
+#ifdef PORTOLAN_HAVE_GUI
+#include "report/ReportPdf.h"
+#endif
+
 #include <QCryptographicHash>
 #include <QFile>
 #include <QSysInfo>
@@ -102,18 +106,22 @@ report::PortReport buildPortReport(const ReportInputs &in)
 support::Status writePortReport(const report::PortReport &report, const std::string &path, bool force)
 {
     const std::string extension = std::filesystem::path(path).extension().string();
-    std::string text;
-    if (extension == ".json")
-        text = report::reportJson(report);
-    else if (extension == ".md")
-        text = report::reportMarkdown(report);
-    else if (extension == ".html" || extension == ".htm")
-        text = report::reportHtml(report);
-    else
-        return support::makeError("bad-report", "a report is .json, .md or .html (the PDF comes from the GUI)", path);
+    if (extension != ".json" && extension != ".md" && extension != ".html" && extension != ".htm" && extension != ".pdf")
+        return support::makeError("bad-report", "a report is .json, .md, .html or .pdf", path);
     std::error_code ec;
     if (std::filesystem::exists(path, ec) && !force)
         return support::makeError("file-exists", "already exists (use --force to replace it)", path);
+    if (extension == ".pdf") {
+#ifdef PORTOLAN_HAVE_GUI
+        return views::writeReportPdf(report, QString::fromStdString(path));
+#else
+        return support::makeError("no-gui", "this portolan was built without the GUI (PORTOLAN_BUILD_GUI=OFF), whose "
+                                            "renderer writes PDFs: write .html and print it", path);
+#endif
+    }
+    const std::string text = extension == ".json" ? report::reportJson(report)
+                             : extension == ".md" ? report::reportMarkdown(report)
+                                                  : report::reportHtml(report);
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out || !(out << text) || !out.flush())
         return support::makeError("cannot-write", "cannot write the report", path);

@@ -60,34 +60,6 @@ std::vector<std::string> opChanges(const PortReport &r)
     return lines;
 }
 
-/// The strip chart: one bar per compared tensor, its height log10 of the error over 1e-9..1, red
-/// when out of tolerance.
-std::string stripSvg(const PortReport &r)
-{
-    const double width = 720, height = 120;
-    const double bar = r.layers.empty() ? 0 : width / static_cast<double>(r.layers.size());
-    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + number(width) + "\" height=\"" + number(height + 20) +
-                      "\" role=\"img\" aria-label=\"error per layer\">";
-    svg += "<rect width=\"100%\" height=\"" + number(height) + "\" fill=\"#f6f6f6\"/>";
-    for (const int decade : {-9, -6, -3, 0}) {
-        const double y = height * (1 - (decade + 9) / 9.0);
-        svg += "<line x1=\"0\" x2=\"" + number(width) + "\" y1=\"" + number(y) + "\" y2=\"" + number(y) +
-               "\" stroke=\"#ddd\"/><text x=\"2\" y=\"" + number(std::max(10.0, y - 2)) + "\" font-size=\"9\" fill=\"#888\">1e" +
-               std::to_string(decade) + "</text>";
-    }
-    for (std::size_t i = 0; i < r.layers.size(); ++i) {
-        const ReportLayer &l = r.layers[i];
-        const double level = l.error > 0 ? std::clamp((std::log10(l.error) + 9) / 9, 0.02, 1.0) : 0.0;
-        const double h = height * level;
-        svg += "<rect x=\"" + number(static_cast<double>(i) * bar) + "\" y=\"" + number(height - h) + "\" width=\"" +
-               number(std::max(1.0, bar - 1)) + "\" height=\"" + number(h) + "\" fill=\"" + (l.passed ? "#4a7ab5" : "#c8423b") +
-               "\"><title>" + html(l.node + " (" + l.opType + "): " + number(l.error)) + "</title></rect>";
-    }
-    svg += "<text x=\"0\" y=\"" + number(height + 14) + "\" font-size=\"10\" fill=\"#555\">compared tensors in run order; "
-           "height: max |error| / scale, log scale; red: out of tolerance</text></svg>";
-    return svg;
-}
-
 } // namespace
 
 std::string reportJson(const PortReport &r)
@@ -182,33 +154,64 @@ std::string reportMarkdown(const PortReport &r)
     return md;
 }
 
-std::string reportHtml(const PortReport &r)
+// The strip chart: one bar per compared tensor, its height log10 of the error over 1e-9..1.
+std::string errorStripSvg(const PortReport &r)
+{
+    const double width = kStripWidth, height = kStripHeight - 20;
+    const double bar = r.layers.empty() ? 0 : width / static_cast<double>(r.layers.size());
+    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + number(width) + "\" height=\"" + number(height + 20) +
+                      "\" viewBox=\"0 0 " + number(width) + " " + number(height + 20) + "\" role=\"img\" aria-label=\"error per layer\">";
+    svg += "<rect width=\"" + number(width) + "\" height=\"" + number(height) + "\" fill=\"#f6f6f6\"/>";
+    for (const int decade : {-9, -6, -3, 0}) {
+        const double y = height * (1 - (decade + 9) / 9.0);
+        svg += "<line x1=\"0\" x2=\"" + number(width) + "\" y1=\"" + number(y) + "\" y2=\"" + number(y) +
+               "\" stroke=\"#ddd\"/><text x=\"2\" y=\"" + number(std::max(10.0, y - 2)) + "\" font-size=\"9\" fill=\"#888\">1e" +
+               std::to_string(decade) + "</text>";
+    }
+    for (std::size_t i = 0; i < r.layers.size(); ++i) {
+        const ReportLayer &l = r.layers[i];
+        const double level = l.error > 0 ? std::clamp((std::log10(l.error) + 9) / 9, 0.02, 1.0) : 0.0;
+        const double h = height * level;
+        svg += "<rect x=\"" + number(static_cast<double>(i) * bar) + "\" y=\"" + number(height - h) + "\" width=\"" +
+               number(std::max(1.0, bar - 1)) + "\" height=\"" + number(h) + "\" fill=\"" + (l.passed ? "#4a7ab5" : "#c8423b") +
+               "\"><title>" + html(l.node + " (" + l.opType + "): " + number(l.error)) + "</title></rect>";
+    }
+    svg += "<text x=\"0\" y=\"" + number(height + 14) + "\" font-size=\"10\" fill=\"#555\">compared tensors in run order; "
+           "height: max |error| / scale, log scale; red: out of tolerance</text></svg>";
+    return svg;
+}
+
+std::string reportHtml(const PortReport &r, const std::string &stripImage, int stripWidth)
 {
     std::string body = "<h1>Port report: " + html(r.model) + "</h1>";
     body += std::string("<p class=\"") + (r.passed ? "ok" : "bad") + "\"><b>" +
             (r.passed ? "Outputs within tolerance" : "Outputs OUT OF TOLERANCE") + "</b> — " + html(r.runB) + " against " +
             html(r.runA) + (r.pipeline.empty() ? "" : " (after " + html(r.pipeline) + ")") + ", atol " + number(r.tolerance.atol) +
             ", rtol " + number(r.tolerance.rtol) + "</p>";
-    body += "<table><tr><th>output</th><th>verdict</th><th>max abs error</th><th>of scale</th><th>cosine</th><th>SNR dB</th>"
+    body += "<table width=\"100%\"><tr><th>output</th><th>verdict</th><th>max abs error</th><th>of scale</th><th>cosine</th><th>SNR dB</th>"
             "<th>top-1</th><th>top-5</th></tr>";
     for (const ReportOutput &o : r.outputs)
         body += "<tr><td>" + html(o.name) + "</td><td>" + (o.passed ? "ok" : "<b>FAIL</b>") + "</td><td>" + number(o.maxAbs) +
                 "</td><td>" + number(o.normalizedError) + "</td><td>" + number(o.cosine) + "</td><td>" + number(o.snrDb) +
                 "</td><td>" + (o.top1 ? number(*o.top1) : "—") + "</td><td>" + (o.top5 ? number(*o.top5) : "—") + "</td></tr>";
     body += "</table><h2>Where the error starts</h2><p>First divergence: <b>" +
-            html(r.firstDivergence.empty() ? std::string("none") : r.firstDivergence) + "</b></p>" + stripSvg(r);
+            html(r.firstDivergence.empty() ? std::string("none") : r.firstDivergence) + "</b></p>" +
+            (stripImage.empty() ? errorStripSvg(r)
+                                : "<p><img src=\"" + html(stripImage) + "\" width=\"" + std::to_string(stripWidth) + "\" height=\"" +
+                                      std::to_string(stripWidth * kStripHeight / kStripWidth) + "\"></p>");
     if (!r.suspects.empty()) {
-        body += "<table><tr><th>suspect</th><th>op</th><th>error</th><th>why</th><th>re-run alone</th></tr>";
+        body += "<table width=\"100%\"><tr><th>suspect</th><th>op</th><th>error</th><th>why</th><th>re-run alone</th></tr>";
         for (const ReportSuspect &s : r.suspects)
             body += "<tr><td>" + html(s.node) + "</td><td>" + html(s.opType) + "</td><td>" + number(s.error) + "</td><td>" +
                     html(s.why) + "</td><td>" + html(s.verdict) + "</td></tr>";
         body += "</table>";
     }
     body += "<h2>Compile</h2><p>" + std::to_string(r.nodesBefore) + " nodes → " + std::to_string(r.nodesAfter) + " after " +
-            html(r.pipeline.empty() ? std::string("no passes") : r.pipeline) + ".</p><ul>";
-    for (const std::string &change : opChanges(r))
-        body += "<li>" + html(change) + "</li>";
-    body += "</ul><p>Fallbacks to reference kernels: ";
+            html(r.pipeline.empty() ? std::string("no passes") : r.pipeline) + ". Op counts that changed: ";
+    const std::vector<std::string> changes = opChanges(r);
+    for (std::size_t i = 0; i < changes.size(); ++i)
+        body += (i ? " · " : "") + html(changes[i]);
+    body += std::string(changes.empty() ? "none" : "") + ".</p><p>Fallbacks to reference kernels: ";
     if (r.fallbacks.empty())
         body += "none";
     for (const auto &[op, n] : r.fallbacks)
@@ -219,9 +222,10 @@ std::string reportHtml(const PortReport &r)
             " GFLOP</p><p class=\"foot\">" + html(r.generatedBy) + " · " + html(r.environment) + " · model sha256 " +
             html(r.modelHash) + "</p>";
     return "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Port report: " + html(r.model) +
-           "</title><style>body{font:14px system-ui,sans-serif;max-width:760px;margin:24px auto;color:#222}"
-           "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
-           ".ok{color:#26734d}.bad{color:#b3261e}.foot{color:#777;font-size:12px}</style></head><body>" +
+           "</title><style>body{font-family:system-ui,sans-serif;font-size:9pt;max-width:760px;margin:24px auto;color:#222}"
+           "h1{font-size:14pt}h2{font-size:11pt;margin-top:10pt}"
+           "table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}"
+           ".ok{color:#26734d}.bad{color:#b3261e}.foot{color:#777;font-size:8pt}</style></head><body>" +
            body + "</body></html>\n";
 }
 

@@ -1,6 +1,6 @@
 // The one-page port report as data, and its writers: JSON (versioned: the source of truth),
 // Markdown and self-contained HTML with a per-layer error strip. Filled from a comparison, the
-// two models and the compiled executor's statistics; the PDF comes from the GUI's renderer.
+// two models and the compiled executor's statistics. The PDF is rendered with Qt (views/report).
 #pragma once
 
 #include "compare/TensorMetrics.h"
@@ -52,6 +52,11 @@ struct PortReport {
 
 std::string reportJson(const PortReport &report);
 std::string reportMarkdown(const PortReport &report);
-std::string reportHtml(const PortReport &report);
+/// Self-contained HTML, the strip chart inline as SVG; with `stripImage`, an <img> of that URL,
+/// `stripWidth` pixels wide, in its place (for renderers without SVG: Qt's rich text, for the PDF).
+std::string reportHtml(const PortReport &report, const std::string &stripImage = {}, int stripWidth = 0);
+/// The per-layer error strip chart (720×140): one bar per compared tensor, log scale, red when failing.
+std::string errorStripSvg(const PortReport &report);
+inline constexpr int kStripWidth = 720, kStripHeight = 140;
 
 } // namespace portolan::report

@@ -8,6 +8,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -241,9 +242,48 @@ private slots:
         const auto again = runPortolan(QStringList{"report", fixture("cnn_bn"), "-o", json} + common);
         QCOMPARE(again.exitCode, 2);
         QVERIFY(again.err.contains("--force"));
-        const auto pdf = runPortolan(QStringList{"report", fixture("cnn_bn"), "-o", tmp.filePath("r.pdf")});
-        QCOMPARE(pdf.exitCode, 2);
-        QVERIFY(pdf.err.contains(".json, .md or .html"));
+        const auto unknown = runPortolan(QStringList{"report", fixture("cnn_bn"), "-o", tmp.filePath("r.txt")});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY(unknown.err.contains(".json, .md, .html or .pdf"));
+    }
+
+    void portReportAsPdfHeadless()
+    {
+        // no display: the CLI renders on Qt's offscreen platform; one A4 page that poppler renders
+        QTemporaryDir tmp;
+        const QString pdf = tmp.filePath("report.pdf");
+        qunsetenv("QT_QPA_PLATFORM");
+        const auto run = runPortolan({"report", fixture("transformer_opset17"), "--shape", "input=1,8,32", "--b", "cpu:fp16",
+                                      "--atol", "1e-4", "--rtol", "1e-4", "-o", pdf});
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        if (run.err.contains("built without the GUI"))
+            QSKIP("this build has no GUI, whose renderer writes PDFs");
+        QVERIFY2(run.exitCode == 1, (run.out + run.err).constData());
+        QFile file(pdf);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.read(5) == "%PDF-");
+        const QString pdftoppm = QStandardPaths::findExecutable("pdftoppm");
+        if (pdftoppm.isEmpty())
+            QSKIP("pdftoppm (poppler-utils) is not installed");
+        QProcess render;
+        render.start(pdftoppm, {"-r", "40", pdf, tmp.filePath("page")}); // binary PPM: "P6 W H 255\n" then RGB
+        QVERIFY(render.waitForFinished(30000) && render.exitCode() == 0);
+        QVERIFY(!QFile::exists(tmp.filePath("page-2.ppm"))); // one page
+        QFile page(tmp.filePath("page-1.ppm"));
+        QVERIFY(page.open(QIODevice::ReadOnly));
+        const QByteArray image = page.readAll();
+        QVERIFY2(image.startsWith("P6"), image.left(16).constData());
+        std::size_t offset = 0;
+        for (int newlines = 0; offset < static_cast<std::size_t>(image.size()) && newlines < 3; ++offset)
+            newlines += image[static_cast<qsizetype>(offset)] == '\n';
+        int red = 0; // the strip chart's failing bars, #c8423b
+        for (auto at = static_cast<qsizetype>(offset); at + 2 < image.size(); at += 3)
+            red += static_cast<unsigned char>(image[at]) > 180 && static_cast<unsigned char>(image[at + 1]) < 90 &&
+                   static_cast<unsigned char>(image[at + 2]) < 90;
+        QVERIFY2(red > 200, std::to_string(red).c_str());
+        // not replaced without --force
+        const auto again = runPortolan({"report", fixture("transformer_opset17"), "--shape", "input=1,8,32", "-o", pdf});
+        QCOMPARE(again.exitCode, 2);
     }
 
     void badRequestsAreRefused_data()

@@ -1,0 +1,77 @@
+// Rendering the report: Qt's HTML subset for the text and tables, QSvgRenderer for the chart. The
+// document is laid out on the PDF writer itself (its resolution, its page), so points are points
+// and the chart spans the text width.
+#include "report/ReportPdf.h"
+
+#include <QAbstractTextDocumentLayout>
+#include <QFile>
+#include <QGuiApplication>
+#include <QImage>
+#include <QPageLayout>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSvgRenderer>
+#include <QTextDocument>
+#include <QUrl>
+
+namespace portolan::views {
+
+namespace {
+
+const char *const kStripUrl = "portolan:strip.png";
+/// A page holds the verdict, the outputs, the chart and this many suspects (the rest are in the JSON).
+constexpr std::size_t kSuspectsOnAPage = 5;
+
+} // namespace
+
+void layOutReport(const report::PortReport &report, QTextDocument &document, int width, int dpi)
+{
+    QImage strip(width, width * report::kStripHeight / report::kStripWidth, QImage::Format_ARGB32_Premultiplied);
+    strip.fill(Qt::white);
+    {
+        QPainter painter(&strip);
+        QSvgRenderer svg(QByteArray::fromStdString(report::errorStripSvg(report)));
+        svg.render(&painter, QRectF(QPointF(0, 0), QSizeF(strip.size())));
+    }
+    document.addResource(QTextDocument::ImageResource, QUrl(kStripUrl), strip);
+    document.setDocumentMargin(0);
+    report::PortReport page = report;
+    if (page.suspects.size() > kSuspectsOnAPage)
+        page.suspects.resize(kSuspectsOnAPage);
+    // Qt sizes <img> in pixels of 1/96 inch and scales them to the device: the chart at full width
+    document.setHtml(QString::fromStdString(report::reportHtml(page, kStripUrl, width * 96 / dpi * 97 / 100)));
+}
+
+support::Status writeReportPdf(const report::PortReport &report, const QString &path)
+{
+    if (!qobject_cast<QGuiApplication *>(QCoreApplication::instance()))
+        return support::makeError("no-gui", "rendering a PDF needs a QGuiApplication", path.toStdString());
+    {
+        QPdfWriter pdf(path);
+        pdf.setResolution(300);
+        pdf.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(14, 14, 14, 14), QPageLayout::Millimeter));
+        pdf.setTitle(QString::fromStdString("Port report: " + report.model));
+        pdf.setCreator(QString::fromStdString(report.generatedBy));
+        const QSizeF page = pdf.pageLayout().paintRectPixels(pdf.resolution()).size();
+        QTextDocument document;
+        document.documentLayout()->setPaintDevice(&pdf);
+        document.setPageSize(page);
+        layOutReport(report, document, static_cast<int>(page.width()), pdf.resolution());
+        QPainter painter(&pdf);
+        for (int i = 0; i < document.pageCount(); ++i) {
+            if (i > 0)
+                pdf.newPage();
+            painter.save();
+            painter.translate(0, -page.height() * i);
+            document.drawContents(&painter, QRectF(QPointF(0, page.height() * i), page));
+            painter.restore();
+        }
+    } // the file is complete once the writer is gone
+    const QFile written(path);
+    if (!written.exists() || written.size() == 0)
+        return support::makeError("cannot-write", "cannot write the PDF", path.toStdString());
+    return support::Status::ok();
+}
+
+} // namespace portolan::views

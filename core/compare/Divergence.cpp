@@ -30,8 +30,7 @@ std::vector<Suspect> suspectsInOrder(const ComparisonResult &result, const ir::M
                 const auto it = in.valid() ? byValue.find(in) : byValue.end();
                 if (it == byValue.end()) {
                     // a graph input or a weight is exact; a computed value that was not compared is unknown
-                    const bool computed = in.valid() && b.value(in).producer.valid() &&
-                                          !(b.node(b.value(in).producer).opType == "Constant" && b.node(b.value(in).producer).domain.empty());
+                    const bool computed = in.valid() && b.value(in).producer.valid() && !b.node(b.value(in).producer).isConstant();
                     s.inputsUnseen = s.inputsUnseen || computed;
                     continue;
                 }

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -38,11 +39,6 @@ onnx::ValueInfoProto infoOf(const std::string &name, const runtime::Tensor &tens
     for (const std::int64_t d : tensor.shape())
         shape->add_dim()->set_dim_value(d);
     return info;
-}
-
-bool isConstant(const ir::Node &node)
-{
-    return node.opType == "Constant" && node.domain.empty();
 }
 
 /// What a node reads: its inputs and the outer-scope values its subgraphs capture.
@@ -96,7 +92,7 @@ support::Expected<Repro> ReproBuilder::build(const std::vector<ir::NodeId> &node
     std::set<ir::NodeId> cut(nodes.begin(), nodes.end());
     for (const ir::NodeId n : nodes)
         for (const ir::ValueId in : readsOf(model, n))
-            if (in.valid() && model.value(in).producer.valid() && isConstant(model.node(model.value(in).producer)))
+            if (in.valid() && model.value(in).producer.valid() && model.node(model.value(in).producer).isConstant())
                 cut.insert(model.value(in).producer);
     // what the cut reads from outside it: graph inputs and intermediates (fed), initializers (embedded)
     std::vector<ir::ValueId> boundary, weights;
@@ -117,7 +113,7 @@ support::Expected<Repro> ReproBuilder::build(const std::vector<ir::NodeId> &node
         graphOutputs.insert(v.index);
     std::vector<ir::ValueId> outputs;
     for (const ir::NodeId n : m_order) {
-        if (!cut.contains(n) || isConstant(model.node(n)))
+        if (!cut.contains(n) || model.node(n).isConstant())
             continue;
         for (const ir::ValueId out : model.node(n).outputs) {
             if (!out.valid() || readInside.contains(out.index))
@@ -195,7 +191,7 @@ std::vector<ir::NodeId> requestedCut(const ir::Model &model, const std::vector<i
             for (const ir::ValueId in : readsOf(model, n))
                 if (in.valid() && model.value(in).producer.valid() && model.value(in).graph == model.mainGraph()) {
                     const ir::NodeId p = model.value(in).producer;
-                    if (!isConstant(model.node(p)) && cut.insert(p).second)
+                    if (!model.node(p).isConstant() && cut.insert(p).second)
                         next.push_back(p);
                 }
         frontier = std::move(next);
@@ -270,14 +266,18 @@ support::Expected<Repro> extractRepro(const RunSide &b, const runtime::NamedValu
         return repro;
     std::size_t checks = 0;
     if (request.shrink && cut.size() > 1 && repro->reproduces()) {
+        // the cut only ever shrinks to a candidate that failed, so the last one that did is the result
+        std::optional<Repro> lastFailing;
         const std::vector<ir::NodeId> small = shrinkCut(cut, [&](const std::vector<ir::NodeId> &candidate) {
             ++checks;
             auto tried = builder.build(candidate, name);
-            return tried && tried->reproduces();
+            if (!tried || !tried->reproduces())
+                return false;
+            lastFailing = std::move(*tried);
+            return true;
         });
         if (small.size() < cut.size())
-            if (auto shrunk = builder.build(small, name); shrunk && shrunk->reproduces())
-                repro = std::move(shrunk);
+            repro = std::move(*lastFailing);
     }
     repro->nodesBeforeShrink = cut.size();
     repro->shrinkChecks = checks;

@@ -34,6 +34,8 @@ struct Node {
     bool alive = true;               ///< false once removed: ids are never reused
 
     const Attribute *attribute(const std::string &attributeName) const;
+    /// The standard domain's Constant: its output is known before any run.
+    bool isConstant() const { return opType == "Constant" && domain.empty(); }
     /// "name" or, when unnamed, "#index (OpType)" — how diagnostics refer to the node.
     std::string displayName(std::size_t indexInGraph) const;
 };

@@ -66,19 +66,6 @@ std::optional<Tensor> staticShapeValue(const ir::Model &model, const ir::Node &n
     return int64Tensor(slice);
 }
 
-namespace {
-
-class NoSubgraphs final : public runtime::SubgraphRunner {
-public:
-    support::Expected<std::vector<runtime::RuntimeValue>> runSubgraph(ir::GraphId, std::vector<runtime::RuntimeValue>) override
-    {
-        return support::makeError("no-subgraphs", "constant evaluation runs no subgraphs");
-    }
-    std::int64_t maxLoopIterations() const override { return 0; }
-};
-
-} // namespace
-
 support::Expected<std::vector<Tensor>> evaluateNode(const ir::Model &model, const ir::Node &node,
                                                     const std::vector<std::optional<Tensor>> &inputs,
                                                     std::size_t memoryCap)
@@ -96,7 +83,7 @@ support::Expected<std::vector<Tensor>> evaluateNode(const ir::Model &model, cons
         }
     runtime::MemoryBudget budget;
     budget.cap = memoryCap;
-    NoSubgraphs subgraphs;
+    runtime::NoSubgraphs subgraphs("constant evaluation runs no subgraphs");
     runtime::KernelContext context(model, node, opset, std::move(pointers), budget, subgraphs);
     if (auto status = kernel(context); !status)
         return status.error();

@@ -374,15 +374,6 @@ void tst_Compare::reproCutsTheNodeAndItsProducers()
 
 namespace {
 
-class NoSubgraphs final : public runtime::SubgraphRunner {
-public:
-    support::Expected<std::vector<runtime::RuntimeValue>> runSubgraph(ir::GraphId, std::vector<runtime::RuntimeValue>) override
-    {
-        return support::makeError("internal", "no subgraphs");
-    }
-    std::int64_t maxLoopIterations() const override { return 0; }
-};
-
 /// The kind of bug a port's kernel has: the node's own native kernel, built from a binding with one
 /// thing wrong — LayerNorm's epsilon read as 0.5, or a convolution's weight with kh and kw swapped.
 std::unique_ptr<runtime::cpu::CpuKernel> faultyKernel(const runtime::cpu::NodeBinding &binding, const std::string &fault,
@@ -397,7 +388,7 @@ std::unique_ptr<runtime::cpu::CpuKernel> faultyKernel(const runtime::cpu::NodeBi
             if (a.name() == "epsilon")
                 a.proto.set_f(0.5f);
         static runtime::MemoryBudget budget;
-        static NoSubgraphs subgraphs;
+        static runtime::NoSubgraphs subgraphs("a kernel is built without subgraphs");
         runtime::KernelContext attributes(binding.model, node, binding.opset, {}, budget, subgraphs);
         runtime::cpu::NodeBinding wrong{binding.model, node, binding.opset, binding.inputs, binding.outputs, attributes};
         return factory(wrong, whyNot);

@@ -59,15 +59,6 @@ struct CompiledGraph::Step {
 namespace {
 
 /// Reference kernels need a subgraph runner even when asked for attributes only.
-class NoSubgraphs final : public SubgraphRunner {
-public:
-    support::Expected<std::vector<RuntimeValue>> runSubgraph(ir::GraphId, std::vector<RuntimeValue>) override
-    {
-        return makeError("internal", "no subgraphs at compile time");
-    }
-    std::int64_t maxLoopIterations() const override { return 0; }
-};
-
 std::optional<Shape> staticShape(const onnx::TypeProto &type)
 {
     if (!type.has_tensor_type() || !type.tensor_type().has_shape())
@@ -268,12 +259,12 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
 
     std::string refused;
     MemoryBudget noBudget;
-    NoSubgraphs noSubgraphs;
+    NoSubgraphs noSubgraphs("no subgraphs at compile time");
     std::vector<BufferLifetime> buffers;
     for (const ir::NodeId n : *order) {
         const ir::Node &node = model.node(n);
         const int opset = model.opsetVersion(node.domain).value_or(1);
-        if (node.domain.empty() && node.opType == "Constant" && node.outputs.size() == 1 && constants.contains(node.outputs[0].index)) {
+        if (node.isConstant() && node.outputs.size() == 1 && constants.contains(node.outputs[0].index)) {
             Step step;
             step.node = n;
             step.precomputed = true;

@@ -27,7 +27,7 @@ CpuExecutor::CpuExecutor(const ir::Model &model, CompileOptions options)
     // initializers are (Gather indices, Slice bounds, Reshape shapes read them).
     for (const ir::NodeId n : model.graph(model.mainGraph()).nodes) {
         const ir::Node &node = model.node(n);
-        if (!node.alive || !node.domain.empty() || node.opType != "Constant" || node.outputs.size() != 1)
+        if (!node.alive || !node.isConstant() || node.outputs.size() != 1)
             continue;
         auto value = m_reference.runNode(node, {}, {}, {});
         if (value && value->size() == 1 && (*value)[0].isTensor())

@@ -33,6 +33,20 @@ public:
     virtual std::int64_t maxLoopIterations() const = 0;
 };
 
+/// Where no subgraph may run (building kernels, folding constants): every call fails with `why`.
+class NoSubgraphs final : public SubgraphRunner {
+public:
+    explicit NoSubgraphs(std::string why) : m_why(std::move(why)) {}
+    support::Expected<std::vector<RuntimeValue>> runSubgraph(ir::GraphId, std::vector<RuntimeValue>) override
+    {
+        return support::makeError("no-subgraphs", m_why);
+    }
+    std::int64_t maxLoopIterations() const override { return 0; }
+
+private:
+    std::string m_why;
+};
+
 class KernelContext {
 public:
     KernelContext(const ir::Model &model, const ir::Node &node, int opset, std::vector<const RuntimeValue *> inputs,

@@ -1,10 +1,16 @@
-// MainWindow: menus, the scope tree, the summary, and error dialogs for models that fail to load.
+// MainWindow: menus, toolbar search, the canvas and its docks, and error dialogs for models that fail to load.
 #include "gui/MainWindow.h"
 
 #include "analysis/SummaryFormat.h"
 #include "common/ScopeTreeModel.h"
+#include "graph/GraphCanvas.h"
+#include "inspector/InspectorPanel.h"
 
+#include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -13,11 +19,14 @@
 #include <QHeaderView>
 #include <QIcon>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPlainTextEdit>
-#include <QSplitter>
+#include <QSettings>
 #include <QStatusBar>
+#include <QToolBar>
 #include <QTreeView>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -26,12 +35,17 @@ static void initResources() { Q_INIT_RESOURCE(samples); }
 
 namespace portolan::gui {
 
+namespace {
+constexpr int kMaxRecent = 8;
+}
+
 /// What a background load hands back to the GUI thread.
 struct MainWindow::LoadResult {
     std::unique_ptr<session::Workbench> workbench;
     analysis::ModelSummary summary;
     QString error;
     QString title;
+    QString path; ///< empty for the bundled sample
 };
 
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
@@ -39,37 +53,127 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     initResources();
     setWindowTitle(tr("Portolan"));
     setWindowIcon(QIcon(":/icons/portolan.svg"));
-    resize(1200, 800);
+    setAcceptDrops(true);
+    resize(1400, 900);
 
-    auto *splitter = new QSplitter(this);
+    m_canvas = new views::GraphCanvas(this);
+    setCentralWidget(m_canvas);
+
     m_scopeModel = new views::ScopeTreeModel(this);
-    m_scopeView = new QTreeView(splitter);
+    m_scopeView = new QTreeView(this);
     m_scopeView->setModel(m_scopeModel);
     m_scopeView->setUniformRowHeights(true);
     m_scopeView->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_summaryView = new QPlainTextEdit(splitter);
+    connect(m_scopeView, &QTreeView::activated, this, &MainWindow::scopeActivated);
+    connect(m_scopeView, &QTreeView::clicked, this, &MainWindow::scopeActivated);
+
+    m_inspector = new views::InspectorPanel(this);
+    m_summaryView = new QPlainTextEdit(this);
     m_summaryView->setReadOnly(true);
     m_summaryView->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_summaryView->setPlaceholderText(tr("Open an ONNX model (File → Open…) to see its summary."));
-    splitter->addWidget(m_scopeView);
-    splitter->addWidget(m_summaryView);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 2);
-    setCentralWidget(splitter);
+
+    auto dock = [this](QWidget *widget, const QString &title, const QString &name, Qt::DockWidgetArea area) {
+        auto *d = new QDockWidget(title, this);
+        d->setObjectName(name); // saveState needs names
+        d->setWidget(widget);
+        addDockWidget(area, d);
+        return d;
+    };
+    QDockWidget *groups = dock(m_scopeView, tr("Groups"), "groupsDock", Qt::LeftDockWidgetArea);
+    QDockWidget *inspector = dock(m_inspector, tr("Inspector"), "inspectorDock", Qt::RightDockWidgetArea);
+    QDockWidget *summary = dock(m_summaryView, tr("Summary"), "summaryDock", Qt::RightDockWidgetArea);
+    tabifyDockWidget(inspector, summary);
+    inspector->raise();
+    resizeDocks({groups, inspector}, {280, 380}, Qt::Horizontal);
+
+    connect(m_canvas, &views::GraphCanvas::nodeSelected, m_inspector, &views::InspectorPanel::showNode);
+    connect(m_canvas, &views::GraphCanvas::valueSelected, m_inspector, &views::InspectorPanel::showValue);
+    connect(m_canvas, &views::GraphCanvas::groupSelected, this, [this](std::size_t group) {
+        if (m_canvas->scopes())
+            m_inspector->showGroup(*m_canvas->scopes(), group);
+    });
+    connect(m_inspector, &views::InspectorPanel::nodeActivated, m_canvas, &views::GraphCanvas::revealNode);
+    connect(m_inspector, &views::InspectorPanel::valueActivated, m_canvas, &views::GraphCanvas::selectValue);
+    connect(m_canvas, &views::GraphCanvas::layoutFailed, this, [this](const QString &message) {
+        QMessageBox::warning(this, tr("Layout failed"), message);
+    });
 
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::chooseFile);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Open &Sample Model"), this, &MainWindow::openSample);
     file->addSeparator();
+    file->addAction(tr("&Export View…"), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportView);
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Fit to Window"), QKeySequence(tr("Ctrl+0")), m_canvas, &views::GraphCanvas::fitToView);
+    view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this,
+                    [this] { m_canvas->zoomBy(1.25, QPointF(m_canvas->width() / 2.0, m_canvas->height() / 2.0)); });
+    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this,
+                    [this] { m_canvas->zoomBy(0.8, QPointF(m_canvas->width() / 2.0, m_canvas->height() / 2.0)); });
+    view->addSeparator();
+    for (QDockWidget *d : {groups, inspector, summary})
+        view->addAction(d->toggleViewAction());
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Portolan"), this, &MainWindow::showAbout);
 
+    QToolBar *bar = addToolBar(tr("Search"));
+    bar->setObjectName("searchToolBar");
+    bar->setMovable(false);
+    m_searchBox = new QLineEdit(bar);
+    m_searchBox->setPlaceholderText(tr("Search nodes, ops (op:Conv), tensors (tensor:x)…"));
+    m_searchBox->setClearButtonEnabled(true);
+    m_searchBox->setMaximumWidth(420);
+    bar->addWidget(m_searchBox);
+    m_searchStatus = new QLabel(bar);
+    m_searchStatus->setMinimumWidth(90);
+    bar->addWidget(m_searchStatus);
+    bar->addAction(tr("Previous"), this, [this] { nextHit(true); });
+    bar->addAction(tr("Next"), this, [this] { nextHit(false); });
+    bar->addSeparator();
+    bar->addAction(tr("Fit"), m_canvas, &views::GraphCanvas::fitToView);
+    connect(m_searchBox, &QLineEdit::returnPressed, this, [this] {
+        const bool shift = QApplication::keyboardModifiers() & Qt::ShiftModifier;
+        if (m_hits.empty() || m_searchBox->isModified()) {
+            m_searchBox->setModified(false);
+            search(m_searchBox->text());
+        } else {
+            nextHit(shift);
+        }
+    });
+    auto *find = new QAction(this);
+    find->setShortcut(QKeySequence::Find);
+    connect(find, &QAction::triggered, this, [this] { m_searchBox->setFocus(); m_searchBox->selectAll(); });
+    addAction(find);
+    auto *findNext = new QAction(this);
+    findNext->setShortcut(QKeySequence::FindNext);
+    connect(findNext, &QAction::triggered, this, [this] { nextHit(false); });
+    addAction(findNext);
+    auto *findPrevious = new QAction(this);
+    findPrevious->setShortcut(QKeySequence::FindPrevious);
+    connect(findPrevious, &QAction::triggered, this, [this] { nextHit(true); });
+    addAction(findPrevious);
+
     m_statusLabel = new QLabel(tr("No model"), this);
     statusBar()->addWidget(m_statusLabel, 1);
+
+    QSettings settings;
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    restoreState(settings.value("window/state").toByteArray());
+    rebuildRecentMenu();
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+    QMainWindow::closeEvent(event);
+}
 
 void MainWindow::startLoad(std::function<std::shared_ptr<LoadResult>()> job, const QString &title)
 {
@@ -102,7 +206,9 @@ void MainWindow::openFile(const QString &path)
 {
     const std::string file = path.toStdString();
     startLoad([file, path] {
-        return loadInBackground([&file](session::Workbench &w) { return w.open(file); }, QFileInfo(path).fileName());
+        auto result = loadInBackground([&file](session::Workbench &w) { return w.open(file); }, QFileInfo(path).fileName());
+        result->path = QFileInfo(path).absoluteFilePath();
+        return result;
     }, QFileInfo(path).fileName());
 }
 
@@ -131,10 +237,18 @@ void MainWindow::finishLoad(const std::shared_ptr<LoadResult> &result)
         emit modelLoaded(false);
         return;
     }
+    // views drop their pointers into the old model before it goes
+    m_canvas->setGraph(nullptr, {});
+    m_inspector->setModel(nullptr);
     m_scopeModel->setGraph(nullptr, {});
+    m_hits.clear();
+    m_searchStatus->clear();
     m_workbench = std::move(result->workbench);
-    m_scopeModel->setGraph(&m_workbench->model(), m_workbench->model().mainGraph());
+    const ir::Model &model = m_workbench->model();
+    m_scopeModel->setGraph(&model, model.mainGraph());
     m_scopeView->expandToDepth(0);
+    m_inspector->setModel(&model);
+    m_canvas->setGraph(&model, model.mainGraph());
     m_summaryView->setPlainText(QString::fromStdString(analysis::summaryText(result->summary)));
     const auto &s = result->summary;
     m_statusLabel->setText(tr("%1 — %2 nodes, %3 initializers (%4), %5 findings")
@@ -144,7 +258,61 @@ void MainWindow::finishLoad(const std::shared_ptr<LoadResult> &result)
                                .arg(QString::fromStdString(analysis::humanBytes(s.initializerBytes)))
                                .arg(s.findings.size()));
     setWindowTitle(tr("%1 — Portolan").arg(result->title));
+    if (!result->path.isEmpty())
+        rememberRecent(result->path);
     emit modelLoaded(true);
+}
+
+int MainWindow::search(const QString &query)
+{
+    m_hits.clear();
+    m_hitIndex = 0;
+    if (!m_workbench || query.trimmed().isEmpty()) {
+        m_searchStatus->clear();
+        m_canvas->setSearchHits({});
+        return 0;
+    }
+    m_hits = analysis::searchGraph(m_workbench->model(), m_workbench->model().mainGraph(), query.trimmed().toStdString());
+    std::vector<ir::NodeId> nodes;
+    for (const auto &hit : m_hits)
+        nodes.push_back(hit.node);
+    m_canvas->setSearchHits(nodes);
+    if (m_hits.empty()) {
+        m_searchStatus->setText(tr("no match"));
+        return 0;
+    }
+    m_hitIndex = m_hits.size() - 1;
+    nextHit(false);
+    return static_cast<int>(m_hits.size());
+}
+
+void MainWindow::nextHit(bool backwards)
+{
+    if (m_hits.empty())
+        return;
+    m_hitIndex = backwards ? (m_hitIndex + m_hits.size() - 1) % m_hits.size() : (m_hitIndex + 1) % m_hits.size();
+    const auto &hit = m_hits[m_hitIndex];
+    m_searchStatus->setText(tr("%1 of %2").arg(m_hitIndex + 1).arg(m_hits.size()));
+    m_canvas->revealNode(hit.node);
+    if (hit.value.valid())
+        m_inspector->showValue(hit.value);
+    else
+        m_inspector->showNode(hit.node);
+}
+
+void MainWindow::scopeActivated(const QModelIndex &index)
+{
+    if (!index.isValid())
+        return;
+    if (index.data(views::ScopeTreeModel::IsGroupRole).toBool()) {
+        const auto group = static_cast<std::size_t>(index.data(views::ScopeTreeModel::GroupIndexRole).toULongLong());
+        if (m_canvas->scopes())
+            m_inspector->showGroup(*m_canvas->scopes(), group);
+        return;
+    }
+    const ir::NodeId node(index.data(views::ScopeTreeModel::NodeIdRole).toUInt());
+    m_canvas->revealNode(node);
+    m_inspector->showNode(node);
 }
 
 void MainWindow::chooseFile()
@@ -152,6 +320,53 @@ void MainWindow::chooseFile()
     const QString path = QFileDialog::getOpenFileName(this, tr("Open ONNX Model"), {}, tr("ONNX models (*.onnx);;All files (*)"));
     if (!path.isEmpty())
         openFile(path);
+}
+
+void MainWindow::exportView()
+{
+    if (!m_canvas->scene())
+        return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export View"), {}, tr("SVG image (*.svg);;PNG image (*.png)"));
+    if (path.isEmpty())
+        return;
+    const bool ok = path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive) ? m_canvas->exportPng(path, 2.0)
+                                                                               : m_canvas->exportSvg(path);
+    if (!ok)
+        QMessageBox::critical(this, tr("Export View"), tr("Cannot write %1.").arg(path));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const auto urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.front().isLocalFile())
+        openFile(urls.front().toLocalFile());
+}
+
+void MainWindow::rememberRecent(const QString &path)
+{
+    QSettings settings;
+    QStringList recent = settings.value("recentFiles").toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue("recentFiles", recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value("recentFiles").toStringList();
+    for (const QString &path : recent)
+        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); })->setToolTip(path);
+    m_recentMenu->setEnabled(!recent.isEmpty());
 }
 
 void MainWindow::showAbout()

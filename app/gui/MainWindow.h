@@ -1,6 +1,8 @@
-// The main window: wiring only. Loads off the GUI thread and shows the model's groups and summary.
+// The main window: wiring only. Loads off the GUI thread; the graph canvas in the centre, the group
+// tree, inspector and summary in docks that remember their layout; search, export, recent files.
 #pragma once
 
+#include "analysis/GraphSearch.h"
 #include "analysis/ModelSummary.h"
 #include "session/Workbench.h"
 
@@ -9,10 +11,14 @@
 #include <memory>
 
 class QLabel;
+class QLineEdit;
+class QMenu;
 class QPlainTextEdit;
 class QTreeView;
 
 namespace portolan::views {
+class GraphCanvas;
+class InspectorPanel;
 class ScopeTreeModel;
 }
 
@@ -30,6 +36,12 @@ public:
     void openSample();
     /// True while a model is loading (tests wait on this).
     bool isLoading() const { return m_loading; }
+    views::GraphCanvas *canvas() const { return m_canvas; }
+
+    /// Runs the search box's query and shows the first hit; returns the number of hits.
+    int search(const QString &query);
+    /// Moves to the next (or previous) search hit.
+    void nextHit(bool backwards = false);
 
     /// What a background load hands back to the GUI thread (defined in the .cpp).
     struct LoadResult;
@@ -38,17 +50,33 @@ signals:
     /// Emitted once a load finished: `ok` false after an error dialog.
     void modelLoaded(bool ok);
 
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+    void closeEvent(QCloseEvent *event) override;
+
 private:
     void startLoad(std::function<std::shared_ptr<LoadResult>()> job, const QString &title);
     void finishLoad(const std::shared_ptr<LoadResult> &result);
     void chooseFile();
+    void exportView();
     void showAbout();
+    void rememberRecent(const QString &path);
+    void rebuildRecentMenu();
+    void scopeActivated(const QModelIndex &index);
 
     std::unique_ptr<session::Workbench> m_workbench;
+    views::GraphCanvas *m_canvas = nullptr;
+    views::InspectorPanel *m_inspector = nullptr;
     views::ScopeTreeModel *m_scopeModel = nullptr;
     QTreeView *m_scopeView = nullptr;
     QPlainTextEdit *m_summaryView = nullptr;
+    QLineEdit *m_searchBox = nullptr;
+    QLabel *m_searchStatus = nullptr;
     QLabel *m_statusLabel = nullptr;
+    QMenu *m_recentMenu = nullptr;
+    std::vector<analysis::SearchHit> m_hits;
+    std::size_t m_hitIndex = 0;
     bool m_loading = false;
 };
 

@@ -1,7 +1,9 @@
 // The main window as a user meets it: the bundled sample opens, a corrupt file gives an error dialog.
 #include "support/TestSupport.h"
 
+#include "graph/GraphCanvas.h"
 #include "gui/MainWindow.h"
+#include "inspector/InspectorPanel.h"
 
 #include <QDir>
 #include <QLabel>
@@ -24,6 +26,8 @@ class TestMainWindow : public QObject {
     }
 
 private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); } // recent files and dock state stay out of the user's settings
+
     void opensBundledSample()
     {
         gui::MainWindow window;
@@ -39,7 +43,62 @@ private slots:
         QVERIFY(summary->toPlainText().contains("float[1,seq,32]"));
         QVERIFY(window.windowTitle().contains("mini_encoder"));
         QVERIFY(window.statusBar()->findChild<QLabel *>()->text().contains("nodes"));
+        if (!window.canvas()->scene())
+            QVERIFY(QSignalSpy(window.canvas(), &views::GraphCanvas::sceneReady).wait(30000));
         saveScreenshot(window, "main_window_sample");
+    }
+
+    void clickingANodeShowsItInTheInspector()
+    {
+        gui::MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
+        window.openFile(QString::fromStdString(test::fixturesDir() + "/cnn_bn/model.onnx"));
+        QVERIFY(loaded.wait(30000));
+        auto *canvas = window.canvas();
+        if (!canvas->scene())
+            QVERIFY(QSignalSpy(canvas, &views::GraphCanvas::sceneReady).wait(30000));
+        // the first Conv, brought into view, then clicked where it is on screen
+        const ir::Model *model = nullptr;
+        ir::NodeId conv;
+        for (const auto &box : canvas->scene()->boxes())
+            if (box.kind == layout::BoxKind::Node && !conv.valid()) {
+                conv = box.node;
+                break;
+            }
+        QVERIFY(conv.valid());
+        (void)model;
+        canvas->revealNode(conv);
+        const auto center = canvas->scene()->boxes()[*canvas->scene()->boxOf(conv)].rect.center();
+        const QPointF at = canvas->toWidget(QPointF(center.x, center.y));
+        QVERIFY(canvas->rect().contains(at.toPoint()));
+        QSignalSpy selected(canvas, &views::GraphCanvas::nodeSelected);
+        QTest::mouseClick(canvas, Qt::LeftButton, {}, at.toPoint());
+        QCOMPARE(selected.count(), 1);
+        QCOMPARE(selected.takeFirst().at(0).value<ir::NodeId>(), conv);
+        auto *inspector = window.findChild<views::InspectorPanel *>();
+        QVERIFY2(inspector->toPlainText().contains("Inputs"), qPrintable(inspector->toPlainText()));
+        QVERIFY(inspector->toPlainText().contains("Operator documentation"));
+        saveScreenshot(window, "main_window_inspector");
+    }
+
+    void searchWalksThroughHits()
+    {
+        gui::MainWindow window;
+        window.show();
+        QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
+        window.openFile(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/model.onnx"));
+        QVERIFY(loaded.wait(30000));
+        if (!window.canvas()->scene())
+            QVERIFY(QSignalSpy(window.canvas(), &views::GraphCanvas::sceneReady).wait(30000));
+        const int hits = window.search("op:Softmax");
+        QVERIFY(hits > 0);
+        auto *inspector = window.findChild<views::InspectorPanel *>();
+        QVERIFY(inspector->toPlainText().startsWith("Softmax"));
+        window.nextHit();
+        QVERIFY(inspector->toPlainText().startsWith("Softmax"));
+        QCOMPARE(window.search("definitely-not-a-name"), 0);
     }
 
     void corruptFileShowsErrorDialog()

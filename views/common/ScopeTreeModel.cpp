@@ -91,6 +91,7 @@ QVariant ScopeTreeModel::data(const QModelIndex &index, int role) const
     case Qt::ToolTipRole:
     case GroupPathRole: return QString::fromStdString(m_tree->pathOf(key >> 1));
     case IsGroupRole: return true;
+    case GroupIndexRole: return QVariant::fromValue<qulonglong>(key >> 1);
     default: return {};
     }
 }

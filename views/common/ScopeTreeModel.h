@@ -14,7 +14,7 @@ class ScopeTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
     enum Column { NameColumn, DetailColumn, ColumnCount };
-    enum Role { NodeIdRole = Qt::UserRole + 1, GroupPathRole, IsGroupRole };
+    enum Role { NodeIdRole = Qt::UserRole + 1, GroupPathRole, IsGroupRole, GroupIndexRole };
 
     explicit ScopeTreeModel(QObject *parent = nullptr);
 

@@ -1,0 +1,684 @@
+// GraphCanvas: the view transform is scale + offset (no QGraphicsScene: the scene is a flat array,
+// culled against the viewport on each paint, which keeps 100k boxes cheap).
+#include "graph/GraphCanvas.h"
+
+#include "layout/OpCategory.h"
+#ifdef PORTOLAN_HAVE_GRAPHVIZ
+#include "layout/GraphvizLayout.h"
+#endif
+
+#include <QElapsedTimer>
+#include <QKeyEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QSvgGenerator>
+#include <QWheelEvent>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <cmath>
+
+namespace portolan::views {
+
+namespace {
+
+constexpr double kMinScale = 0.005;
+constexpr double kMaxScale = 4.0;
+constexpr double kTextScale = 0.45;   ///< below this zoom boxes carry no text
+constexpr double kDetailScale = 0.6;  ///< below this only titles, no attribute lines or edge labels
+constexpr double kTinyPixels = 3.0;   ///< boxes smaller than this on screen are batched plain rectangles
+
+QRectF toQt(const layout::Rect &r) { return {r.x, r.y, r.width, r.height}; }
+
+QPainterPath edgePath(const layout::SceneEdge &edge)
+{
+    QPainterPath path(QPointF(edge.path.front().x, edge.path.front().y));
+    if (edge.bezier) {
+        for (std::size_t i = 1; i + 2 < edge.path.size(); i += 3)
+            path.cubicTo(QPointF(edge.path[i].x, edge.path[i].y), QPointF(edge.path[i + 1].x, edge.path[i + 1].y),
+                         QPointF(edge.path[i + 2].x, edge.path[i + 2].y));
+    } else {
+        for (std::size_t i = 1; i < edge.path.size(); ++i)
+            path.lineTo(edge.path[i].x, edge.path[i].y);
+    }
+    return path;
+}
+
+QRectF edgeBounds(const layout::SceneEdge &edge)
+{
+    double x0 = edge.path.front().x, x1 = x0, y0 = edge.path.front().y, y1 = y0;
+    for (const auto &p : edge.path) {
+        x0 = std::min(x0, p.x), x1 = std::max(x1, p.x);
+        y0 = std::min(y0, p.y), y1 = std::max(y1, p.y);
+    }
+    return QRectF(x0, y0, x1 - x0, y1 - y0).adjusted(-1, -1, 1, 1);
+}
+
+} // namespace
+
+struct GraphCanvas::LayoutJob {
+    std::unique_ptr<layout::GraphScene> scene;
+    std::vector<BoxLabel> labels;
+    std::vector<layout::OpCategory> categories;
+    QString error;
+};
+
+GraphCanvas::GraphCanvas(QWidget *parent) : QWidget(parent), m_fonts(BoxFonts::standard())
+{
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(false);
+    setMinimumSize(200, 150);
+    m_palette = GraphPalette::from(palette());
+}
+
+GraphCanvas::~GraphCanvas()
+{
+    if (m_watcher)
+        m_watcher->waitForFinished();
+}
+
+void GraphCanvas::setGraph(const ir::Model *model, ir::GraphId graph)
+{
+    if (m_watcher) {
+        m_watcher->waitForFinished();
+        delete m_watcher;
+        m_watcher = nullptr;
+    }
+    m_model = model;
+    m_graph = graph;
+    m_scene.reset();
+    m_labels.clear();
+    m_categories.clear();
+    m_selectedNode.reset();
+    m_selectedGroup.reset();
+    m_selectedValue.reset();
+    m_highlightBoxes.clear();
+    m_highlightEdges.clear();
+    m_searchHits.clear();
+    m_hitBoxes.clear();
+    m_cache = std::make_shared<layout::SceneLayoutCache>();
+    m_tree = model ? std::make_unique<ir::NameScopeTree>(ir::NameScopeTree::build(*model, graph)) : nullptr;
+    m_expanded = m_tree ? layout::initialExpansion(*m_tree) : std::set<std::size_t>{};
+    m_fitAfterLayout = true;
+    m_minimap = {};
+    if (m_model)
+        requestLayout();
+    update();
+}
+
+void GraphCanvas::requestLayout()
+{
+    if (m_watcher) { // one layout at a time: the newest request runs when this one ends
+        m_layoutPending = true;
+        return;
+    }
+    const ir::Model *model = m_model;
+    const ir::GraphId graph = m_graph;
+    const ir::NameScopeTree *tree = m_tree.get();
+    auto cache = m_cache;
+    const BoxFonts fonts = m_fonts;
+    auto job = [model, graph, tree, cache, fonts, expanded = m_expanded] {
+        auto result = std::make_shared<LayoutJob>();
+        auto fast = layout::makeLayeredLayout();
+        layout::SceneOptions options;
+        options.fast = fast.get();
+#ifdef PORTOLAN_HAVE_GRAPHVIZ
+        auto precise = layout::makeGraphvizLayout();
+        options.precise = precise.get();
+#endif
+        auto measure = [&](const layout::SceneBox &box) { return fonts.measure(boxLabel(*model, *tree, box)); };
+        auto scene = layout::GraphScene::build(*model, graph, *tree, expanded, measure, options, *cache);
+        if (!scene) {
+            result->error = QString::fromStdString(scene.error().format());
+            return result;
+        }
+        result->scene = std::make_unique<layout::GraphScene>(std::move(*scene));
+        for (const auto &box : result->scene->boxes()) {
+            result->labels.push_back(boxLabel(*model, *tree, box));
+            result->categories.push_back(box.kind == layout::BoxKind::Node
+                                             ? layout::opCategory(model->node(box.node).opType, model->node(box.node).domain)
+                                             : layout::OpCategory::Elementwise);
+        }
+        return result;
+    };
+    m_watcher = new QFutureWatcher<std::shared_ptr<LayoutJob>>(this);
+    connect(m_watcher, &QFutureWatcher<std::shared_ptr<LayoutJob>>::finished, this, &GraphCanvas::adoptLayout);
+    m_watcher->setFuture(QtConcurrent::run(std::move(job)));
+}
+
+void GraphCanvas::adoptLayout()
+{
+    auto result = m_watcher->result();
+    m_watcher->deleteLater();
+    m_watcher = nullptr;
+    if (m_layoutPending) {
+        m_layoutPending = false;
+        requestLayout();
+        return;
+    }
+    if (!result->error.isEmpty()) {
+        emit layoutFailed(result->error);
+        return;
+    }
+    m_scene = std::move(result->scene);
+    m_labels = std::move(result->labels);
+    m_categories = std::move(result->categories);
+    rebuildMinimap();
+    if (m_selectedValue)
+        selectValue(*m_selectedValue);
+    setSearchHits(std::move(m_searchHits));
+    if (m_fitAfterLayout) {
+        m_fitAfterLayout = false;
+        showTop();
+    }
+    if (m_centerAfterLayout) {
+        if (auto box = m_scene->boxOf(*m_centerAfterLayout))
+            centerOn(toQt(m_scene->boxes()[*box].rect).center());
+        m_centerAfterLayout.reset();
+    }
+    update();
+    emit sceneReady();
+}
+
+void GraphCanvas::toggleGroup(std::size_t group)
+{
+    if (group == 0 || !m_tree)
+        return;
+    if (!m_expanded.erase(group))
+        m_expanded.insert(group);
+    else // closing a group closes what was open inside it, so reopening starts tidy
+        for (auto it = m_expanded.begin(); it != m_expanded.end();) {
+            std::size_t g = *it;
+            while (g != 0 && g != group)
+                g = m_tree->group(g).parent;
+            it = g == group ? m_expanded.erase(it) : std::next(it);
+        }
+    requestLayout();
+}
+
+void GraphCanvas::setExpanded(std::set<std::size_t> groups)
+{
+    m_expanded = std::move(groups);
+    requestLayout();
+}
+
+void GraphCanvas::revealNode(ir::NodeId node)
+{
+    if (!m_tree)
+        return;
+    bool opened = false;
+    for (auto g : layout::ancestorsOf(*m_tree, node))
+        if (m_tree->group(g).totalNodes > 1 && m_expanded.insert(g).second)
+            opened = true;
+    selectNode(node);
+    if (opened) {
+        m_centerAfterLayout = node;
+        requestLayout();
+    } else if (m_scene) {
+        if (auto box = m_scene->boxOf(node))
+            centerOn(toQt(m_scene->boxes()[*box].rect).center());
+    }
+}
+
+void GraphCanvas::selectNode(ir::NodeId node)
+{
+    m_selectedNode = node;
+    m_selectedGroup.reset();
+    m_selectedValue.reset();
+    m_highlightBoxes.clear();
+    m_highlightEdges.clear();
+    update();
+}
+
+void GraphCanvas::selectValue(ir::ValueId value)
+{
+    m_selectedValue = value;
+    m_highlightBoxes.clear();
+    m_highlightEdges.clear();
+    if (!m_scene || !m_model)
+        return;
+    const ir::Value &v = m_model->value(value);
+    std::optional<std::size_t> from = v.producer.valid() ? m_scene->boxOf(v.producer) : m_scene->boxOfTerminal(value);
+    std::set<std::size_t> to;
+    for (const auto &use : v.uses)
+        if (auto box = m_scene->boxOf(use.node))
+            to.insert(*box);
+    if (auto out = m_scene->boxOfTerminal(value); out && v.producer.valid())
+        to.insert(*out);
+    if (from)
+        m_highlightBoxes.insert(*from);
+    m_highlightBoxes.insert(to.begin(), to.end());
+    for (std::size_t e = 0; e < m_scene->edges().size(); ++e) {
+        const auto &edge = m_scene->edges()[e];
+        if (from && edge.from == *from && to.count(edge.to))
+            m_highlightEdges.insert(e);
+    }
+    update();
+}
+
+void GraphCanvas::setSearchHits(std::vector<ir::NodeId> hits)
+{
+    m_searchHits = std::move(hits);
+    m_hitBoxes.clear();
+    if (m_scene)
+        for (auto n : m_searchHits)
+            if (auto box = m_scene->boxOf(n))
+                m_hitBoxes.insert(*box);
+    update();
+}
+
+QPointF GraphCanvas::toScene(QPointF p) const { return (p - m_offset) / m_scale; }
+QPointF GraphCanvas::toWidget(QPointF p) const { return p * m_scale + m_offset; }
+
+void GraphCanvas::fitToView()
+{
+    if (!m_scene)
+        return;
+    const QRectF bounds = toQt(m_scene->bounds()).adjusted(-20, -20, 20, 20);
+    const double sx = width() / std::max(1.0, bounds.width());
+    const double sy = height() / std::max(1.0, bounds.height());
+    m_scale = std::clamp(std::min({sx, sy, 1.0}), kMinScale, kMaxScale);
+    m_offset = QPointF(width() / 2.0, height() / 2.0) - bounds.center() * m_scale;
+    update();
+}
+
+void GraphCanvas::showTop()
+{
+    if (!m_scene)
+        return;
+    const QRectF bounds = toQt(m_scene->bounds()).adjusted(-20, -20, 20, 20);
+    const double fit = std::min({width() / std::max(1.0, bounds.width()), height() / std::max(1.0, bounds.height()), 1.0});
+    if (fit >= kDetailScale) {
+        fitToView();
+        return;
+    }
+    // too big to read whole: open readable at the graph's entry (as Netron does); the minimap shows the rest
+    m_scale = 0.9;
+    double entryX = bounds.center().x();
+    for (const auto &box : m_scene->boxes())
+        if (box.kind == layout::BoxKind::GraphInput) {
+            entryX = box.rect.center().x;
+            break;
+        }
+    m_offset = QPointF(width() / 2.0 - entryX * m_scale, -bounds.top() * m_scale);
+    update();
+}
+
+void GraphCanvas::zoomBy(double factor, QPointF anchor)
+{
+    const QPointF sceneAnchor = toScene(anchor);
+    m_scale = std::clamp(m_scale * factor, kMinScale, kMaxScale);
+    m_offset = anchor - sceneAnchor * m_scale;
+    update();
+}
+
+void GraphCanvas::centerOn(QPointF scenePoint)
+{
+    m_scale = std::max(m_scale, kDetailScale);
+    m_offset = QPointF(width() / 2.0, height() / 2.0) - scenePoint * m_scale;
+    update();
+}
+
+bool GraphCanvas::boxHighlighted(std::size_t box) const { return m_highlightBoxes.count(box) != 0; }
+
+void GraphCanvas::paintScene(QPainter &painter, const QRectF &sceneRect, double scale) const
+{
+    const auto &boxes = m_scene->boxes();
+    const auto &edges = m_scene->edges();
+    const bool text = scale >= kTextScale;
+    const bool detail = scale >= kDetailScale;
+
+    // frames first (outer before inner: boxes are stored parent before children)
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+        const auto &box = boxes[i];
+        if (box.kind != layout::BoxKind::ExpandedGroup)
+            continue;
+        const QRectF r = toQt(box.rect);
+        if (!r.intersects(sceneRect))
+            continue;
+        painter.setPen(QPen(m_selectedGroup == box.group ? m_palette.selection : m_palette.frame, 1.0 / scale));
+        painter.setBrush(box.depth % 2 ? m_palette.background : m_palette.frameHeader.lighter(104));
+        painter.drawRoundedRect(r, 6, 6);
+        if (text) {
+            painter.setFont(m_fonts.title);
+            painter.setPen(m_palette.mutedText);
+            const QRectF header(r.x() + 8, r.y() + 3, r.width() - 16, 18);
+            const QString title = m_labels[i].title + QStringLiteral("  ·  ") + m_labels[i].subtitle;
+            painter.drawText(header, Qt::AlignLeft | Qt::AlignVCenter,
+                             QFontMetricsF(m_fonts.title).elidedText(title, Qt::ElideRight, header.width()));
+        }
+    }
+
+    // edges: skipped when boxes are specks (an unreadable hairball costs more than it shows)
+    const bool tiny = 40 * scale < kTinyPixels;
+    if (!tiny) {
+        QPen pen(m_palette.edge, std::max(1.0, 1.2) / scale);
+        painter.setBrush(Qt::NoBrush);
+        for (std::size_t e = 0; e < edges.size(); ++e) {
+            const auto &edge = edges[e];
+            if (edge.path.size() < 2 || !edgeBounds(edge).intersects(sceneRect))
+                continue;
+            const bool hot = m_highlightEdges.count(e) != 0;
+            pen.setColor(hot ? m_palette.edgeHighlight : m_palette.edge);
+            pen.setWidthF((hot ? 2.5 : 1.2) / scale);
+            painter.setPen(pen);
+            painter.drawPath(edgePath(edge));
+            if (scale >= kTextScale) { // arrow head at the consumer
+                const QPointF tip(edge.path.back().x, edge.path.back().y);
+                QPolygonF head{tip, tip + QPointF(-4, -7), tip + QPointF(4, -7)};
+                painter.setBrush(pen.color());
+                painter.drawPolygon(head);
+                painter.setBrush(Qt::NoBrush);
+            }
+            if (detail && m_model) {
+                const ir::Value &v = m_model->value(edge.value);
+                const QString shape = v.isInitializer() || !v.shape().rankKnown() ? QString() : shapeText(v.shape());
+                if (!shape.isEmpty()) {
+                    const QPointF mid = edgePath(edge).pointAtPercent(0.5);
+                    painter.setFont(m_fonts.body);
+                    painter.setPen(m_palette.mutedText);
+                    painter.drawText(mid + QPointF(4, 3), edge.valueCount > 1 ? shape + QStringLiteral(" +%1").arg(edge.valueCount - 1) : shape);
+                }
+            }
+        }
+    }
+
+    // boxes
+    std::vector<std::vector<QRectF>> batches(static_cast<std::size_t>(layout::OpCategory::Custom) + 2);
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+        const auto &box = boxes[i];
+        if (box.kind == layout::BoxKind::ExpandedGroup)
+            continue;
+        const QRectF r = toQt(box.rect);
+        if (!r.intersects(sceneRect))
+            continue;
+        const bool selected = (box.kind == layout::BoxKind::Node && m_selectedNode == box.node) ||
+                              (box.kind == layout::BoxKind::CollapsedGroup && m_selectedGroup == box.group);
+        const bool marked = selected || boxHighlighted(i) || m_hitBoxes.count(i);
+        if (r.height() * scale < kTinyPixels && !marked) {
+            batches[box.kind == layout::BoxKind::Node ? static_cast<std::size_t>(m_categories[i]) : batches.size() - 1]
+                .push_back(r);
+            continue;
+        }
+        QColor fill = box.kind == layout::BoxKind::Node             ? m_palette.fill(m_categories[i])
+                      : box.kind == layout::BoxKind::CollapsedGroup ? m_palette.groupFill()
+                                                                    : m_palette.terminalFill();
+        QPen pen(selected ? m_palette.selection : boxHighlighted(i) ? m_palette.edgeHighlight : fill.darker(150),
+                 (selected || boxHighlighted(i) ? 2.5 : 1.0) / scale);
+        if (m_hitBoxes.count(i) && !selected)
+            pen = QPen(m_palette.searchHit.darker(120), 3.0 / scale);
+        painter.setPen(pen);
+        painter.setBrush(fill);
+        if (box.kind == layout::BoxKind::CollapsedGroup) { // a stacked look says "there is more inside"
+            painter.drawRoundedRect(r.translated(3, 3), 5, 5);
+        }
+        painter.drawRoundedRect(r, 5, 5);
+        if (!text)
+            continue;
+        const BoxLabel &label = m_labels[i];
+        const QFontMetricsF tm(m_fonts.title), bm(m_fonts.body);
+        const double pad = BoxFonts::kPadding;
+        QRectF line(r.x() + pad, r.y() + pad, r.width() - 2 * pad, tm.height());
+        painter.setFont(m_fonts.title);
+        painter.setPen(m_palette.text);
+        painter.drawText(line, Qt::AlignHCenter | Qt::AlignVCenter, tm.elidedText(label.title, Qt::ElideRight, line.width()));
+        if (!detail)
+            continue;
+        painter.setFont(m_fonts.body);
+        line.translate(0, tm.height());
+        line.setHeight(bm.height());
+        if (!label.subtitle.isEmpty()) {
+            painter.setPen(m_palette.mutedText);
+            painter.drawText(line, Qt::AlignHCenter | Qt::AlignVCenter,
+                             bm.elidedText(label.subtitle, Qt::ElideMiddle, line.width()));
+            line.translate(0, bm.height());
+        }
+        painter.setPen(m_palette.text);
+        for (const auto &l : label.lines) {
+            painter.drawText(line, Qt::AlignHCenter | Qt::AlignVCenter, bm.elidedText(l, Qt::ElideRight, line.width()));
+            line.translate(0, bm.height());
+        }
+    }
+    painter.setPen(Qt::NoPen);
+    for (std::size_t c = 0; c < batches.size(); ++c) {
+        if (batches[c].empty())
+            continue;
+        painter.setBrush(c + 1 == batches.size() ? m_palette.groupFill().darker(130)
+                                                 : m_palette.fill(static_cast<layout::OpCategory>(c)).darker(115));
+        painter.drawRects(batches[c].data(), static_cast<int>(batches[c].size()));
+    }
+}
+
+void GraphCanvas::paintEvent(QPaintEvent *)
+{
+    QElapsedTimer timer;
+    timer.start();
+    QPainter painter(this);
+    painter.fillRect(rect(), m_palette.background);
+    if (!m_scene) {
+        painter.setPen(m_palette.mutedText);
+        painter.drawText(rect(), Qt::AlignCenter,
+                         m_model ? tr("Laying out the graph…") : tr("Open an ONNX model (File → Open…) to see its graph."));
+        return;
+    }
+    painter.setRenderHint(QPainter::Antialiasing, m_scale > 0.2);
+    painter.save();
+    painter.translate(m_offset);
+    painter.scale(m_scale, m_scale);
+    paintScene(painter, QRectF(toScene(QPointF(0, 0)), toScene(QPointF(width(), height()))), m_scale);
+    painter.restore();
+    if (m_showMinimap)
+        paintMinimap(painter);
+    m_lastPaintMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+}
+
+QRectF GraphCanvas::minimapRect() const
+{
+    if (!m_scene || m_minimap.isNull())
+        return {};
+    const QSizeF size = m_minimap.size();
+    return QRectF(width() - size.width() - 12, height() - size.height() - 12, size.width(), size.height());
+}
+
+void GraphCanvas::rebuildMinimap()
+{
+    const QRectF bounds = toQt(m_scene->bounds());
+    if (bounds.isEmpty()) {
+        m_minimap = {};
+        return;
+    }
+    const double s = std::min(180.0 / bounds.width(), 140.0 / bounds.height());
+    m_minimap = QImage(std::max(20, int(bounds.width() * s)), std::max(20, int(bounds.height() * s)),
+                       QImage::Format_ARGB32_Premultiplied);
+    QColor back = m_palette.background;
+    back.setAlpha(225);
+    m_minimap.fill(back);
+    QPainter p(&m_minimap);
+    p.scale(s, s);
+    p.translate(-bounds.topLeft());
+    for (std::size_t i = 0; i < m_scene->boxes().size(); ++i) {
+        const auto &box = m_scene->boxes()[i];
+        if (box.kind == layout::BoxKind::ExpandedGroup)
+            continue;
+        p.fillRect(toQt(box.rect), box.kind == layout::BoxKind::Node ? m_palette.fill(m_categories[i]).darker(120)
+                                                                     : m_palette.groupFill().darker(130));
+    }
+}
+
+void GraphCanvas::paintMinimap(QPainter &painter)
+{
+    const QRectF area = minimapRect();
+    if (area.isEmpty() || (area.width() > width() / 3.0))
+        return;
+    painter.drawImage(area.topLeft(), m_minimap);
+    painter.setPen(m_palette.frame);
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(area);
+    const QRectF bounds = toQt(m_scene->bounds());
+    const double s = area.width() / bounds.width();
+    QRectF view(toScene(QPointF(0, 0)), toScene(QPointF(width(), height())));
+    view = QRectF(area.topLeft() + (view.topLeft() - bounds.topLeft()) * s, view.size() * s).intersected(area);
+    painter.setPen(QPen(m_palette.selection, 1.5));
+    painter.drawRect(view);
+}
+
+void GraphCanvas::resizeEvent(QResizeEvent *)
+{
+    if (m_fitAfterLayout)
+        return;
+    update();
+}
+
+void GraphCanvas::wheelEvent(QWheelEvent *event)
+{
+    const double steps = event->angleDelta().y() / 120.0;
+    zoomBy(std::pow(1.2, steps), event->position());
+    event->accept();
+}
+
+void GraphCanvas::mousePressEvent(QMouseEvent *event)
+{
+    m_pressPos = m_lastDragPos = event->position();
+    m_dragging = false;
+    m_minimapDrag = minimapRect().contains(event->position());
+}
+
+void GraphCanvas::mouseMoveEvent(QMouseEvent *event)
+{
+    if (!(event->buttons() & Qt::LeftButton))
+        return;
+    if (m_minimapDrag && m_scene) {
+        const QRectF area = minimapRect();
+        const QRectF bounds = toQt(m_scene->bounds());
+        const double s = area.width() / bounds.width();
+        const QPointF scenePoint = bounds.topLeft() + (event->position() - area.topLeft()) / s;
+        m_offset = QPointF(width() / 2.0, height() / 2.0) - scenePoint * m_scale;
+        update();
+        return;
+    }
+    if ((event->position() - m_pressPos).manhattanLength() > 3)
+        m_dragging = true;
+    if (m_dragging) {
+        m_offset += event->position() - m_lastDragPos;
+        m_lastDragPos = event->position();
+        setCursor(Qt::ClosedHandCursor);
+        update();
+    }
+}
+
+void GraphCanvas::mouseReleaseEvent(QMouseEvent *event)
+{
+    unsetCursor();
+    if (!m_dragging && !m_minimapDrag && event->button() == Qt::LeftButton)
+        clickAt(event->position());
+    m_dragging = m_minimapDrag = false;
+}
+
+void GraphCanvas::clickAt(QPointF widgetPoint)
+{
+    if (!m_scene)
+        return;
+    const QPointF p = toScene(widgetPoint);
+    auto hit = m_scene->hit({p.x(), p.y()});
+    if (!hit)
+        return;
+    const auto &box = m_scene->boxes()[*hit];
+    switch (box.kind) {
+    case layout::BoxKind::Node:
+        selectNode(box.node);
+        emit nodeSelected(box.node);
+        break;
+    case layout::BoxKind::CollapsedGroup:
+    case layout::BoxKind::ExpandedGroup:
+        m_selectedNode.reset();
+        m_selectedGroup = box.group;
+        update();
+        emit groupSelected(box.group);
+        break;
+    case layout::BoxKind::GraphInput:
+    case layout::BoxKind::GraphOutput:
+        selectValue(box.value);
+        emit valueSelected(box.value);
+        break;
+    }
+}
+
+void GraphCanvas::mouseDoubleClickEvent(QMouseEvent *event)
+{
+    if (!m_scene)
+        return;
+    const QPointF p = toScene(event->position());
+    if (auto hit = m_scene->hit({p.x(), p.y()})) {
+        const auto &box = m_scene->boxes()[*hit];
+        if (box.kind == layout::BoxKind::CollapsedGroup || box.kind == layout::BoxKind::ExpandedGroup) {
+            m_centerAfterLayout.reset();
+            toggleGroup(box.group);
+        }
+    }
+}
+
+void GraphCanvas::keyPressEvent(QKeyEvent *event)
+{
+    const QPointF middle(width() / 2.0, height() / 2.0);
+    switch (event->key()) {
+    case Qt::Key_F: fitToView(); break;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomBy(1.25, middle); break;
+    case Qt::Key_Minus: zoomBy(0.8, middle); break;
+    case Qt::Key_Left: m_offset += QPointF(60, 0); update(); break;
+    case Qt::Key_Right: m_offset -= QPointF(60, 0); update(); break;
+    case Qt::Key_Up: m_offset += QPointF(0, 60); update(); break;
+    case Qt::Key_Down: m_offset -= QPointF(0, 60); update(); break;
+    case Qt::Key_M: m_showMinimap = !m_showMinimap; update(); break;
+    default: QWidget::keyPressEvent(event);
+    }
+}
+
+void GraphCanvas::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange) { // the system switched between light and dark
+        m_palette = GraphPalette::from(palette());
+        if (m_scene)
+            rebuildMinimap();
+        update();
+    }
+    QWidget::changeEvent(event);
+}
+
+bool GraphCanvas::exportSvg(const QString &path) const
+{
+    if (!m_scene)
+        return false;
+    const QRectF bounds = toQt(m_scene->bounds()).adjusted(-10, -10, 10, 10);
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(bounds.size().toSize());
+    svg.setViewBox(QRectF(QPointF(0, 0), bounds.size()));
+    svg.setTitle(tr("Portolan graph"));
+    QPainter painter;
+    if (!painter.begin(&svg))
+        return false;
+    painter.fillRect(QRectF(QPointF(0, 0), bounds.size()), m_palette.background);
+    painter.translate(-bounds.topLeft());
+    paintScene(painter, bounds, 1.0);
+    return painter.end();
+}
+
+bool GraphCanvas::exportPng(const QString &path, double scale) const
+{
+    if (!m_scene)
+        return false;
+    const QRectF bounds = toQt(m_scene->bounds()).adjusted(-10, -10, 10, 10);
+    scale = std::min(scale, 16384.0 / std::max(bounds.width(), bounds.height()));
+    QImage image((bounds.size() * scale).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
+    image.fill(m_palette.background);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.scale(scale, scale);
+    painter.translate(-bounds.topLeft());
+    paintScene(painter, bounds, scale);
+    painter.end();
+    return image.save(path, "PNG");
+}
+
+} // namespace portolan::views

@@ -2,102 +2,430 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>BoxLabel</name>
+    <message>
+        <location filename="../views/graph/BoxLabel.cpp" line="134"/>
+        <source>…more constants</source>
+        <translation>…weitere Konstanten</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/BoxLabel.cpp" line="151"/>
+        <source>input</source>
+        <translation>Eingabe</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/BoxLabel.cpp" line="151"/>
+        <source>output</source>
+        <translation>Ausgabe</translation>
+    </message>
+</context>
+<context>
+    <name>Inspector</name>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="43"/>
+        <source>type unknown</source>
+        <translation>Typ unbekannt</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="77"/>
+        <source>subgraph (%1)</source>
+        <translation>Teilgraph (%1)</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="78"/>
+        <source>(type %1)</source>
+        <translation>(Typ %1)</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="101"/>
+        <source>rank unknown</source>
+        <translation>Rang unbekannt</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="120"/>
+        <source>schema since version %1</source>
+        <translation>Schema seit Version %1</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="120"/>
+        <source>no schema known</source>
+        <translation>kein Schema bekannt</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="123"/>
+        <source>Attributes</source>
+        <translation>Attribute</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="138"/>
+        <source>omitted</source>
+        <translation>ausgelassen</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="144"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="172"/>
+        <source>initializer</source>
+        <translation>Initialisierer</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="145"/>
+        <source>from %1</source>
+        <translation>von %1</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="146"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="174"/>
+        <source>graph input</source>
+        <translation>Grapheingabe</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/inspector/InspectorHtml.cpp" line="148"/>
+        <source>%n consumer(s)</source>
+        <translation>
+            <numerusform>%n Verbraucher</numerusform>
+            <numerusform>%n Verbraucher</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="154"/>
+        <source>Inputs</source>
+        <translation>Eingaben</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="156"/>
+        <source>Outputs</source>
+        <translation>Ausgaben</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="159"/>
+        <source>Node documentation</source>
+        <translation>Knotendokumentation</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="161"/>
+        <source>Operator documentation</source>
+        <translation>Operatordokumentation</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="171"/>
+        <source>Producer</source>
+        <translation>Erzeuger</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="175"/>
+        <source>Consumers (%1)</source>
+        <translation>Verbraucher (%1)</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="179"/>
+        <source>… and %1 more</source>
+        <translation>… und %1 weitere</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="182"/>
+        <source> (input %1)</source>
+        <translation> (Eingabe %1)</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="185"/>
+        <source>Data</source>
+        <translation>Daten</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="186"/>
+        <source>%1 bytes%2</source>
+        <translation>%1 Bytes%2</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="186"/>
+        <source>, external</source>
+        <translation>, extern</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="194"/>
+        <source>elements</source>
+        <translation>Elemente</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="195"/>
+        <source>min</source>
+        <translation>Min</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="196"/>
+        <source>max</source>
+        <translation>Max</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="197"/>
+        <source>mean</source>
+        <translation>Mittelwert</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="198"/>
+        <source>std</source>
+        <translation>Std.-Abw.</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="199"/>
+        <source>NaN / Inf</source>
+        <translation>NaN / Inf</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="208"/>
+        <source>Documentation</source>
+        <translation>Dokumentation</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="216"/>
+        <source>%1 nodes, %2 child groups</source>
+        <translation>%1 Knoten, %2 Untergruppen</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="226"/>
+        <source>Operators</source>
+        <translation>Operatoren</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="229"/>
+        <source>Double-click the group on the canvas to open or close it.</source>
+        <translation>Doppelklick auf die Gruppe öffnet oder schließt sie.</translation>
+    </message>
+</context>
+<context>
     <name>portolan::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="39"/>
+        <location filename="../app/gui/MainWindow.cpp" line="54"/>
         <source>Portolan</source>
         <translation>Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="51"/>
+        <location filename="../app/gui/MainWindow.cpp" line="74"/>
         <source>Open an ONNX model (File → Open…) to see its summary.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seine Zusammenfassung zu sehen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="58"/>
+        <location filename="../app/gui/MainWindow.cpp" line="83"/>
+        <source>Groups</source>
+        <translation>Gruppen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="84"/>
+        <source>Inspector</source>
+        <translation>Inspektor</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="85"/>
+        <source>Summary</source>
+        <translation>Zusammenfassung</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="99"/>
+        <source>Layout failed</source>
+        <translation>Layout fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="102"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="59"/>
+        <location filename="../app/gui/MainWindow.cpp" line="103"/>
         <source>&amp;Open…</source>
         <translation>Ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="60"/>
+        <location filename="../app/gui/MainWindow.cpp" line="104"/>
+        <source>Open &amp;Recent</source>
+        <translation>&amp;Zuletzt geöffnet</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="105"/>
         <source>Open &amp;Sample Model</source>
         <translation>&amp;Beispielmodell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="62"/>
+        <location filename="../app/gui/MainWindow.cpp" line="107"/>
+        <source>&amp;Export View…</source>
+        <translation>Ansicht &amp;exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="107"/>
+        <source>Ctrl+E</source>
+        <translation>Ctrl+E</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="109"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="63"/>
+        <location filename="../app/gui/MainWindow.cpp" line="110"/>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="111"/>
+        <source>&amp;Fit to Window</source>
+        <translation>An &amp;Fenster anpassen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="111"/>
+        <source>Ctrl+0</source>
+        <translation>Ctrl+0</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="112"/>
+        <source>Zoom &amp;In</source>
+        <translation>Ver&amp;größern</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="114"/>
+        <source>Zoom &amp;Out</source>
+        <translation>Ver&amp;kleinern</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="119"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="64"/>
+        <location filename="../app/gui/MainWindow.cpp" line="120"/>
         <source>&amp;About Portolan</source>
         <translation>Ü&amp;ber Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="66"/>
-        <location filename="../app/gui/MainWindow.cpp" line="127"/>
+        <location filename="../app/gui/MainWindow.cpp" line="122"/>
+        <source>Search</source>
+        <translation>Suche</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="126"/>
+        <source>Search nodes, ops (op:Conv), tensors (tensor:x)…</source>
+        <translation>Knoten, Operatoren (op:Conv), Tensoren (tensor:x) suchen…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="133"/>
+        <source>Previous</source>
+        <translation>Zurück</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="134"/>
+        <source>Next</source>
+        <translation>Weiter</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="136"/>
+        <source>Fit</source>
+        <translation>Einpassen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="159"/>
+        <location filename="../app/gui/MainWindow.cpp" line="235"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="75"/>
+        <location filename="../app/gui/MainWindow.cpp" line="181"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="111"/>
+        <location filename="../app/gui/MainWindow.cpp" line="219"/>
         <source>Sample model</source>
         <translation>Beispielmodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="111"/>
+        <location filename="../app/gui/MainWindow.cpp" line="219"/>
         <source>The bundled sample model is missing from this build.</source>
         <translation>Das mitgelieferte Beispielmodell fehlt in diesem Build.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="128"/>
+        <location filename="../app/gui/MainWindow.cpp" line="236"/>
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="138"/>
+        <location filename="../app/gui/MainWindow.cpp" line="254"/>
         <source>%1 — %2 nodes, %3 initializers (%4), %5 findings</source>
         <translation>%1 — %2 Knoten, %3 Initialisierer (%4), %5 Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="144"/>
+        <location filename="../app/gui/MainWindow.cpp" line="260"/>
         <source>%1 — Portolan</source>
         <translation>%1 — Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="150"/>
+        <location filename="../app/gui/MainWindow.cpp" line="281"/>
+        <source>no match</source>
+        <translation>kein Treffer</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="295"/>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="320"/>
         <source>Open ONNX Model</source>
         <translation>ONNX-Modell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="150"/>
+        <location filename="../app/gui/MainWindow.cpp" line="320"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation>ONNX-Modelle (*.onnx);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="157"/>
+        <location filename="../app/gui/MainWindow.cpp" line="329"/>
+        <location filename="../app/gui/MainWindow.cpp" line="335"/>
+        <source>Export View</source>
+        <translation>Ansicht exportieren</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="329"/>
+        <source>SVG image (*.svg);;PNG image (*.png)</source>
+        <translation>SVG-Bild (*.svg);;PNG-Bild (*.png)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="335"/>
+        <source>Cannot write %1.</source>
+        <translation>%1 kann nicht geschrieben werden.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="374"/>
         <source>About Portolan</source>
         <translation>Über Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="158"/>
+        <location filename="../app/gui/MainWindow.cpp" line="375"/>
         <source>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;A workbench for porting ONNX models to accelerators.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank zum Portieren von ONNX-Modellen auf Beschleuniger.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>portolan::views::GraphCanvas</name>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="461"/>
+        <source>Laying out the graph…</source>
+        <translation>Graph wird angeordnet…</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="461"/>
+        <source>Open an ONNX model (File → Open…) to see its graph.</source>
+        <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seinen Graphen zu sehen.</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="657"/>
+        <source>Portolan graph</source>
+        <translation>Portolan-Graph</translation>
+    </message>
+</context>
+<context>
+    <name>portolan::views::InspectorPanel</name>
+    <message>
+        <location filename="../views/inspector/InspectorPanel.cpp" line="22"/>
+        <source>Select a node, tensor or group on the canvas.</source>
+        <translation>Wählen Sie einen Knoten, Tensor oder eine Gruppe im Graphen.</translation>
     </message>
 </context>
 <context>
@@ -111,12 +439,12 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/common/ScopeTreeModel.cpp" line="102"/>
+        <location filename="../views/common/ScopeTreeModel.cpp" line="103"/>
         <source>Name</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../views/common/ScopeTreeModel.cpp" line="102"/>
+        <location filename="../views/common/ScopeTreeModel.cpp" line="103"/>
         <source>Operator / size</source>
         <translation>Operator / Größe</translation>
     </message>

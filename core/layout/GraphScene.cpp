@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <tuple>
 
 namespace portolan::layout {
 
@@ -50,7 +51,7 @@ public:
         if (!root)
             return root.takeError();
         m_scene = &scene;
-        place(0, *root, {0, 0}, 0);
+        place(*root, {0, 0}, 0, {});
         connect();
         scene.m_bounds = {0, 0, root->layout->size.width, root->layout->size.height};
         for (const auto &[engine, count] : m_engineCounts)
@@ -210,7 +211,10 @@ private:
         return laid;
     }
 
-    void place(std::size_t group, const Laid &laid, Point origin, int depth)
+    // Where a box sits: the layouts around it, outermost first, with its (or its frame's) item in each.
+    using Chain = std::vector<std::pair<const SceneLayoutCache::GroupLayout *, std::size_t>>;
+
+    void place(const Laid &laid, Point origin, int depth, const Chain &parentChain)
     {
         std::vector<std::size_t> boxOfItem(laid.items.size());
         for (std::size_t i = 0; i < laid.items.size(); ++i) {
@@ -226,6 +230,8 @@ private:
                         item.size.height};
             boxOfItem[i] = m_scene->m_boxes.size();
             m_scene->m_boxes.push_back(box);
+            m_chains.push_back(parentChain);
+            m_chains.back().emplace_back(laid.layout, i);
             switch (item.kind) {
             case BoxKind::Node: m_scene->m_boxOfNode[item.node.index] = boxOfItem[i]; break;
             case BoxKind::CollapsedGroup: {
@@ -236,27 +242,63 @@ private:
                     m_scene->m_boxOfNode[n.index] = boxOfItem[i];
                 break;
             }
-            case BoxKind::ExpandedGroup:
+            case BoxKind::ExpandedGroup: {
                 m_scene->m_boxOfGroup[item.group] = boxOfItem[i];
-                place(item.group, laid.children[i],
+                const Chain chain = m_chains[boxOfItem[i]]; // a copy: placing the children grows m_chains
+                place(laid.children[i],
                       {box.rect.x + m_options.framePadding, box.rect.y + m_options.framePadding + m_options.frameHeader},
-                      depth + 1);
+                      depth + 1, chain);
                 break;
+            }
             case BoxKind::GraphInput:
             case BoxKind::GraphOutput: m_scene->m_boxOfTerminal[item.value.index] = boxOfItem[i]; break;
             }
         }
-        // routes between two plain boxes of this layout are the engine's; frames get edges drawn to their contents
         for (std::size_t k = 0; k < laid.layout->edges.size(); ++k) {
             const auto [from, to] = laid.layout->edges[k];
-            if (laid.items[from].kind == BoxKind::ExpandedGroup || laid.items[to].kind == BoxKind::ExpandedGroup)
-                continue;
             std::vector<Point> path = laid.layout->edgePaths[k];
             for (auto &p : path)
                 p = {p.x + origin.x, p.y + origin.y};
-            m_routes[{boxOfItem[from], boxOfItem[to]}] = {std::move(path), laid.layout->bezier};
+            m_routes[{laid.layout, from, to}] = {std::move(path), laid.layout->bezier};
         }
-        (void)group;
+    }
+
+    // An edge's path: the engine's route where both ends are items of one layout; between boxes in
+    // different frames, the route between the frames (or frame and box) in their common layout,
+    // joined to each end by a straight run, so edges leave and enter frames where dot put them.
+    std::pair<std::vector<Point>, bool> routeBetween(std::size_t from, std::size_t to) const
+    {
+        const Chain &a = m_chains[from];
+        const Chain &b = m_chains[to];
+        std::size_t k = 0;
+        while (k < a.size() && k < b.size() && a[k] == b[k])
+            ++k;
+        if (k == a.size() || k == b.size() || a[k].first != b[k].first)
+            return {};
+        auto route = m_routes.find({a[k].first, a[k].second, b[k].second});
+        if (route == m_routes.end() || route->second.first.size() < 2)
+            return {};
+        if (k + 1 == a.size() && k + 1 == b.size())
+            return route->second;
+        // as cubic segments: a line p→q is the cubic (p, p, q, q)
+        std::vector<Point> path;
+        auto line = [&path](Point p, Point q) {
+            if (path.empty())
+                path.push_back(p);
+            path.insert(path.end(), {p, q, q});
+        };
+        const Rect &ra = m_scene->m_boxes[from].rect;
+        const Rect &rb = m_scene->m_boxes[to].rect;
+        const auto &[points, bezier] = route->second;
+        line({ra.center().x, ra.bottom()}, points.front());
+        if (bezier) {
+            path.insert(path.end(), points.begin() + 1, points.end());
+        } else {
+            for (std::size_t i = 1; i < points.size(); ++i)
+                line(points[i - 1], points[i]);
+        }
+        line(points.back(), {rb.center().x, rb.y});
+        return {std::move(path), true};
     }
 
     void addSceneEdge(std::size_t from, std::size_t to, ir::ValueId value)
@@ -272,9 +314,9 @@ private:
         edge.from = from;
         edge.to = to;
         edge.value = value;
-        if (auto route = m_routes.find({from, to}); route != m_routes.end() && route->second.first.size() >= 2) {
-            edge.path = route->second.first;
-            edge.bezier = route->second.second;
+        if (auto route = routeBetween(from, to); route.first.size() >= 2) {
+            edge.path = std::move(route.first);
+            edge.bezier = route.second;
         } else { // across frames: a vertical S-curve from the bottom of one box to the top of the other
             const Rect &a = m_scene->m_boxes[from].rect;
             const Rect &b = m_scene->m_boxes[to].rect;
@@ -331,7 +373,9 @@ private:
     const SceneOptions &m_options;
     SceneLayoutCache &m_cache;
     GraphScene *m_scene = nullptr;
-    std::map<std::pair<std::size_t, std::size_t>, std::pair<std::vector<Point>, bool>> m_routes;
+    std::map<std::tuple<const SceneLayoutCache::GroupLayout *, std::size_t, std::size_t>, std::pair<std::vector<Point>, bool>>
+        m_routes;
+    std::vector<Chain> m_chains; ///< per box
     std::map<std::pair<std::size_t, std::size_t>, std::size_t> m_edgeIndex;
     std::map<std::string, int> m_engineCounts;
 };

@@ -14,7 +14,11 @@ namespace portolan::views {
 
 namespace {
 
-QString tr(const char *text, int n = -1) { return QCoreApplication::translate("Inspector", text, nullptr, n); }
+// The pages' strings, in one translation context.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(Inspector)
+};
+
 QString esc(const std::string &s) { return QString::fromStdString(s).toHtmlEscaped(); }
 
 QString valueLink(const ir::Model &model, ir::ValueId v)
@@ -36,7 +40,7 @@ QString nodeLink(const ir::Model &model, ir::NodeId n)
 QString typeHtml(const ir::Value &value)
 {
     if (!value.info.has_type())
-        return QStringLiteral("<i>%1</i>").arg(tr("type unknown"));
+        return QStringLiteral("<i>%1</i>").arg(Text::tr("type unknown"));
     const int elem = ir::tensorElementType(value.type());
     if (elem == 0)
         return esc(ir::typeString(value.type()));
@@ -70,8 +74,8 @@ QString attributeValue(const ir::Attribute &attribute)
             .arg(esc(ir::dataTypeName(a.t().data_type())))
             .arg(list(a.t().dims(), [](auto v) { return QString::number(v); }));
     case onnx::AttributeProto::GRAPH:
-    case onnx::AttributeProto::GRAPHS: return tr("subgraph (%1)").arg(attribute.subgraphs.size());
-    default: return tr("(type %1)").arg(a.type());
+    case onnx::AttributeProto::GRAPHS: return Text::tr("subgraph (%1)").arg(attribute.subgraphs.size());
+    default: return Text::tr("(type %1)").arg(a.type());
     }
 }
 
@@ -94,7 +98,7 @@ QString valuesPreview(const runtime::Tensor &tensor, std::int64_t count)
 QString shapeHtml(const ir::Shape &shape)
 {
     if (!shape.dims)
-        return QStringLiteral("<span style=\"color:#c0392b\">[%1]</span>").arg(tr("rank unknown"));
+        return QStringLiteral("<span style=\"color:#c0392b\">[%1]</span>").arg(Text::tr("rank unknown"));
     QStringList dims;
     for (const auto &d : *shape.dims)
         dims << (d.isStatic() ? QString::number(d.extent())
@@ -113,10 +117,10 @@ QString nodePageHtml(const ir::Model &model, ir::NodeId id)
     html += QStringLiteral("<div style=\"color:gray\">%1 · opset %2 · %3</div>")
                 .arg(esc(domain))
                 .arg(opset)
-                .arg(doc ? tr("schema since version %1").arg(doc->sinceVersion) : tr("no schema known"));
+                .arg(doc ? Text::tr("schema since version %1").arg(doc->sinceVersion) : Text::tr("no schema known"));
 
     if (!node.attributes.empty()) {
-        html += section(tr("Attributes")) + QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
+        html += section(Text::tr("Attributes")) + QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
         for (const auto &a : node.attributes)
             html += QStringLiteral("<tr><td><tt>%1</tt></td><td>%2</td></tr>").arg(esc(a.name()), attributeValue(a));
         html += QStringLiteral("</table>");
@@ -131,30 +135,30 @@ QString nodePageHtml(const ir::Model &model, ir::NodeId id)
                     param = esc(params[std::min(i, params.size() - 1)].name);
             }
             if (!values[i].valid()) {
-                rows += QStringLiteral("<tr><td>%1</td><td colspan=\"2\"><i>%2</i></td></tr>").arg(param, tr("omitted"));
+                rows += QStringLiteral("<tr><td>%1</td><td colspan=\"2\"><i>%2</i></td></tr>").arg(param, Text::tr("omitted"));
                 continue;
             }
             const ir::Value &v = model.value(values[i]);
             QString where;
             if (inputs)
-                where = v.isInitializer()        ? tr("initializer")
-                        : v.producer.valid()     ? tr("from %1").arg(nodeLink(model, v.producer))
-                                                 : tr("graph input");
+                where = v.isInitializer()        ? Text::tr("initializer")
+                        : v.producer.valid()     ? Text::tr("from %1").arg(nodeLink(model, v.producer))
+                                                 : Text::tr("graph input");
             else
-                where = tr("%n consumer(s)", static_cast<int>(v.uses.size()));
+                where = Text::tr("%n consumer(s)", nullptr, static_cast<int>(v.uses.size()));
             rows += QStringLiteral("<tr><td>%1</td><td>%2<br>%3</td><td>%4</td></tr>")
                         .arg(param, valueLink(model, values[i]), typeHtml(v), where);
         }
         return rows;
     };
-    html += section(tr("Inputs")) + QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">") +
+    html += section(Text::tr("Inputs")) + QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">") +
             ports(node.inputs, true) + QStringLiteral("</table>");
-    html += section(tr("Outputs")) + QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">") +
+    html += section(Text::tr("Outputs")) + QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">") +
             ports(node.outputs, false) + QStringLiteral("</table>");
     if (!node.extras.doc_string().empty())
-        html += section(tr("Node documentation")) + QStringLiteral("<p>%1</p>").arg(esc(node.extras.doc_string()));
+        html += section(Text::tr("Node documentation")) + QStringLiteral("<p>%1</p>").arg(esc(node.extras.doc_string()));
     if (doc && !doc->doc.empty())
-        html += section(tr("Operator documentation")) +
+        html += section(Text::tr("Operator documentation")) +
                 QStringLiteral("<div style=\"white-space:pre-wrap\">%1</div>").arg(esc(doc->doc));
     return html;
 }
@@ -164,22 +168,22 @@ QString valuePageHtml(const ir::Model &model, ir::ValueId id)
     const ir::Value &v = model.value(id);
     QString html = QStringLiteral("<h3 style=\"margin-bottom:0\">%1</h3>").arg(esc(v.name));
     html += QStringLiteral("<div>%1</div>").arg(typeHtml(v));
-    html += section(tr("Producer"));
-    html += v.isInitializer()     ? tr("initializer")
+    html += section(Text::tr("Producer"));
+    html += v.isInitializer()     ? Text::tr("initializer")
             : v.producer.valid() ? nodeLink(model, v.producer)
-                                 : tr("graph input");
-    html += section(tr("Consumers (%1)").arg(v.uses.size()));
+                                 : Text::tr("graph input");
+    html += section(Text::tr("Consumers (%1)").arg(v.uses.size()));
     int shown = 0;
     for (const auto &use : v.uses) {
         if (++shown > 50) {
-            html += tr("… and %1 more").arg(v.uses.size() - 50);
+            html += Text::tr("… and %1 more").arg(v.uses.size() - 50);
             break;
         }
-        html += nodeLink(model, use.node) + tr(" (input %1)").arg(use.inputIndex) + QStringLiteral("<br>");
+        html += nodeLink(model, use.node) + Text::tr(" (input %1)").arg(use.inputIndex) + QStringLiteral("<br>");
     }
     if (v.isInitializer()) {
-        html += section(tr("Data"));
-        html += tr("%1 bytes%2").arg(v.initializer->byteSize()).arg(v.initializer->isExternal() ? tr(", external") : QString());
+        html += section(Text::tr("Data"));
+        html += Text::tr("%1 bytes%2").arg(v.initializer->byteSize()).arg(v.initializer->isExternal() ? Text::tr(", external") : QString());
         if (auto tensor = runtime::tensorFromInitializer(v.initializer)) {
             const auto stats = runtime::tensorStats(*tensor);
             if (stats.numeric) {
@@ -187,12 +191,12 @@ QString valuePageHtml(const ir::Model &model, ir::ValueId id)
                 auto row = [&](const QString &k, const QString &val) {
                     html += QStringLiteral("<tr><td>%1</td><td>%2</td></tr>").arg(k, val);
                 };
-                row(tr("elements"), QString::number(stats.count));
-                row(tr("min"), QString::number(stats.min, 'g', 7));
-                row(tr("max"), QString::number(stats.max, 'g', 7));
-                row(tr("mean"), QString::number(stats.mean, 'g', 7));
-                row(tr("std"), QString::number(stats.stddev, 'g', 7));
-                row(tr("NaN / Inf"), QStringLiteral("%1 / %2").arg(stats.nans).arg(stats.infs));
+                row(Text::tr("elements"), QString::number(stats.count));
+                row(Text::tr("min"), QString::number(stats.min, 'g', 7));
+                row(Text::tr("max"), QString::number(stats.max, 'g', 7));
+                row(Text::tr("mean"), QString::number(stats.mean, 'g', 7));
+                row(Text::tr("std"), QString::number(stats.stddev, 'g', 7));
+                row(Text::tr("NaN / Inf"), QStringLiteral("%1 / %2").arg(stats.nans).arg(stats.infs));
                 html += QStringLiteral("</table>");
                 html += QStringLiteral("<p><tt>%1</tt></p>").arg(valuesPreview(*tensor, 32));
             }
@@ -201,7 +205,7 @@ QString valuePageHtml(const ir::Model &model, ir::ValueId id)
         }
     }
     if (!v.info.doc_string().empty())
-        html += section(tr("Documentation")) + QStringLiteral("<p>%1</p>").arg(esc(v.info.doc_string()));
+        html += section(Text::tr("Documentation")) + QStringLiteral("<p>%1</p>").arg(esc(v.info.doc_string()));
     return html;
 }
 
@@ -209,7 +213,7 @@ QString groupPageHtml(const ir::Model &model, const ir::NameScopeTree &tree, std
 {
     const auto &g = tree.group(group);
     QString html = QStringLiteral("<h3 style=\"margin-bottom:0\">%1</h3>").arg(esc(tree.pathOf(group).empty() ? "/" : tree.pathOf(group)));
-    html += tr("%1 nodes, %2 child groups").arg(g.totalNodes).arg(g.children.size());
+    html += Text::tr("%1 nodes, %2 child groups").arg(g.totalNodes).arg(g.children.size());
     std::map<std::string, int> ops;
     std::vector<std::size_t> stack{group};
     while (!stack.empty()) {
@@ -219,10 +223,10 @@ QString groupPageHtml(const ir::Model &model, const ir::NameScopeTree &tree, std
             ++ops[model.node(n).opType];
         stack.insert(stack.end(), cur.children.begin(), cur.children.end());
     }
-    html += section(tr("Operators")) + QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
+    html += section(Text::tr("Operators")) + QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
     for (const auto &[op, count] : ops)
         html += QStringLiteral("<tr><td>%1</td><td align=\"right\">%2</td></tr>").arg(esc(op)).arg(count);
-    html += QStringLiteral("</table><p style=\"color:gray\">%1</p>").arg(tr("Double-click the group on the canvas to open or close it."));
+    html += QStringLiteral("</table><p style=\"color:gray\">%1</p>").arg(Text::tr("Double-click the group on the canvas to open or close it."));
     return html;
 }
 

@@ -26,6 +26,8 @@
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QToolBar>
 #include <QTreeView>
 #include <QtConcurrent/QtConcurrentRun>
@@ -56,8 +58,18 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     setAcceptDrops(true);
     resize(1400, 900);
 
-    m_canvas = new views::GraphCanvas(this);
-    setCentralWidget(m_canvas);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    m_tabs->setTabsClosable(true);
+    m_canvas = new views::GraphCanvas(m_tabs);
+    m_tabs->addTab(m_canvas, tr("Main graph"));
+    m_tabs->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr); // the main graph stays
+    m_tabs->tabBar()->setTabButton(0, QTabBar::LeftSide, nullptr);
+    connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int index) {
+        if (index > 0)
+            delete m_tabs->widget(index);
+    });
+    setCentralWidget(m_tabs);
 
     m_scopeModel = new views::ScopeTreeModel(this);
     m_scopeView = new QTreeView(this);
@@ -87,17 +99,23 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     inspector->raise();
     resizeDocks({groups, inspector}, {280, 380}, Qt::Horizontal);
 
-    connect(m_canvas, &views::GraphCanvas::nodeSelected, m_inspector, &views::InspectorPanel::showNode);
-    connect(m_canvas, &views::GraphCanvas::valueSelected, m_inspector, &views::InspectorPanel::showValue);
-    connect(m_canvas, &views::GraphCanvas::groupSelected, this, [this](std::size_t group) {
-        if (m_canvas->scopes())
-            m_inspector->showGroup(*m_canvas->scopes(), group);
+    wireCanvas(m_canvas);
+    connect(m_inspector, &views::InspectorPanel::nodeActivated, this, [this](ir::NodeId node) {
+        if (!m_workbench)
+            return;
+        // a link may lead into another graph: show it on that graph's canvas
+        const ir::GraphId graph = m_workbench->model().node(node).graph;
+        if (graph != currentCanvas()->graph()) {
+            if (graph == m_workbench->model().mainGraph())
+                m_tabs->setCurrentIndex(0);
+            else
+                openSubgraphs(m_workbench->model().graph(graph).ownerNode);
+        }
+        if (currentCanvas()->graph() == graph)
+            currentCanvas()->revealNode(node);
     });
-    connect(m_inspector, &views::InspectorPanel::nodeActivated, m_canvas, &views::GraphCanvas::revealNode);
-    connect(m_inspector, &views::InspectorPanel::valueActivated, m_canvas, &views::GraphCanvas::selectValue);
-    connect(m_canvas, &views::GraphCanvas::layoutFailed, this, [this](const QString &message) {
-        QMessageBox::warning(this, tr("Layout failed"), message);
-    });
+    connect(m_inspector, &views::InspectorPanel::valueActivated, this,
+            [this](ir::ValueId value) { currentCanvas()->selectValue(value); });
 
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::chooseFile);
@@ -108,11 +126,13 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
     QMenu *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Fit to Window"), QKeySequence(tr("Ctrl+0")), m_canvas, &views::GraphCanvas::fitToView);
-    view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this,
-                    [this] { m_canvas->zoomBy(1.25, QPointF(m_canvas->width() / 2.0, m_canvas->height() / 2.0)); });
-    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this,
-                    [this] { m_canvas->zoomBy(0.8, QPointF(m_canvas->width() / 2.0, m_canvas->height() / 2.0)); });
+    view->addAction(tr("&Fit to Window"), QKeySequence(tr("Ctrl+0")), this, [this] { currentCanvas()->fitToView(); });
+    auto zoom = [this](double factor) {
+        views::GraphCanvas *c = currentCanvas();
+        c->zoomBy(factor, QPointF(c->width() / 2.0, c->height() / 2.0));
+    };
+    view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [zoom] { zoom(1.25); });
+    view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [zoom] { zoom(0.8); });
     view->addSeparator();
     for (QDockWidget *d : {groups, inspector, summary})
         view->addAction(d->toggleViewAction());
@@ -133,7 +153,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     bar->addAction(tr("Previous"), this, [this] { nextHit(true); });
     bar->addAction(tr("Next"), this, [this] { nextHit(false); });
     bar->addSeparator();
-    bar->addAction(tr("Fit"), m_canvas, &views::GraphCanvas::fitToView);
+    bar->addAction(tr("Fit"), this, [this] { currentCanvas()->fitToView(); });
     connect(m_searchBox, &QLineEdit::returnPressed, this, [this] {
         const bool shift = QApplication::keyboardModifiers() & Qt::ShiftModifier;
         if (m_hits.empty() || m_searchBox->isModified()) {
@@ -238,6 +258,7 @@ void MainWindow::finishLoad(const std::shared_ptr<LoadResult> &result)
         return;
     }
     // views drop their pointers into the old model before it goes
+    closeSubgraphTabs();
     m_canvas->setGraph(nullptr, {});
     m_inspector->setModel(nullptr);
     m_scopeModel->setGraph(nullptr, {});
@@ -269,14 +290,14 @@ int MainWindow::search(const QString &query)
     m_hitIndex = 0;
     if (!m_workbench || query.trimmed().isEmpty()) {
         m_searchStatus->clear();
-        m_canvas->setSearchHits({});
+        currentCanvas()->setSearchHits({});
         return 0;
     }
-    m_hits = analysis::searchGraph(m_workbench->model(), m_workbench->model().mainGraph(), query.trimmed().toStdString());
+    m_hits = analysis::searchGraph(m_workbench->model(), currentCanvas()->graph(), query.trimmed().toStdString());
     std::vector<ir::NodeId> nodes;
     for (const auto &hit : m_hits)
         nodes.push_back(hit.node);
-    m_canvas->setSearchHits(nodes);
+    currentCanvas()->setSearchHits(nodes);
     if (m_hits.empty()) {
         m_searchStatus->setText(tr("no match"));
         return 0;
@@ -293,7 +314,7 @@ void MainWindow::nextHit(bool backwards)
     m_hitIndex = backwards ? (m_hitIndex + m_hits.size() - 1) % m_hits.size() : (m_hitIndex + 1) % m_hits.size();
     const auto &hit = m_hits[m_hitIndex];
     m_searchStatus->setText(tr("%1 of %2").arg(m_hitIndex + 1).arg(m_hits.size()));
-    m_canvas->revealNode(hit.node);
+    currentCanvas()->revealNode(hit.node);
     if (hit.value.valid())
         m_inspector->showValue(hit.value);
     else
@@ -311,8 +332,78 @@ void MainWindow::scopeActivated(const QModelIndex &index)
         return;
     }
     const ir::NodeId node(index.data(views::ScopeTreeModel::NodeIdRole).toUInt());
+    m_tabs->setCurrentIndex(0); // the group tree is the main graph's
     m_canvas->revealNode(node);
     m_inspector->showNode(node);
+}
+
+views::GraphCanvas *MainWindow::currentCanvas() const
+{
+    auto *canvas = qobject_cast<views::GraphCanvas *>(m_tabs->currentWidget());
+    return canvas ? canvas : m_canvas;
+}
+
+int MainWindow::tabCount() const { return m_tabs->count(); }
+
+void MainWindow::wireCanvas(views::GraphCanvas *canvas)
+{
+    connect(canvas, &views::GraphCanvas::nodeSelected, m_inspector, &views::InspectorPanel::showNode);
+    connect(canvas, &views::GraphCanvas::valueSelected, m_inspector, &views::InspectorPanel::showValue);
+    connect(canvas, &views::GraphCanvas::groupSelected, this, [this, canvas](std::size_t group) {
+        if (canvas->scopes())
+            m_inspector->showGroup(*canvas->scopes(), group);
+    });
+    connect(canvas, &views::GraphCanvas::subgraphRequested, this, &MainWindow::openSubgraphs);
+    connect(canvas, &views::GraphCanvas::layoutFailed, this,
+            [this](const QString &message) { QMessageBox::warning(this, tr("Layout failed"), message); });
+}
+
+QString MainWindow::graphTitle(ir::GraphId graph) const
+{
+    // breadcrumbs: main › Loop_3.body › If_1.then_branch
+    const ir::Model &model = m_workbench->model();
+    QStringList parts;
+    for (ir::GraphId g = graph; g.valid() && !model.graph(g).isMain(); g = model.graph(g).parent) {
+        const ir::Graph &sub = model.graph(g);
+        const ir::Node &owner = model.node(sub.ownerNode);
+        const QString name = owner.name.empty() ? QString::fromStdString(owner.opType) : QString::fromStdString(owner.name);
+        parts.prepend(name + QLatin1Char('.') + QString::fromStdString(sub.ownerAttribute));
+    }
+    parts.prepend(tr("main"));
+    return parts.join(QStringLiteral(" › "));
+}
+
+void MainWindow::openSubgraphs(ir::NodeId node)
+{
+    if (!m_workbench)
+        return;
+    const ir::Model &model = m_workbench->model();
+    QWidget *first = nullptr;
+    for (const auto &attribute : model.node(node).attributes)
+        for (ir::GraphId graph : attribute.subgraphs) {
+            views::GraphCanvas *tab = nullptr;
+            for (int i = 1; i < m_tabs->count() && !tab; ++i)
+                if (auto *c = qobject_cast<views::GraphCanvas *>(m_tabs->widget(i)); c && c->graph() == graph)
+                    tab = c;
+            if (!tab) {
+                tab = new views::GraphCanvas(m_tabs);
+                wireCanvas(tab);
+                tab->setGraph(&model, graph);
+                const QString title = graphTitle(graph);
+                m_tabs->setTabToolTip(m_tabs->addTab(tab, title.section(QStringLiteral(" › "), -1)), title);
+            }
+            if (!first)
+                first = tab;
+        }
+    if (first)
+        m_tabs->setCurrentWidget(first);
+}
+
+void MainWindow::closeSubgraphTabs()
+{
+    while (m_tabs->count() > 1)
+        delete m_tabs->widget(m_tabs->count() - 1);
+    m_tabs->setCurrentIndex(0);
 }
 
 void MainWindow::chooseFile()
@@ -324,13 +415,14 @@ void MainWindow::chooseFile()
 
 void MainWindow::exportView()
 {
-    if (!m_canvas->scene())
+    views::GraphCanvas *canvas = currentCanvas();
+    if (!canvas->scene())
         return;
     const QString path = QFileDialog::getSaveFileName(this, tr("Export View"), {}, tr("SVG image (*.svg);;PNG image (*.png)"));
     if (path.isEmpty())
         return;
-    const bool ok = path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive) ? m_canvas->exportPng(path, 2.0)
-                                                                               : m_canvas->exportSvg(path);
+    const bool ok = path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive) ? canvas->exportPng(path, 2.0)
+                                                                               : canvas->exportSvg(path);
     if (!ok)
         QMessageBox::critical(this, tr("Export View"), tr("Cannot write %1.").arg(path));
 }

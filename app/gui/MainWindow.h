@@ -14,6 +14,7 @@ class QLabel;
 class QLineEdit;
 class QMenu;
 class QPlainTextEdit;
+class QTabWidget;
 class QTreeView;
 
 namespace portolan::views {
@@ -36,7 +37,12 @@ public:
     void openSample();
     /// True while a model is loading (tests wait on this).
     bool isLoading() const { return m_loading; }
+    /// The main graph's canvas, and the one on screen (a subgraph's tab, or the main one).
     views::GraphCanvas *canvas() const { return m_canvas; }
+    views::GraphCanvas *currentCanvas() const;
+    /// Opens each subgraph of `node` (If/Loop/Scan) in a tab of its own, or shows the open one.
+    void openSubgraphs(ir::NodeId node);
+    int tabCount() const;
 
     /// Runs the search box's query and shows the first hit; returns the number of hits.
     int search(const QString &query);
@@ -64,8 +70,12 @@ private:
     void rememberRecent(const QString &path);
     void rebuildRecentMenu();
     void scopeActivated(const QModelIndex &index);
+    void wireCanvas(views::GraphCanvas *canvas);
+    void closeSubgraphTabs();
+    QString graphTitle(ir::GraphId graph) const;
 
     std::unique_ptr<session::Workbench> m_workbench;
+    QTabWidget *m_tabs = nullptr;
     views::GraphCanvas *m_canvas = nullptr;
     views::InspectorPanel *m_inspector = nullptr;
     views::ScopeTreeModel *m_scopeModel = nullptr;

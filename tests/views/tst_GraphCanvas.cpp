@@ -185,6 +185,35 @@ private slots:
         QVERIFY(analysis::searchGraph(*model, model->mainGraph(), "no-such-thing-anywhere").empty());
     }
 
+    void clickingAnEdgeSelectsItsTensor()
+    {
+        auto model = loadFixture("cnn_bn");
+        QVERIFY(model);
+        views::GraphCanvas canvas;
+        canvas.resize(1000, 800);
+        canvas.show();
+        canvas.setGraph(model.get(), model->mainGraph());
+        QVERIFY(waitForScene(canvas));
+        // the edge out of the first Conv, clicked halfway down
+        const auto &scene = *canvas.scene();
+        const ir::NodeId conv = model->graph(model->mainGraph()).nodes.front();
+        const auto box = scene.boxOf(conv);
+        QVERIFY(box);
+        const layout::SceneEdge *out = nullptr;
+        for (const auto &edge : scene.edges())
+            if (edge.from == *box && !out)
+                out = &edge;
+        QVERIFY(out);
+        const QPointF a(out->path.front().x, out->path.front().y), b(out->path.back().x, out->path.back().y);
+        canvas.revealNode(conv);
+        QSignalSpy selected(&canvas, &views::GraphCanvas::valueSelected);
+        const QPointF start = canvas.toWidget(a), end = canvas.toWidget(b);
+        QTest::mouseClick(&canvas, Qt::LeftButton, {}, ((start + end) / 2).toPoint());
+        QCOMPARE(selected.count(), 1);
+        QCOMPARE(selected.takeFirst().at(0).value<ir::ValueId>(), out->value);
+        QCOMPARE(model->value(out->value).producer, conv);
+    }
+
     void exportsSvgAndPng()
     {
         auto model = loadFixture("cnn_bn");

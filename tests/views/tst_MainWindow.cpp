@@ -4,6 +4,7 @@
 #include "graph/GraphCanvas.h"
 #include "gui/MainWindow.h"
 #include "inspector/InspectorPanel.h"
+#include "ir/ModelLoader.h"
 
 #include <QDir>
 #include <QLabel>
@@ -99,6 +100,39 @@ private slots:
         window.nextHit();
         QVERIFY(inspector->toPlainText().startsWith("Softmax"));
         QCOMPARE(window.search("definitely-not-a-name"), 0);
+    }
+
+    void subgraphsOpenInTabs()
+    {
+        gui::MainWindow window;
+        window.show();
+        QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
+        window.openFile(QString::fromStdString(test::fixturesDir() + "/control_flow/model.onnx"));
+        QVERIFY(loaded.wait(30000));
+        auto loadedModel = ir::loadModelFile(test::fixturesDir() + "/control_flow/model.onnx");
+        QVERIFY(loadedModel.hasValue());
+        const ir::Model &model = *loadedModel->model;
+        std::optional<ir::NodeId> owner;
+        for (auto n : model.graph(model.mainGraph()).nodes)
+            for (const auto &a : model.node(n).attributes)
+                if (!a.subgraphs.empty() && !owner)
+                    owner = n;
+        QVERIFY(owner);
+        std::size_t subgraphs = 0;
+        for (const auto &a : model.node(*owner).attributes)
+            subgraphs += a.subgraphs.size();
+        window.openSubgraphs(*owner); // same ids in the window's copy: loading is deterministic
+        QCOMPARE(window.tabCount(), 1 + static_cast<int>(subgraphs));
+        auto *canvas = window.currentCanvas();
+        QVERIFY(canvas != window.canvas());
+        QVERIFY(!model.graph(canvas->graph()).isMain());
+        if (!canvas->scene())
+            QVERIFY(QSignalSpy(canvas, &views::GraphCanvas::sceneReady).wait(30000));
+        for (auto n : model.graph(canvas->graph()).nodes)
+            QVERIFY(canvas->scene()->boxOf(n));
+        window.openSubgraphs(*owner); // again: the open tabs are reused
+        QCOMPARE(window.tabCount(), 1 + static_cast<int>(subgraphs));
+        saveScreenshot(window, "main_window_subgraph");
     }
 
     void corruptFileShowsErrorDialog()

@@ -105,6 +105,8 @@ QString shapeText(const ir::Shape &shape)
 {
     if (!shape.dims)
         return QStringLiteral("⟨?⟩");
+    if (shape.dims->empty())
+        return QStringLiteral("⟨scalar⟩");
     QStringList dims;
     for (const auto &d : *shape.dims)
         dims << QString::fromStdString(d.str());

@@ -634,8 +634,16 @@ void GraphCanvas::clickAt(QPointF widgetPoint)
         return;
     const QPointF p = toScene(widgetPoint);
     auto hit = m_scene->hit({p.x(), p.y()});
-    if (!hit)
-        return;
+    if (!hit || m_scene->boxes()[*hit].kind == layout::BoxKind::ExpandedGroup) {
+        if (auto edge = edgeAt(p)) { // a click on an edge (in a frame or outside) selects its tensor
+            const ir::ValueId value = m_scene->edges()[*edge].value;
+            selectValue(value);
+            emit valueSelected(value);
+            return;
+        }
+        if (!hit)
+            return;
+    }
     const auto &box = m_scene->boxes()[*hit];
     switch (box.kind) {
     case layout::BoxKind::Node:
@@ -657,6 +665,30 @@ void GraphCanvas::clickAt(QPointF widgetPoint)
     }
 }
 
+std::optional<std::size_t> GraphCanvas::edgeAt(QPointF scenePoint) const
+{
+    const double reach = 5.0 / m_scale; // five pixels either side
+    std::optional<std::size_t> best;
+    double bestDistance = reach;
+    for (std::size_t e = 0; e < m_scene->edges().size(); ++e) {
+        const auto &edge = m_scene->edges()[e];
+        if (edge.path.size() < 2 || !edgeBounds(edge).adjusted(-reach, -reach, reach, reach).contains(scenePoint))
+            continue;
+        for (const QPolygonF &polygon : edgePath(edge).toSubpathPolygons())
+            for (qsizetype i = 1; i < polygon.size(); ++i) {
+                const QPointF a = polygon[i - 1], d = polygon[i] - a;
+                const double len2 = QPointF::dotProduct(d, d);
+                const double t = len2 > 0 ? std::clamp(QPointF::dotProduct(scenePoint - a, d) / len2, 0.0, 1.0) : 0.0;
+                const QPointF off = scenePoint - (a + t * d);
+                if (const double distance = std::hypot(off.x(), off.y()); distance < bestDistance) {
+                    bestDistance = distance;
+                    best = e;
+                }
+            }
+    }
+    return best;
+}
+
 void GraphCanvas::mouseDoubleClickEvent(QMouseEvent *event)
 {
     if (!m_scene)
@@ -667,6 +699,12 @@ void GraphCanvas::mouseDoubleClickEvent(QMouseEvent *event)
         if (box.kind == layout::BoxKind::CollapsedGroup || box.kind == layout::BoxKind::ExpandedGroup) {
             m_centerAfterLayout.reset();
             toggleGroup(box.group);
+        } else if (box.kind == layout::BoxKind::Node) {
+            for (const auto &attribute : m_model->node(box.node).attributes)
+                if (!attribute.subgraphs.empty()) { // If/Loop/Scan: their bodies open in tabs of their own
+                    emit subgraphRequested(box.node);
+                    break;
+                }
         }
     }
 }

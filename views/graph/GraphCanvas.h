@@ -27,6 +27,7 @@ public:
     /// Shows `graph` of `model` (which must outlive the canvas or the next call); nullptr clears.
     void setGraph(const ir::Model *model, ir::GraphId graph);
     const ir::NameScopeTree *scopes() const { return m_tree.get(); }
+    ir::GraphId graph() const { return m_graph; }
     const layout::GraphScene *scene() const { return m_scene.get(); }
     bool isLayingOut() const { return m_watcher != nullptr; }
 
@@ -61,6 +62,8 @@ signals:
     void nodeSelected(ir::NodeId node);
     void groupSelected(std::size_t group);
     void valueSelected(ir::ValueId value);
+    /// A node holding subgraphs (If/Loop/Scan) was double-clicked.
+    void subgraphRequested(ir::NodeId node);
     /// A new layout is on screen (after setGraph, expand or collapse).
     void sceneReady();
     void layoutFailed(const QString &message);
@@ -86,6 +89,7 @@ private:
     QRectF minimapRect() const;
     void centerOn(QPointF scenePoint);
     void clickAt(QPointF widgetPoint);
+    std::optional<std::size_t> edgeAt(QPointF scenePoint) const;
     bool boxHighlighted(std::size_t box) const;
 
     const ir::Model *m_model = nullptr;

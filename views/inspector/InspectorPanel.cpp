@@ -1,13 +1,42 @@
 #include "inspector/InspectorPanel.h"
 
 #include "inspector/InspectorHtml.h"
+#include "inspector/TensorValuesModel.h"
+#include "runtime/TensorProtoIO.h"
+#include "runtime/TensorStats.h"
+
+#include <QAreaSeries>
+#include <QChart>
+#include <QChartView>
+#include <QLineSeries>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+#include <QValueAxis>
+
+#include <algorithm>
 
 namespace portolan::views {
 
-InspectorPanel::InspectorPanel(QWidget *parent) : QTextBrowser(parent)
+InspectorPanel::InspectorPanel(QWidget *parent) : QWidget(parent)
 {
-    setOpenLinks(false);
-    connect(this, &QTextBrowser::anchorClicked, this, &InspectorPanel::follow);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    m_page = new QTextBrowser(m_tabs);
+    m_page->setOpenLinks(false);
+    connect(m_page, &QTextBrowser::anchorClicked, this, &InspectorPanel::follow);
+    m_values = new TensorValuesModel(this);
+    m_table = new QTableView(m_tabs);
+    m_table->setModel(m_values);
+    m_chart = new QChartView(m_tabs);
+    m_chart->setRenderHint(QPainter::Antialiasing);
+    m_tabs->addTab(m_page, tr("Details"));
+    m_tabs->addTab(m_table, tr("Values"));
+    m_tabs->addTab(m_chart, tr("Histogram"));
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_tabs);
     clearPage();
 }
 
@@ -17,27 +46,88 @@ void InspectorPanel::setModel(const ir::Model *model)
     clearPage();
 }
 
+QString InspectorPanel::pageText() const { return m_page->toPlainText(); }
+
 void InspectorPanel::clearPage()
 {
-    setHtml(QStringLiteral("<p style=\"color:gray\">%1</p>").arg(tr("Select a node, tensor or group on the canvas.")));
+    m_page->setHtml(QStringLiteral("<p style=\"color:gray\">%1</p>").arg(tr("Select a node, tensor or group on the canvas.")));
+    showData({});
 }
 
 void InspectorPanel::showNode(ir::NodeId node)
 {
-    if (m_model)
-        setHtml(nodePageHtml(*m_model, node));
+    if (!m_model)
+        return;
+    m_page->setHtml(nodePageHtml(*m_model, node));
+    showData({});
 }
 
 void InspectorPanel::showValue(ir::ValueId value)
 {
-    if (m_model)
-        setHtml(valuePageHtml(*m_model, value));
+    if (!m_model)
+        return;
+    m_page->setHtml(valuePageHtml(*m_model, value));
+    showData(value);
 }
 
 void InspectorPanel::showGroup(const ir::NameScopeTree &tree, std::size_t group)
 {
-    if (m_model)
-        setHtml(groupPageHtml(*m_model, tree, group));
+    if (!m_model)
+        return;
+    m_page->setHtml(groupPageHtml(*m_model, tree, group));
+    showData({});
+}
+
+// Values and histogram of a tensor with data (an initializer; run results come with the compare panel).
+void InspectorPanel::showData(ir::ValueId value)
+{
+    std::optional<runtime::Tensor> tensor;
+    if (m_model && value.valid() && m_model->value(value).isInitializer())
+        if (auto t = runtime::tensorFromInitializer(m_model->value(value).initializer); t && t->dataType() != onnx::TensorProto::STRING)
+            tensor = std::move(*t);
+    m_values->setTensor(tensor);
+    m_tabs->setTabEnabled(1, tensor.has_value());
+    m_tabs->setTabEnabled(2, tensor.has_value());
+    if (!tensor && m_tabs->currentIndex() != 0)
+        m_tabs->setCurrentIndex(0);
+
+    auto *chart = new QChart;
+    chart->legend()->hide();
+    m_histogramBins = 0;
+    if (tensor) {
+        const auto stats = runtime::tensorStats(*tensor);
+        const auto histogram = runtime::tensorHistogram(*tensor, stats, 64);
+        if (!histogram.counts.empty()) {
+            auto *upper = new QLineSeries;
+            const double width = (histogram.high - histogram.low) / static_cast<double>(histogram.counts.size());
+            std::int64_t peak = 1;
+            for (std::size_t b = 0; b < histogram.counts.size(); ++b) { // steps: each bin a flat top
+                const double x0 = histogram.low + width * static_cast<double>(b);
+                upper->append(x0, static_cast<double>(histogram.counts[b]));
+                upper->append(x0 + width, static_cast<double>(histogram.counts[b]));
+                peak = std::max(peak, histogram.counts[b]);
+            }
+            auto *area = new QAreaSeries(upper);
+            area->setColor(QColor(0x4a, 0x90, 0xd9));
+            area->setBorderColor(QColor(0x2a, 0x60, 0xa0));
+            chart->addSeries(area);
+            auto *x = new QValueAxis;
+            x->setRange(histogram.low, width > 0 ? histogram.high : histogram.low + 1);
+            x->setLabelFormat("%.3g");
+            auto *y = new QValueAxis;
+            y->setRange(0, static_cast<double>(peak) * 1.05);
+            y->setLabelFormat("%d");
+            chart->addAxis(x, Qt::AlignBottom);
+            chart->addAxis(y, Qt::AlignLeft);
+            area->attachAxis(x);
+            area->attachAxis(y);
+            chart->setTitle(tr("%1 finite values, %2 bins").arg(stats.count - stats.nans - stats.infs).arg(histogram.counts.size()));
+            m_histogramBins = static_cast<int>(histogram.counts.size());
+        }
+    }
+    QChart *old = m_chart->chart();
+    m_chart->setChart(chart);
+    delete old;
 }
 
 void InspectorPanel::follow(const QUrl &link)

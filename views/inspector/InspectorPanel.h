@@ -1,14 +1,23 @@
-// The inspector dock's widget: shows one node, tensor or group; its links navigate the canvas.
+// The inspector dock: a page for the selected node, tensor or group (its links navigate the canvas),
+// and for a tensor with data, its values as a table and their histogram.
 #pragma once
 
 #include "ir/Model.h"
 #include "ir/NameScopes.h"
 
-#include <QTextBrowser>
+#include <QWidget>
+
+class QChartView;
+class QTabWidget;
+class QTableView;
+class QTextBrowser;
+class QUrl;
 
 namespace portolan::views {
 
-class InspectorPanel : public QTextBrowser {
+class TensorValuesModel;
+
+class InspectorPanel : public QWidget {
     Q_OBJECT
 public:
     explicit InspectorPanel(QWidget *parent = nullptr);
@@ -19,13 +28,27 @@ public:
     void showGroup(const ir::NameScopeTree &tree, std::size_t group);
     void clearPage();
 
+    /// The details page as plain text (tests read it).
+    QString pageText() const;
+    const TensorValuesModel *valuesModel() const { return m_values; }
+    /// Bins drawn in the histogram, 0 when there is none.
+    int histogramBins() const { return m_histogramBins; }
+
 signals:
     void nodeActivated(ir::NodeId node);
     void valueActivated(ir::ValueId value);
 
 private:
     void follow(const QUrl &link);
+    void showData(ir::ValueId value);
+
     const ir::Model *m_model = nullptr;
+    QTabWidget *m_tabs = nullptr;
+    QTextBrowser *m_page = nullptr;
+    QTableView *m_table = nullptr;
+    TensorValuesModel *m_values = nullptr;
+    QChartView *m_chart = nullptr;
+    int m_histogramBins = 0;
 };
 
 } // namespace portolan::views

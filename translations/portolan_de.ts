@@ -195,219 +195,255 @@
 <context>
     <name>portolan::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="56"/>
+        <location filename="../app/gui/MainWindow.cpp" line="59"/>
         <source>Portolan</source>
         <translation>Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="86"/>
+        <location filename="../app/gui/MainWindow.cpp" line="111"/>
         <source>Open an ONNX model (File → Open…) to see its summary.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seine Zusammenfassung zu sehen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="95"/>
+        <location filename="../app/gui/MainWindow.cpp" line="120"/>
         <source>Groups</source>
         <translation>Gruppen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="96"/>
+        <location filename="../app/gui/MainWindow.cpp" line="121"/>
         <source>Inspector</source>
         <translation>Inspektor</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="97"/>
+        <location filename="../app/gui/MainWindow.cpp" line="122"/>
         <source>Summary</source>
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="358"/>
+        <location filename="../app/gui/MainWindow.cpp" line="420"/>
         <source>Layout failed</source>
         <translation>Layout fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="120"/>
+        <location filename="../app/gui/MainWindow.cpp" line="165"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="65"/>
+        <location filename="../app/gui/MainWindow.cpp" line="68"/>
         <source>Main graph</source>
         <translation>Hauptgraph</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="121"/>
+        <location filename="../app/gui/MainWindow.cpp" line="124"/>
+        <source>Pipeline</source>
+        <translation>Pipeline</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="166"/>
         <source>&amp;Open…</source>
         <translation>Ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="122"/>
+        <location filename="../app/gui/MainWindow.cpp" line="167"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="123"/>
+        <location filename="../app/gui/MainWindow.cpp" line="168"/>
         <source>Open &amp;Sample Model</source>
         <translation>&amp;Beispielmodell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="125"/>
+        <location filename="../app/gui/MainWindow.cpp" line="170"/>
         <source>&amp;Export View…</source>
         <translation>Ansicht &amp;exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="125"/>
+        <location filename="../app/gui/MainWindow.cpp" line="170"/>
         <source>Ctrl+E</source>
         <translation>Ctrl+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="127"/>
+        <location filename="../app/gui/MainWindow.cpp" line="172"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="128"/>
+        <location filename="../app/gui/MainWindow.cpp" line="173"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="129"/>
+        <location filename="../app/gui/MainWindow.cpp" line="174"/>
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="129"/>
+        <location filename="../app/gui/MainWindow.cpp" line="174"/>
         <source>Ctrl+0</source>
         <translation>Ctrl+0</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="134"/>
+        <location filename="../app/gui/MainWindow.cpp" line="179"/>
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="135"/>
+        <location filename="../app/gui/MainWindow.cpp" line="180"/>
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="139"/>
+        <location filename="../app/gui/MainWindow.cpp" line="184"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="140"/>
+        <location filename="../app/gui/MainWindow.cpp" line="185"/>
         <source>&amp;About Portolan</source>
         <translation>Ü&amp;ber Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="142"/>
+        <location filename="../app/gui/MainWindow.cpp" line="187"/>
         <source>Search</source>
         <translation>Suche</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="146"/>
+        <location filename="../app/gui/MainWindow.cpp" line="191"/>
         <source>Search nodes, ops (op:Conv), tensors (tensor:x)…</source>
         <translation>Knoten, Operatoren (op:Conv), Tensoren (tensor:x) suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="153"/>
+        <location filename="../app/gui/MainWindow.cpp" line="198"/>
         <source>Previous</source>
         <translation>Zurück</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="154"/>
+        <location filename="../app/gui/MainWindow.cpp" line="199"/>
         <source>Next</source>
         <translation>Weiter</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="156"/>
+        <location filename="../app/gui/MainWindow.cpp" line="201"/>
         <source>Fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="179"/>
-        <location filename="../app/gui/MainWindow.cpp" line="255"/>
+        <location filename="../app/gui/MainWindow.cpp" line="224"/>
+        <location filename="../app/gui/MainWindow.cpp" line="308"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="201"/>
+        <location filename="../app/gui/MainWindow.cpp" line="254"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239"/>
+        <location filename="../app/gui/MainWindow.cpp" line="292"/>
         <source>Sample model</source>
         <translation>Beispielmodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239"/>
+        <location filename="../app/gui/MainWindow.cpp" line="292"/>
         <source>The bundled sample model is missing from this build.</source>
         <translation>Das mitgelieferte Beispielmodell fehlt in diesem Build.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="256"/>
+        <location filename="../app/gui/MainWindow.cpp" line="309"/>
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="275"/>
+        <location filename="../app/gui/MainWindow.cpp" line="330"/>
         <source>%1 — %2 nodes, %3 initializers (%4), %5 findings</source>
         <translation>%1 — %2 Knoten, %3 Initialisierer (%4), %5 Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="281"/>
+        <location filename="../app/gui/MainWindow.cpp" line="336"/>
         <source>%1 — Portolan</source>
         <translation>%1 — Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="302"/>
+        <location filename="../app/gui/MainWindow.cpp" line="357"/>
         <source>no match</source>
         <translation>kein Treffer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="316"/>
+        <location filename="../app/gui/MainWindow.cpp" line="371"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="372"/>
+        <location filename="../app/gui/MainWindow.cpp" line="434"/>
         <source>main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="411"/>
+        <location filename="../app/gui/MainWindow.cpp" line="483"/>
+        <location filename="../app/gui/MainWindow.cpp" line="484"/>
+        <source>Input model</source>
+        <translation>Eingabemodell</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="498"/>
+        <source>made by %1 from: %2</source>
+        <translation>erzeugt von %1 aus: %2</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="499"/>
+        <source>nothing</source>
+        <translation>nichts</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="513"/>
+        <source>Before %1 — %2 nodes, struck through: removed</source>
+        <translation>Vor %1 — %2 Knoten, durchgestrichen: entfernt</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="514"/>
+        <source>After %1 — %2 nodes, green: created</source>
+        <translation>Nach %1 — %2 Knoten, grün: erzeugt</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="517"/>
+        <source>Pass diff</source>
+        <translation>Pass-Vergleich</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="523"/>
         <source>Open ONNX Model</source>
         <translation>ONNX-Modell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="411"/>
+        <location filename="../app/gui/MainWindow.cpp" line="523"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation>ONNX-Modelle (*.onnx);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="421"/>
-        <location filename="../app/gui/MainWindow.cpp" line="427"/>
+        <location filename="../app/gui/MainWindow.cpp" line="533"/>
+        <location filename="../app/gui/MainWindow.cpp" line="539"/>
         <source>Export View</source>
         <translation>Ansicht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="421"/>
+        <location filename="../app/gui/MainWindow.cpp" line="533"/>
         <source>SVG image (*.svg);;PNG image (*.png)</source>
         <translation>SVG-Bild (*.svg);;PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="427"/>
+        <location filename="../app/gui/MainWindow.cpp" line="539"/>
         <source>Cannot write %1.</source>
         <translation>%1 kann nicht geschrieben werden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="466"/>
+        <location filename="../app/gui/MainWindow.cpp" line="578"/>
         <source>About Portolan</source>
         <translation>Über Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="467"/>
+        <location filename="../app/gui/MainWindow.cpp" line="579"/>
         <source>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;A workbench for porting ONNX models to accelerators.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank zum Portieren von ONNX-Modellen auf Beschleuniger.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</translation>
     </message>
@@ -415,17 +451,17 @@
 <context>
     <name>portolan::views::GraphCanvas</name>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="514"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="551"/>
         <source>Laying out the graph…</source>
         <translation>Graph wird angeordnet…</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="514"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="551"/>
         <source>Open an ONNX model (File → Open…) to see its graph.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seinen Graphen zu sehen.</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="749"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="787"/>
         <source>Portolan graph</source>
         <translation>Portolan-Graph</translation>
     </message>
@@ -448,14 +484,143 @@
         <translation>Histogramm</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorPanel.cpp" line="53"/>
+        <location filename="../views/inspector/InspectorPanel.cpp" line="55"/>
         <source>Select a node, tensor or group on the canvas.</source>
         <translation>Wählen Sie einen Knoten, Tensor oder eine Gruppe im Graphen.</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorPanel.cpp" line="124"/>
+        <location filename="../views/inspector/InspectorPanel.cpp" line="126"/>
         <source>%1 finite values, %2 bins</source>
         <translation>%1 endliche Werte, %2 Klassen</translation>
+    </message>
+</context>
+<context>
+    <name>portolan::views::PipelinePanel</name>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="35"/>
+        <source>Double-click a pass to append it to the pipeline.</source>
+        <translation>Doppelklick hängt einen Pass an die Pipeline an.</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="42"/>
+        <source>-O2, or passes: infer-shapes,fuse-layer-norm{max-epsilon=1e-3},eliminate-dead</source>
+        <translation>-O2, oder Passes: infer-shapes,fuse-layer-norm{max-epsilon=1e-3},eliminate-dead</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="47"/>
+        <source>Run</source>
+        <translation>Ausführen</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="48"/>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="49"/>
+        <source>Step back</source>
+        <translation>Schritt zurück</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="50"/>
+        <source>Reset</source>
+        <translation>Zurücksetzen</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="60"/>
+        <source>Pass</source>
+        <translation>Pass</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="60"/>
+        <source>Changed</source>
+        <translation>Geändert</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="60"/>
+        <source>Nodes</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="60"/>
+        <source>Rewrites</source>
+        <translation>Umschreibungen</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="60"/>
+        <source>ms</source>
+        <translation>ms</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="60"/>
+        <source>Statistics</source>
+        <translation>Statistik</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="65"/>
+        <source>Rewrite or near-miss</source>
+        <translation>Umschreibung oder Beinahe-Treffer</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="65"/>
+        <source>Detail</source>
+        <translation>Detail</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="175"/>
+        <source>Running %n pass(es)…</source>
+        <translation>
+            <numerusform>%n Pass wird ausgeführt…</numerusform>
+            <numerusform>%n Passes werden ausgeführt…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="195"/>
+        <source>%1 passes in %2 ms; %3 → %4 nodes</source>
+        <translation>%1 Passes in %2 ms; %3 → %4 Knoten</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="230"/>
+        <source>this pass changed the graph</source>
+        <translation>dieser Pass hat den Graphen geändert</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="230"/>
+        <source>no change</source>
+        <translation>keine Änderung</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="270"/>
+        <source>Rewrites (%1)</source>
+        <translation>Umschreibungen (%1)</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="276"/>
+        <source>%n node(s) → %1</source>
+        <translation>
+            <numerusform>%n Knoten → %1</numerusform>
+            <numerusform>%n Knoten → %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="277"/>
+        <source>nothing</source>
+        <translation>nichts</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="289"/>
+        <source>Near-misses (%1)</source>
+        <translation>Beinahe-Treffer (%1)</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="298"/>
+        <source>changed without recorded rewrites</source>
+        <translation>geändert ohne aufgezeichnete Umschreibungen</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="298"/>
+        <source>nothing to do</source>
+        <translation>nichts zu tun</translation>
     </message>
 </context>
 <context>

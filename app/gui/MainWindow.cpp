@@ -5,6 +5,7 @@
 #include "common/ScopeTreeModel.h"
 #include "graph/GraphCanvas.h"
 #include "inspector/InspectorPanel.h"
+#include "pipeline/PipelinePanel.h"
 
 #include <QAction>
 #include <QApplication>
@@ -25,6 +26,8 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QSettings>
+#include <QSplitter>
+#include <QVBoxLayout>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
@@ -66,10 +69,32 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_tabs->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr); // the main graph stays
     m_tabs->tabBar()->setTabButton(0, QTabBar::LeftSide, nullptr);
     connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int index) {
-        if (index > 0)
+        if (m_tabs->widget(index) == m_diffTab)
+            m_tabs->removeTab(index); // kept for the next step
+        else if (index > 0)
             delete m_tabs->widget(index);
     });
     setCentralWidget(m_tabs);
+
+    // the pass diff: before | after, side by side
+    m_diffTab = new QWidget(m_tabs);
+    auto *diffSplit = new QSplitter(Qt::Horizontal, m_diffTab);
+    auto column = [diffSplit](QLabel *&title, views::GraphCanvas *&canvas) {
+        auto *box = new QWidget(diffSplit);
+        auto *layout = new QVBoxLayout(box);
+        layout->setContentsMargins(0, 0, 0, 0);
+        title = new QLabel(box);
+        title->setMargin(4);
+        canvas = new views::GraphCanvas(box);
+        layout->addWidget(title);
+        layout->addWidget(canvas, 1);
+        diffSplit->addWidget(box);
+    };
+    column(m_diffBeforeTitle, m_diffBefore);
+    column(m_diffAfterTitle, m_diffAfter);
+    auto *diffLayout = new QVBoxLayout(m_diffTab);
+    diffLayout->setContentsMargins(0, 0, 0, 0);
+    diffLayout->addWidget(diffSplit);
 
     m_scopeModel = new views::ScopeTreeModel(this);
     m_scopeView = new QTreeView(this);
@@ -95,6 +120,26 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     QDockWidget *groups = dock(m_scopeView, tr("Groups"), "groupsDock", Qt::LeftDockWidgetArea);
     QDockWidget *inspector = dock(m_inspector, tr("Inspector"), "inspectorDock", Qt::RightDockWidgetArea);
     QDockWidget *summary = dock(m_summaryView, tr("Summary"), "summaryDock", Qt::RightDockWidgetArea);
+    m_pipeline = new views::PipelinePanel(this);
+    QDockWidget *pipelineDock = dock(m_pipeline, tr("Pipeline"), "pipelineDock", Qt::BottomDockWidgetArea);
+    connect(m_pipeline, &views::PipelinePanel::resultAboutToChange, this, [this] {
+        m_diffBefore->setGraph(nullptr, {});
+        m_diffAfter->setGraph(nullptr, {});
+        m_diffBeforeModel.reset();
+        m_diffAfterModel.reset();
+    });
+    connect(m_pipeline, &views::PipelinePanel::stepShown, this, &MainWindow::showPassDiff);
+    connect(m_pipeline, &views::PipelinePanel::nodeActivated, this, [this](ir::NodeId node) {
+        if (m_diffBeforeModel && node.index < m_diffBeforeModel->nodeCapacity() && m_diffBeforeModel->node(node).graph == m_diffBeforeModel->mainGraph()) {
+            m_diffBefore->revealNode(node);
+            m_tabs->setCurrentWidget(m_diffTab);
+        }
+    });
+    for (views::GraphCanvas *c : {m_diffBefore, m_diffAfter})
+        connect(c, &views::GraphCanvas::nodeSelected, this, [this, c](ir::NodeId node) {
+            m_inspector->setModel(c == m_diffBefore ? m_diffBeforeModel.get() : m_diffAfterModel.get());
+            m_inspector->showNode(node);
+        });
     tabifyDockWidget(inspector, summary);
     inspector->raise();
     resizeDocks({groups, inspector}, {280, 380}, Qt::Horizontal);
@@ -134,7 +179,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [zoom] { zoom(1.25); });
     view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [zoom] { zoom(0.8); });
     view->addSeparator();
-    for (QDockWidget *d : {groups, inspector, summary})
+    for (QDockWidget *d : {groups, inspector, summary, pipelineDock})
         view->addAction(d->toggleViewAction());
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Portolan"), this, &MainWindow::showAbout);
@@ -185,7 +230,15 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     rebuildRecentMenu();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // the workbench goes before the child widgets do, and closing the window still paints them
+    closeSubgraphTabs();
+    m_pipeline->setWorkbench(nullptr);
+    m_canvas->setGraph(nullptr, {});
+    m_inspector->setModel(nullptr);
+    m_scopeModel->setGraph(nullptr, {});
+}
 
 void MainWindow::closeEvent(QCloseEvent *event)
 {
@@ -259,6 +312,7 @@ void MainWindow::finishLoad(const std::shared_ptr<LoadResult> &result)
     }
     // views drop their pointers into the old model before it goes
     closeSubgraphTabs();
+    m_pipeline->setWorkbench(nullptr);
     m_canvas->setGraph(nullptr, {});
     m_inspector->setModel(nullptr);
     m_scopeModel->setGraph(nullptr, {});
@@ -270,6 +324,7 @@ void MainWindow::finishLoad(const std::shared_ptr<LoadResult> &result)
     m_scopeView->expandToDepth(0);
     m_inspector->setModel(&model);
     m_canvas->setGraph(&model, model.mainGraph());
+    m_pipeline->setWorkbench(m_workbench.get());
     m_summaryView->setPlainText(QString::fromStdString(analysis::summaryText(result->summary)));
     const auto &s = result->summary;
     m_statusLabel->setText(tr("%1 — %2 nodes, %3 initializers (%4), %5 findings")
@@ -347,8 +402,15 @@ int MainWindow::tabCount() const { return m_tabs->count(); }
 
 void MainWindow::wireCanvas(views::GraphCanvas *canvas)
 {
-    connect(canvas, &views::GraphCanvas::nodeSelected, m_inspector, &views::InspectorPanel::showNode);
-    connect(canvas, &views::GraphCanvas::valueSelected, m_inspector, &views::InspectorPanel::showValue);
+    // the inspector may be showing a pass snapshot: point it back at the open model first
+    connect(canvas, &views::GraphCanvas::nodeSelected, this, [this](ir::NodeId node) {
+        m_inspector->setModel(&m_workbench->model());
+        m_inspector->showNode(node);
+    });
+    connect(canvas, &views::GraphCanvas::valueSelected, this, [this](ir::ValueId value) {
+        m_inspector->setModel(&m_workbench->model());
+        m_inspector->showValue(value);
+    });
     connect(canvas, &views::GraphCanvas::groupSelected, this, [this, canvas](std::size_t group) {
         if (canvas->scopes())
             m_inspector->showGroup(*canvas->scopes(), group);
@@ -401,9 +463,59 @@ void MainWindow::openSubgraphs(ir::NodeId node)
 
 void MainWindow::closeSubgraphTabs()
 {
+    if (int diff = m_tabs->indexOf(m_diffTab); diff >= 0)
+        m_tabs->removeTab(diff); // the diff tab is kept, only hidden
     while (m_tabs->count() > 1)
         delete m_tabs->widget(m_tabs->count() - 1);
     m_tabs->setCurrentIndex(0);
+}
+
+void MainWindow::showPassDiff(int step)
+{
+    m_diffBeforeModel = m_pipeline->modelBefore(step);
+    m_diffAfterModel = m_pipeline->modelAfter(step);
+    if (!m_diffBeforeModel || !m_diffAfterModel)
+        return;
+    m_diffBefore->setGraph(m_diffBeforeModel.get(), m_diffBeforeModel->mainGraph());
+    m_diffAfter->setGraph(m_diffAfterModel.get(), m_diffAfterModel->mainGraph());
+    const auto *result = m_pipeline->result();
+    if (step < 0) {
+        m_diffBeforeTitle->setText(tr("Input model"));
+        m_diffAfterTitle->setText(tr("Input model"));
+    } else {
+        const auto &pass = result->passes[static_cast<std::size_t>(step)];
+        std::unordered_map<std::uint32_t, views::NodeMark> removed, created;
+        std::unordered_map<std::uint32_t, QString> notes;
+        for (const auto &r : pass.rewrites) {
+            QStringList from;
+            for (auto n : r.removedNodes) {
+                removed[n.index] = views::NodeMark::Removed;
+                const ir::Node &node = m_diffBeforeModel->node(n);
+                from << QString::fromStdString(node.name.empty() ? node.opType : node.name).toHtmlEscaped();
+            }
+            for (auto n : r.createdNodes) {
+                created[n.index] = views::NodeMark::Created;
+                notes[n.index] = tr("made by %1 from: %2").arg(QString::fromStdString(r.pattern).toHtmlEscaped(),
+                                                              from.isEmpty() ? tr("nothing") : from.join(QStringLiteral(", ")));
+            }
+        }
+        // open both sides on the first rewrite
+        for (const auto &r : pass.rewrites) {
+            if (!r.removedNodes.empty() && m_diffBeforeModel->node(r.removedNodes.front()).graph == m_diffBeforeModel->mainGraph())
+                m_diffBefore->revealNode(r.removedNodes.front());
+            if (!r.createdNodes.empty() && m_diffAfterModel->node(r.createdNodes.front()).graph == m_diffAfterModel->mainGraph())
+                m_diffAfter->revealNode(r.createdNodes.front());
+            if (!r.removedNodes.empty() || !r.createdNodes.empty())
+                break;
+        }
+        m_diffBefore->setMarks(std::move(removed));
+        m_diffAfter->setMarks(std::move(created), std::move(notes));
+        m_diffBeforeTitle->setText(tr("Before %1 — %2 nodes, struck through: removed").arg(QString::fromStdString(pass.invocation)).arg(pass.nodesBefore));
+        m_diffAfterTitle->setText(tr("After %1 — %2 nodes, green: created").arg(QString::fromStdString(pass.invocation)).arg(pass.nodesAfter));
+    }
+    if (m_tabs->indexOf(m_diffTab) < 0)
+        m_tabs->addTab(m_diffTab, tr("Pass diff"));
+    m_tabs->setCurrentWidget(m_diffTab);
 }
 
 void MainWindow::chooseFile()

@@ -20,6 +20,7 @@ class QTreeView;
 namespace portolan::views {
 class GraphCanvas;
 class InspectorPanel;
+class PipelinePanel;
 class ScopeTreeModel;
 }
 
@@ -43,6 +44,10 @@ public:
     /// Opens each subgraph of `node` (If/Loop/Scan) in a tab of its own, or shows the open one.
     void openSubgraphs(ir::NodeId node);
     int tabCount() const;
+    views::PipelinePanel *pipeline() const { return m_pipeline; }
+    /// The pass diff's two canvases: the model before the shown step and after it.
+    views::GraphCanvas *diffBefore() const { return m_diffBefore; }
+    views::GraphCanvas *diffAfter() const { return m_diffAfter; }
 
     /// Runs the search box's query and shows the first hit; returns the number of hits.
     int search(const QString &query);
@@ -73,11 +78,19 @@ private:
     void wireCanvas(views::GraphCanvas *canvas);
     void closeSubgraphTabs();
     QString graphTitle(ir::GraphId graph) const;
+    void showPassDiff(int step);
 
     std::unique_ptr<session::Workbench> m_workbench;
     QTabWidget *m_tabs = nullptr;
     views::GraphCanvas *m_canvas = nullptr;
     views::InspectorPanel *m_inspector = nullptr;
+    views::PipelinePanel *m_pipeline = nullptr;
+    QWidget *m_diffTab = nullptr;
+    views::GraphCanvas *m_diffBefore = nullptr;
+    views::GraphCanvas *m_diffAfter = nullptr;
+    QLabel *m_diffBeforeTitle = nullptr;
+    QLabel *m_diffAfterTitle = nullptr;
+    std::shared_ptr<const ir::Model> m_diffBeforeModel, m_diffAfterModel; ///< what the diff canvases show
     views::ScopeTreeModel *m_scopeModel = nullptr;
     QTreeView *m_scopeView = nullptr;
     QPlainTextEdit *m_summaryView = nullptr;

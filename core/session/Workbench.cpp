@@ -1,4 +1,4 @@
-// Workbench: loading and inspection so far; passes, runs and comparison join as they land.
+// Workbench: loading, inspection and compiling; runs and comparison join as they land.
 #include "session/Workbench.h"
 
 #include "analysis/ModelChecker.h"
@@ -59,6 +59,22 @@ const support::Diagnostics &Workbench::findings()
 analysis::ModelSummary Workbench::inspect()
 {
     return analysis::summarize(*m_model, findings());
+}
+
+support::Expected<passes::Pipeline> Workbench::pipelineFromText(const std::string &text)
+{
+    if (text.size() == 3 && text[0] == '-' && text[1] == 'O' && text[2] >= '0' && text[2] <= '3')
+        return passes::presetPipeline(text[2] - '0');
+    return passes::parsePipeline(text);
+}
+
+support::Expected<passes::CompileResult> Workbench::compile(const passes::Pipeline &pipeline) const
+{
+    if (!m_model)
+        return support::makeError("no-model", "no model is open");
+    passes::PassManagerOptions options;
+    options.snapshots = true;
+    return passes::runPipeline(*m_model, pipeline, options);
 }
 
 } // namespace portolan::session

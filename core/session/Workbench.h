@@ -4,6 +4,7 @@
 #include "analysis/ModelSummary.h"
 #include "ir/Model.h"
 #include "ir/ModelLoader.h"
+#include "passes/PassManager.h"
 #include "support/Expected.h"
 
 #include <memory>
@@ -27,6 +28,12 @@ public:
     const support::Diagnostics &findings();
     /// The `portolan inspect` summary of the open model.
     analysis::ModelSummary inspect();
+
+    /// "-O0"…"-O3" or pipeline text ("infer-shapes,fuse-gelu{…}"), checked against the pass registry.
+    static support::Expected<passes::Pipeline> pipelineFromText(const std::string &text);
+    /// Runs `pipeline` on a copy of the open model, keeping the model after every pass (for stepping,
+    /// undo and the before/after diff). Reads the model only: safe beside other readers.
+    support::Expected<passes::CompileResult> compile(const passes::Pipeline &pipeline) const;
 
 private:
     support::Status adopt(support::Expected<ir::LoadedModel> loaded);

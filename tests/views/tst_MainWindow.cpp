@@ -4,6 +4,7 @@
 #include "graph/GraphCanvas.h"
 #include "gui/MainWindow.h"
 #include "inspector/InspectorPanel.h"
+#include "pipeline/PipelinePanel.h"
 #include "ir/ModelLoader.h"
 
 #include <QDir>
@@ -133,6 +134,65 @@ private slots:
         window.openSubgraphs(*owner); // again: the open tabs are reused
         QCOMPARE(window.tabCount(), 1 + static_cast<int>(subgraphs));
         saveScreenshot(window, "main_window_subgraph");
+    }
+
+    void pipelineStepsShowEachPassDiff()
+    {
+        gui::MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
+        window.openFile(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/model.onnx"));
+        QVERIFY(loaded.wait(30000));
+        auto *pipeline = window.pipeline();
+
+        QSignalSpy finished(pipeline, &views::PipelinePanel::finished);
+        pipeline->setPipelineText("infer-shapes,no-such-pass");
+        pipeline->run();
+        QCOMPARE(finished.count(), 1);
+        QVERIFY2(finished.takeFirst().at(0).toString().contains("no-such-pass"), "the error names the unknown pass");
+
+        pipeline->setPipelineText("-O2");
+        pipeline->step(); // runs the pipeline once, shows its first pass
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(finished.takeFirst().at(0).toString(), QString());
+        const auto expected = session::Workbench::pipelineFromText("-O2");
+        QVERIFY(expected.hasValue());
+        QCOMPARE(pipeline->stepCount(), static_cast<int>(expected->passes.size()));
+        QCOMPARE(pipeline->currentStep(), 0);
+
+        // the first pass that rewrote something: its diff marks exactly its removed and created nodes
+        int fused = -1;
+        for (int k = 0; k < pipeline->stepCount() && fused < 0; ++k)
+            for (const auto &r : pipeline->result()->passes[static_cast<std::size_t>(k)].rewrites)
+                if (!r.removedNodes.empty() && !r.createdNodes.empty())
+                    fused = k;
+        QVERIFY(fused >= 0);
+        pipeline->showStep(fused);
+        std::set<std::uint32_t> removed, created;
+        for (const auto &r : pipeline->result()->passes[static_cast<std::size_t>(fused)].rewrites) {
+            for (auto n : r.removedNodes)
+                removed.insert(n.index);
+            for (auto n : r.createdNodes)
+                created.insert(n.index);
+        }
+        QCOMPARE(window.diffBefore()->markCount(), removed.size());
+        QCOMPARE(window.diffAfter()->markCount(), created.size());
+        QCOMPARE(window.currentCanvas(), window.canvas()); // the diff tab holds no single canvas
+        // both sides open on the first rewrite (which may mean opening its group: a second layout)
+        QTRY_VERIFY_WITH_TIMEOUT(window.diffAfter()->scene() && !window.diffAfter()->isLayingOut() &&
+                                     window.diffBefore()->scene() && !window.diffBefore()->isLayingOut(), 30000);
+        saveScreenshot(window, "main_window_pass_diff");
+
+        pipeline->stepBack();
+        QCOMPARE(pipeline->currentStep(), fused - 1);
+        pipeline->reset();
+        QCOMPARE(pipeline->currentStep(), -1);
+        QCOMPARE(window.diffBefore()->markCount(), std::size_t(0));
+        pipeline->run(); // same text: no second compile, straight to the last pass
+        QCOMPARE(pipeline->currentStep(), pipeline->stepCount() - 1);
+        QVERIFY(pipeline->modelAfter(pipeline->currentStep())->liveNodeCount() <
+                pipeline->modelBefore(0)->liveNodeCount());
     }
 
     void corruptFileShowsErrorDialog()

@@ -9,9 +9,11 @@
 
 #include <QElapsedTimer>
 #include <QKeyEvent>
+#include <QResizeEvent>
 #include <QPainter>
 #include <QPainterPath>
 #include <QSvgGenerator>
+#include <QToolTip>
 #include <QWheelEvent>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -141,6 +143,8 @@ void GraphCanvas::setGraph(const ir::Model *model, ir::GraphId graph)
     m_highlightEdges.clear();
     m_searchHits.clear();
     m_hitBoxes.clear();
+    m_marks.clear();
+    m_notes.clear();
     m_cache = std::make_shared<layout::SceneLayoutCache>();
     m_tree = model ? std::make_unique<ir::NameScopeTree>(ir::NameScopeTree::build(*model, graph)) : nullptr;
     m_expanded = m_tree ? layout::initialExpansion(*m_tree) : std::set<std::size_t>{};
@@ -263,10 +267,11 @@ void GraphCanvas::revealNode(ir::NodeId node)
         if (m_tree->group(g).totalNodes > 1 && m_expanded.insert(g).second)
             opened = true;
     selectNode(node);
-    if (opened) {
+    if (opened || !m_scene || m_watcher) { // centred once the layout in flight (or to come) is on screen
         m_centerAfterLayout = node;
-        requestLayout();
-    } else if (m_scene) {
+        if (opened)
+            requestLayout();
+    } else {
         if (auto box = m_scene->boxOf(node))
             centerOn(toQt(m_scene->boxes()[*box].rect).center());
     }
@@ -317,6 +322,32 @@ void GraphCanvas::setSearchHits(std::vector<ir::NodeId> hits)
             if (auto box = m_scene->boxOf(n))
                 m_hitBoxes.insert(*box);
     update();
+}
+
+void GraphCanvas::setMarks(std::unordered_map<std::uint32_t, NodeMark> marks, std::unordered_map<std::uint32_t, QString> notes)
+{
+    m_marks = std::move(marks);
+    m_notes = std::move(notes);
+    update();
+}
+
+bool GraphCanvas::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip && m_scene && m_model) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const QPointF p = toScene(help->pos());
+        if (auto hit = m_scene->hit({p.x(), p.y()}); hit && m_scene->boxes()[*hit].kind == layout::BoxKind::Node) {
+            const ir::Node &node = m_model->node(m_scene->boxes()[*hit].node);
+            QString tip = QString::fromStdString(node.opType + (node.name.empty() ? "" : "  " + node.name)).toHtmlEscaped();
+            if (auto note = m_notes.find(node.id.index); note != m_notes.end())
+                tip += QStringLiteral("<br>") + note->second;
+            QToolTip::showText(help->globalPos(), tip, this);
+        } else {
+            QToolTip::hideText();
+        }
+        return true;
+    }
+    return QWidget::event(event);
 }
 
 QPointF GraphCanvas::toScene(QPointF p) const { return (p - m_offset) / m_scale; }
@@ -447,7 +478,8 @@ void GraphCanvas::paintScene(QPainter &painter, const QRectF &sceneRect, double 
             continue;
         const bool selected = (box.kind == layout::BoxKind::Node && m_selectedNode == box.node) ||
                               (box.kind == layout::BoxKind::CollapsedGroup && m_selectedGroup == box.group);
-        const bool marked = selected || boxHighlighted(i) || m_hitBoxes.count(i);
+        const bool marked = selected || boxHighlighted(i) || m_hitBoxes.count(i) ||
+                            (box.kind == layout::BoxKind::Node && m_marks.count(box.node.index));
         if (r.height() * scale < kTinyPixels && !marked) {
             batches[box.kind == layout::BoxKind::Node ? static_cast<std::size_t>(m_categories[i]) : batches.size() - 1]
                 .push_back(r);
@@ -460,12 +492,17 @@ void GraphCanvas::paintScene(QPainter &painter, const QRectF &sceneRect, double 
                  (selected || boxHighlighted(i) ? 2.5 : 1.0) / scale);
         if (m_hitBoxes.count(i) && !selected)
             pen = QPen(m_palette.searchHit.darker(120), 3.0 / scale);
+        const auto mark = box.kind == layout::BoxKind::Node ? m_marks.find(box.node.index) : m_marks.end();
+        if (mark != m_marks.end() && !selected)
+            pen = QPen(mark->second == NodeMark::Created ? m_palette.created : m_palette.removed, 3.0 / scale);
         painter.setPen(pen);
         painter.setBrush(fill);
         if (box.kind == layout::BoxKind::CollapsedGroup) { // a stacked look says "there is more inside"
             painter.drawRoundedRect(r.translated(3, 3), 5, 5);
         }
         painter.drawRoundedRect(r, 5, 5);
+        if (mark != m_marks.end() && mark->second == NodeMark::Removed) // struck through: gone after the pass
+            painter.drawLine(r.bottomLeft() + QPointF(4, -4), r.topRight() + QPointF(-4, 4));
         if (!text)
             continue;
         const BoxLabel &label = m_labels[i];
@@ -576,10 +613,11 @@ void GraphCanvas::paintMinimap(QPainter &painter)
     painter.drawRect(view);
 }
 
-void GraphCanvas::resizeEvent(QResizeEvent *)
+void GraphCanvas::resizeEvent(QResizeEvent *event)
 {
-    if (m_fitAfterLayout)
-        return;
+    // keep what was in the middle in the middle (a canvas in a hidden tab is laid out at another size)
+    if (event->oldSize().isValid())
+        m_offset += QPointF(event->size().width() - event->oldSize().width(), event->size().height() - event->oldSize().height()) / 2;
     update();
 }
 

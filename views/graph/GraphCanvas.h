@@ -14,9 +14,13 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 namespace portolan::views {
+
+/// How a pass's diff marks a node: gone after the pass, or made by it.
+enum class NodeMark { Removed, Created };
 
 class GraphCanvas : public QWidget {
     Q_OBJECT
@@ -41,6 +45,9 @@ public:
     /// Highlights a tensor's producer and consumers (and the edges between them).
     void selectValue(ir::ValueId value);
     void setSearchHits(std::vector<ir::NodeId> hits);
+    /// Diff marks by node id, and tooltips ("fused from …") shown on hover.
+    void setMarks(std::unordered_map<std::uint32_t, NodeMark> marks, std::unordered_map<std::uint32_t, QString> notes = {});
+    std::size_t markCount() const { return m_marks.size(); }
 
     /// The whole graph in the window.
     void fitToView();
@@ -78,6 +85,7 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
     void changeEvent(QEvent *event) override;
+    bool event(QEvent *event) override;
 
 private:
     struct LayoutJob;
@@ -119,6 +127,8 @@ private:
     std::set<std::size_t> m_highlightEdges;
     std::vector<ir::NodeId> m_searchHits;
     std::set<std::size_t> m_hitBoxes;
+    std::unordered_map<std::uint32_t, NodeMark> m_marks;
+    std::unordered_map<std::uint32_t, QString> m_notes;
 
     QPointF m_pressPos;
     QPointF m_lastDragPos;

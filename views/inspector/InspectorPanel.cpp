@@ -42,6 +42,8 @@ InspectorPanel::InspectorPanel(QWidget *parent) : QWidget(parent)
 
 void InspectorPanel::setModel(const ir::Model *model)
 {
+    if (model == m_model && model)
+        return;
     m_model = model;
     clearPage();
 }

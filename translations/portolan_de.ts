@@ -37,49 +37,49 @@
         <translation>(Typ %1)</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="101"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="133"/>
         <source>rank unknown</source>
         <translation>Rang unbekannt</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="120"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="152"/>
         <source>schema since version %1</source>
         <translation>Schema seit Version %1</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="120"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="152"/>
         <source>no schema known</source>
         <translation>kein Schema bekannt</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="123"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="155"/>
         <source>Attributes</source>
         <translation>Attribute</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="138"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="170"/>
         <source>omitted</source>
         <translation>ausgelassen</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="144"/>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="172"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="176"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="203"/>
         <source>initializer</source>
         <translation>Initialisierer</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="145"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="177"/>
         <source>from %1</source>
         <translation>von %1</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="146"/>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="174"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="178"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="205"/>
         <source>graph input</source>
         <translation>Grapheingabe</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/inspector/InspectorHtml.cpp" line="148"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="180"/>
         <source>%n consumer(s)</source>
         <translation>
             <numerusform>%n Verbraucher</numerusform>
@@ -87,107 +87,107 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="154"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="186"/>
         <source>Inputs</source>
         <translation>Eingaben</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="156"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="188"/>
         <source>Outputs</source>
         <translation>Ausgaben</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="159"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="191"/>
         <source>Node documentation</source>
         <translation>Knotendokumentation</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="161"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="193"/>
         <source>Operator documentation</source>
         <translation>Operatordokumentation</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="171"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="202"/>
         <source>Producer</source>
         <translation>Erzeuger</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="175"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="206"/>
         <source>Consumers (%1)</source>
         <translation>Verbraucher (%1)</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="179"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="210"/>
         <source>… and %1 more</source>
         <translation>… und %1 weitere</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="182"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="213"/>
         <source> (input %1)</source>
         <translation> (Eingabe %1)</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="185"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="216"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="186"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="217"/>
         <source>%1 bytes%2</source>
         <translation>%1 Bytes%2</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="186"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="217"/>
         <source>, external</source>
         <translation>, extern</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="194"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="225"/>
         <source>elements</source>
         <translation>Elemente</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="195"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="226"/>
         <source>min</source>
         <translation>Min</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="196"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="227"/>
         <source>max</source>
         <translation>Max</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="197"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="228"/>
         <source>mean</source>
         <translation>Mittelwert</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="198"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="229"/>
         <source>std</source>
         <translation>Std.-Abw.</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="199"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="230"/>
         <source>NaN / Inf</source>
         <translation>NaN / Inf</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="208"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="239"/>
         <source>Documentation</source>
         <translation>Dokumentation</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="216"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="247"/>
         <source>%1 nodes, %2 child groups</source>
         <translation>%1 Knoten, %2 Untergruppen</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="226"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="257"/>
         <source>Operators</source>
         <translation>Operatoren</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="229"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="260"/>
         <source>Double-click the group on the canvas to open or close it.</source>
         <translation>Doppelklick auf die Gruppe öffnet oder schließt sie.</translation>
     </message>
@@ -200,32 +200,32 @@
         <translation>Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="111"/>
+        <location filename="../app/gui/MainWindow.cpp" line="114"/>
         <source>Open an ONNX model (File → Open…) to see its summary.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seine Zusammenfassung zu sehen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="120"/>
+        <location filename="../app/gui/MainWindow.cpp" line="123"/>
         <source>Groups</source>
         <translation>Gruppen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="121"/>
+        <location filename="../app/gui/MainWindow.cpp" line="124"/>
         <source>Inspector</source>
         <translation>Inspektor</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="122"/>
+        <location filename="../app/gui/MainWindow.cpp" line="125"/>
         <source>Summary</source>
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="420"/>
+        <location filename="../app/gui/MainWindow.cpp" line="424"/>
         <source>Layout failed</source>
         <translation>Layout fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="165"/>
+        <location filename="../app/gui/MainWindow.cpp" line="168"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
@@ -235,215 +235,215 @@
         <translation>Hauptgraph</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="124"/>
+        <location filename="../app/gui/MainWindow.cpp" line="127"/>
         <source>Pipeline</source>
         <translation>Pipeline</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="166"/>
+        <location filename="../app/gui/MainWindow.cpp" line="169"/>
         <source>&amp;Open…</source>
         <translation>Ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="167"/>
+        <location filename="../app/gui/MainWindow.cpp" line="170"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="168"/>
+        <location filename="../app/gui/MainWindow.cpp" line="171"/>
         <source>Open &amp;Sample Model</source>
         <translation>&amp;Beispielmodell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="170"/>
+        <location filename="../app/gui/MainWindow.cpp" line="173"/>
         <source>&amp;Export View…</source>
         <translation>Ansicht &amp;exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="170"/>
+        <location filename="../app/gui/MainWindow.cpp" line="173"/>
         <source>Ctrl+E</source>
         <translation>Ctrl+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="172"/>
+        <location filename="../app/gui/MainWindow.cpp" line="175"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="173"/>
+        <location filename="../app/gui/MainWindow.cpp" line="176"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="174"/>
+        <location filename="../app/gui/MainWindow.cpp" line="177"/>
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="174"/>
+        <location filename="../app/gui/MainWindow.cpp" line="177"/>
         <source>Ctrl+0</source>
         <translation>Ctrl+0</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="179"/>
+        <location filename="../app/gui/MainWindow.cpp" line="182"/>
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="180"/>
+        <location filename="../app/gui/MainWindow.cpp" line="183"/>
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="184"/>
+        <location filename="../app/gui/MainWindow.cpp" line="188"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="185"/>
+        <location filename="../app/gui/MainWindow.cpp" line="189"/>
         <source>&amp;About Portolan</source>
         <translation>Ü&amp;ber Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="187"/>
+        <location filename="../app/gui/MainWindow.cpp" line="191"/>
         <source>Search</source>
         <translation>Suche</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="191"/>
+        <location filename="../app/gui/MainWindow.cpp" line="195"/>
         <source>Search nodes, ops (op:Conv), tensors (tensor:x)…</source>
         <translation>Knoten, Operatoren (op:Conv), Tensoren (tensor:x) suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="198"/>
+        <location filename="../app/gui/MainWindow.cpp" line="202"/>
         <source>Previous</source>
         <translation>Zurück</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="199"/>
+        <location filename="../app/gui/MainWindow.cpp" line="203"/>
         <source>Next</source>
         <translation>Weiter</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="201"/>
+        <location filename="../app/gui/MainWindow.cpp" line="205"/>
         <source>Fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224"/>
-        <location filename="../app/gui/MainWindow.cpp" line="308"/>
+        <location filename="../app/gui/MainWindow.cpp" line="228"/>
+        <location filename="../app/gui/MainWindow.cpp" line="312"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254"/>
+        <location filename="../app/gui/MainWindow.cpp" line="258"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292"/>
+        <location filename="../app/gui/MainWindow.cpp" line="296"/>
         <source>Sample model</source>
         <translation>Beispielmodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="292"/>
+        <location filename="../app/gui/MainWindow.cpp" line="296"/>
         <source>The bundled sample model is missing from this build.</source>
         <translation>Das mitgelieferte Beispielmodell fehlt in diesem Build.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="309"/>
+        <location filename="../app/gui/MainWindow.cpp" line="313"/>
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="330"/>
+        <location filename="../app/gui/MainWindow.cpp" line="334"/>
         <source>%1 — %2 nodes, %3 initializers (%4), %5 findings</source>
         <translation>%1 — %2 Knoten, %3 Initialisierer (%4), %5 Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="336"/>
+        <location filename="../app/gui/MainWindow.cpp" line="340"/>
         <source>%1 — Portolan</source>
         <translation>%1 — Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="357"/>
+        <location filename="../app/gui/MainWindow.cpp" line="361"/>
         <source>no match</source>
         <translation>kein Treffer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="371"/>
+        <location filename="../app/gui/MainWindow.cpp" line="375"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="434"/>
+        <location filename="../app/gui/MainWindow.cpp" line="438"/>
         <source>main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="483"/>
-        <location filename="../app/gui/MainWindow.cpp" line="484"/>
+        <location filename="../app/gui/MainWindow.cpp" line="489"/>
+        <location filename="../app/gui/MainWindow.cpp" line="490"/>
         <source>Input model</source>
         <translation>Eingabemodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="498"/>
+        <location filename="../app/gui/MainWindow.cpp" line="504"/>
         <source>made by %1 from: %2</source>
         <translation>erzeugt von %1 aus: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="499"/>
+        <location filename="../app/gui/MainWindow.cpp" line="505"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="513"/>
+        <location filename="../app/gui/MainWindow.cpp" line="519"/>
         <source>Before %1 — %2 nodes, struck through: removed</source>
         <translation>Vor %1 — %2 Knoten, durchgestrichen: entfernt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="514"/>
+        <location filename="../app/gui/MainWindow.cpp" line="520"/>
         <source>After %1 — %2 nodes, green: created</source>
         <translation>Nach %1 — %2 Knoten, grün: erzeugt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="517"/>
+        <location filename="../app/gui/MainWindow.cpp" line="523"/>
         <source>Pass diff</source>
         <translation>Pass-Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="523"/>
+        <location filename="../app/gui/MainWindow.cpp" line="529"/>
         <source>Open ONNX Model</source>
         <translation>ONNX-Modell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="523"/>
+        <location filename="../app/gui/MainWindow.cpp" line="529"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation>ONNX-Modelle (*.onnx);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="533"/>
         <location filename="../app/gui/MainWindow.cpp" line="539"/>
+        <location filename="../app/gui/MainWindow.cpp" line="545"/>
         <source>Export View</source>
         <translation>Ansicht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="533"/>
+        <location filename="../app/gui/MainWindow.cpp" line="539"/>
         <source>SVG image (*.svg);;PNG image (*.png)</source>
         <translation>SVG-Bild (*.svg);;PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="539"/>
+        <location filename="../app/gui/MainWindow.cpp" line="545"/>
         <source>Cannot write %1.</source>
         <translation>%1 kann nicht geschrieben werden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="578"/>
+        <location filename="../app/gui/MainWindow.cpp" line="584"/>
         <source>About Portolan</source>
         <translation>Über Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="579"/>
+        <location filename="../app/gui/MainWindow.cpp" line="585"/>
         <source>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;A workbench for porting ONNX models to accelerators.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank zum Portieren von ONNX-Modellen auf Beschleuniger.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</translation>
     </message>
@@ -461,7 +461,57 @@
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seinen Graphen zu sehen.</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="787"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="570"/>
+        <source>Conv / MatMul / attention</source>
+        <translation>Conv / MatMul / Attention</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="571"/>
+        <source>activation</source>
+        <translation>Aktivierung</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="572"/>
+        <source>normalization</source>
+        <translation>Normalisierung</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="573"/>
+        <source>pooling / resize</source>
+        <translation>Pooling / Skalierung</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="574"/>
+        <source>elementwise / reduction</source>
+        <translation>elementweise / Reduktion</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="575"/>
+        <source>shape / data movement</source>
+        <translation>Form / Datenbewegung</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="576"/>
+        <source>quantization</source>
+        <translation>Quantisierung</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="577"/>
+        <source>control flow</source>
+        <translation>Kontrollfluss</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="578"/>
+        <source>constant</source>
+        <translation>Konstante</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="579"/>
+        <source>custom domain</source>
+        <translation>eigene Domäne</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="839"/>
         <source>Portolan graph</source>
         <translation>Portolan-Graph</translation>
     </message>

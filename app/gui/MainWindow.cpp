@@ -69,8 +69,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_tabs->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr); // the main graph stays
     m_tabs->tabBar()->setTabButton(0, QTabBar::LeftSide, nullptr);
     connect(m_tabs, &QTabWidget::tabCloseRequested, this, [this](int index) {
-        if (m_tabs->widget(index) == m_diffTab)
+        if (m_tabs->widget(index) == m_diffTab) {
             m_tabs->removeTab(index); // kept for the next step
+            m_diffTab->hide();
+        }
         else if (index > 0)
             delete m_tabs->widget(index);
     });
@@ -95,6 +97,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     auto *diffLayout = new QVBoxLayout(m_diffTab);
     diffLayout->setContentsMargins(0, 0, 0, 0);
     diffLayout->addWidget(diffSplit);
+    m_diffTab->hide(); // a tab only once a step is shown
 
     m_scopeModel = new views::ScopeTreeModel(this);
     m_scopeView = new QTreeView(this);
@@ -179,6 +182,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     view->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [zoom] { zoom(1.25); });
     view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [zoom] { zoom(0.8); });
     view->addSeparator();
+    resizeDocks({pipelineDock}, {220}, Qt::Vertical);
     for (QDockWidget *d : {groups, inspector, summary, pipelineDock})
         view->addAction(d->toggleViewAction());
     QMenu *help = menuBar()->addMenu(tr("&Help"));
@@ -463,8 +467,10 @@ void MainWindow::openSubgraphs(ir::NodeId node)
 
 void MainWindow::closeSubgraphTabs()
 {
-    if (int diff = m_tabs->indexOf(m_diffTab); diff >= 0)
+    if (int diff = m_tabs->indexOf(m_diffTab); diff >= 0) {
         m_tabs->removeTab(diff); // the diff tab is kept, only hidden
+        m_diffTab->hide();
+    }
     while (m_tabs->count() > 1)
         delete m_tabs->widget(m_tabs->count() - 1);
     m_tabs->setCurrentIndex(0);

@@ -559,7 +559,58 @@ void GraphCanvas::paintEvent(QPaintEvent *)
     painter.restore();
     if (m_showMinimap)
         paintMinimap(painter);
+    if (m_showLegend)
+        paintLegend(painter);
     m_lastPaintMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+}
+
+QString GraphCanvas::categoryLabel(layout::OpCategory category)
+{
+    switch (category) {
+    case layout::OpCategory::Layer: return tr("Conv / MatMul / attention");
+    case layout::OpCategory::Activation: return tr("activation");
+    case layout::OpCategory::Normalization: return tr("normalization");
+    case layout::OpCategory::Pooling: return tr("pooling / resize");
+    case layout::OpCategory::Elementwise: return tr("elementwise / reduction");
+    case layout::OpCategory::Shape: return tr("shape / data movement");
+    case layout::OpCategory::Quantization: return tr("quantization");
+    case layout::OpCategory::ControlFlow: return tr("control flow");
+    case layout::OpCategory::Constant: return tr("constant");
+    case layout::OpCategory::Custom: return tr("custom domain");
+    }
+    return {};
+}
+
+// The colours in use, top left: what a fill means without opening the inspector.
+void GraphCanvas::paintLegend(QPainter &painter)
+{
+    std::set<layout::OpCategory> used;
+    for (std::size_t i = 0; i < m_scene->boxes().size(); ++i)
+        if (m_scene->boxes()[i].kind == layout::BoxKind::Node)
+            used.insert(m_categories[i]);
+    if (used.empty())
+        return;
+    painter.setFont(m_fonts.body);
+    const QFontMetricsF fm(m_fonts.body);
+    double width = 0;
+    for (auto c : used)
+        width = std::max(width, fm.horizontalAdvance(categoryLabel(c)));
+    const double line = fm.height() + 3;
+    const QRectF frame(10, 10, width + 34, line * static_cast<double>(used.size()) + 10);
+    QColor back = m_palette.background;
+    back.setAlpha(230);
+    painter.setPen(m_palette.frame);
+    painter.setBrush(back);
+    painter.drawRoundedRect(frame, 4, 4);
+    double y = frame.top() + 5;
+    for (auto c : used) {
+        painter.setPen(m_palette.fill(c).darker(150));
+        painter.setBrush(m_palette.fill(c));
+        painter.drawRoundedRect(QRectF(frame.left() + 8, y + 2, 14, line - 6), 2, 2);
+        painter.setPen(m_palette.text);
+        painter.drawText(QRectF(frame.left() + 28, y, width + 4, line), Qt::AlignLeft | Qt::AlignVCenter, categoryLabel(c));
+        y += line;
+    }
 }
 
 QRectF GraphCanvas::minimapRect() const
@@ -760,6 +811,7 @@ void GraphCanvas::keyPressEvent(QKeyEvent *event)
     case Qt::Key_Up: m_offset += QPointF(0, 60); update(); break;
     case Qt::Key_Down: m_offset -= QPointF(0, 60); update(); break;
     case Qt::Key_M: m_showMinimap = !m_showMinimap; update(); break;
+    case Qt::Key_L: m_showLegend = !m_showLegend; update(); break;
     default: QWidget::keyPressEvent(event);
     }
 }

@@ -93,6 +93,8 @@ private:
     void adoptLayout();
     void paintScene(QPainter &painter, const QRectF &sceneRect, double scale) const;
     void paintMinimap(QPainter &painter);
+    void paintLegend(QPainter &painter);
+    static QString categoryLabel(layout::OpCategory category);
     void rebuildMinimap();
     QRectF minimapRect() const;
     void centerOn(QPointF scenePoint);
@@ -119,6 +121,7 @@ private:
     QPointF m_offset; ///< widget position of scene (0,0)
     QImage m_minimap;
     bool m_showMinimap = true;
+    bool m_showLegend = true;
 
     std::optional<ir::NodeId> m_selectedNode;
     std::optional<std::size_t> m_selectedGroup;

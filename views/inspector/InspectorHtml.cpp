@@ -93,6 +93,38 @@ QString valuesPreview(const runtime::Tensor &tensor, std::int64_t count)
     return parts.join(QStringLiteral(", "));
 }
 
+// ONNX's operator docs are Markdown-ish: paragraphs are separated by blank lines, lines inside a
+// paragraph are wrapped at 80 columns, code is fenced by ``` or indented. Paragraphs reflow here;
+// code keeps its lines.
+QString docHtml(const std::string &doc)
+{
+    QString html;
+    QStringList paragraph;
+    bool code = false;
+    auto flush = [&] {
+        if (!paragraph.isEmpty())
+            html += QStringLiteral("<p>%1</p>").arg(paragraph.join(QLatin1Char(' ')));
+        paragraph.clear();
+    };
+    for (const QString &line : QString::fromStdString(doc).split(QLatin1Char('\n'))) {
+        if (line.trimmed().startsWith(QLatin1String("```"))) {
+            flush();
+            html += code ? QStringLiteral("</pre>") : QStringLiteral("<pre>");
+            code = !code;
+        } else if (code) {
+            html += line.toHtmlEscaped() + QLatin1Char('\n');
+        } else if (line.trimmed().isEmpty()) {
+            flush();
+        } else {
+            paragraph << line.trimmed().toHtmlEscaped();
+        }
+    }
+    flush();
+    if (code)
+        html += QStringLiteral("</pre>");
+    return html;
+}
+
 } // namespace
 
 QString shapeHtml(const ir::Shape &shape)
@@ -158,8 +190,7 @@ QString nodePageHtml(const ir::Model &model, ir::NodeId id)
     if (!node.extras.doc_string().empty())
         html += section(Text::tr("Node documentation")) + QStringLiteral("<p>%1</p>").arg(esc(node.extras.doc_string()));
     if (doc && !doc->doc.empty())
-        html += section(Text::tr("Operator documentation")) +
-                QStringLiteral("<div style=\"white-space:pre-wrap\">%1</div>").arg(esc(doc->doc));
+        html += section(Text::tr("Operator documentation")) + docHtml(doc->doc);
     return html;
 }
 

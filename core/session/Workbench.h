@@ -5,6 +5,7 @@
 #include "ir/Model.h"
 #include "ir/ModelLoader.h"
 #include "passes/PassManager.h"
+#include "session/Comparison.h"
 #include "support/Expected.h"
 
 #include <memory>
@@ -34,6 +35,10 @@ public:
     /// Runs `pipeline` on a copy of the open model, keeping the model after every pass (for stepping,
     /// undo and the before/after diff). Reads the model only: safe beside other readers.
     support::Expected<passes::CompileResult> compile(const passes::Pipeline &pipeline) const;
+
+    /// The reference interpreter (A) on the open model against the compiled CPU executor (B) on its
+    /// optimized copy, aligned through the passes' provenance (`portolan compare --b cpu:PRECISION`).
+    support::Expected<std::shared_ptr<const ComparisonOutcome>> compare(const ComparisonRequest &request) const;
 
 private:
     support::Status adopt(support::Expected<ir::LoadedModel> loaded);

@@ -1,0 +1,47 @@
+// What the GUI's compare panel asks the workbench for, and what it gets back: the reference
+// interpreter against the compiled CPU executor at a precision, tensor by tensor.
+#pragma once
+
+#include "compare/Divergence.h"
+#include "compare/KernelCheck.h"
+#include "compare/RunComparison.h"
+#include "passes/PassManager.h"
+#include "runtime/Tensor.h"
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace portolan::session {
+
+struct ComparisonRequest {
+    std::string pipeline = "-O2";       ///< what B is compiled with ("-O0"…"-O3" or pipeline text)
+    std::string precision = "fp32";     ///< B's precision: fp32, fp16 or bf16
+    std::string inputsDir;              ///< a test_data_set folder of input_K.pb; empty: seeded random inputs
+    std::uint64_t seed = 1;
+    std::map<std::string, runtime::Shape> shapes; ///< dims for symbolic inputs, by input name
+    std::optional<compare::Tolerance> tolerance;  ///< default: the precision's
+    bool kernelCheck = true;            ///< re-run failing suspects alone on the reference kernels
+};
+
+/// Everything a comparison produced. Suspects and the first divergence point into `result`: keep
+/// the outcome where it was made (it is handed out as a shared_ptr).
+struct ComparisonOutcome {
+    ComparisonRequest request;
+    std::shared_ptr<const passes::CompileResult> compiled; ///< B's model and the provenance
+    compare::ComparisonResult result;
+    std::vector<compare::Suspect> suspects;                ///< ranked, most suspect first
+    std::vector<compare::Suspect> failingSuspects;         ///< the ones out of tolerance
+    std::vector<compare::KernelCheck> kernelChecks;        ///< one per failing suspect
+    const compare::ComparedTensor *firstDivergence = nullptr;
+
+    ComparisonOutcome() = default;
+    ComparisonOutcome(const ComparisonOutcome &) = delete;
+    ComparisonOutcome &operator=(const ComparisonOutcome &) = delete;
+};
+
+} // namespace portolan::session

@@ -195,323 +195,584 @@
 <context>
     <name>portolan::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="59"/>
+        <location filename="../app/gui/MainWindow.cpp" line="60"/>
         <source>Portolan</source>
         <translation>Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="114"/>
+        <location filename="../app/gui/MainWindow.cpp" line="115"/>
         <source>Open an ONNX model (File → Open…) to see its summary.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seine Zusammenfassung zu sehen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="123"/>
+        <location filename="../app/gui/MainWindow.cpp" line="124"/>
         <source>Groups</source>
         <translation>Gruppen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="124"/>
+        <location filename="../app/gui/MainWindow.cpp" line="125"/>
         <source>Inspector</source>
         <translation>Inspektor</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="125"/>
+        <location filename="../app/gui/MainWindow.cpp" line="126"/>
         <source>Summary</source>
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="424"/>
+        <location filename="../app/gui/MainWindow.cpp" line="452"/>
         <source>Layout failed</source>
         <translation>Layout fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="168"/>
+        <location filename="../app/gui/MainWindow.cpp" line="193"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="68"/>
+        <location filename="../app/gui/MainWindow.cpp" line="69"/>
         <source>Main graph</source>
         <translation>Hauptgraph</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="127"/>
+        <location filename="../app/gui/MainWindow.cpp" line="128"/>
         <source>Pipeline</source>
         <translation>Pipeline</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="169"/>
+        <location filename="../app/gui/MainWindow.cpp" line="143"/>
+        <location filename="../app/gui/MainWindow.cpp" line="164"/>
+        <source>Compare</source>
+        <translation>Vergleich</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="194"/>
         <source>&amp;Open…</source>
         <translation>Ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="170"/>
+        <location filename="../app/gui/MainWindow.cpp" line="195"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="171"/>
+        <location filename="../app/gui/MainWindow.cpp" line="196"/>
         <source>Open &amp;Sample Model</source>
         <translation>&amp;Beispielmodell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="173"/>
+        <location filename="../app/gui/MainWindow.cpp" line="198"/>
         <source>&amp;Export View…</source>
         <translation>Ansicht &amp;exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="173"/>
+        <location filename="../app/gui/MainWindow.cpp" line="198"/>
         <source>Ctrl+E</source>
         <translation>Ctrl+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="175"/>
+        <location filename="../app/gui/MainWindow.cpp" line="200"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176"/>
+        <location filename="../app/gui/MainWindow.cpp" line="201"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="177"/>
+        <location filename="../app/gui/MainWindow.cpp" line="202"/>
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="177"/>
+        <location filename="../app/gui/MainWindow.cpp" line="202"/>
         <source>Ctrl+0</source>
         <translation>Ctrl+0</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="182"/>
+        <location filename="../app/gui/MainWindow.cpp" line="207"/>
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="183"/>
+        <location filename="../app/gui/MainWindow.cpp" line="208"/>
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="188"/>
+        <location filename="../app/gui/MainWindow.cpp" line="213"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="189"/>
+        <location filename="../app/gui/MainWindow.cpp" line="214"/>
         <source>&amp;About Portolan</source>
         <translation>Ü&amp;ber Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="191"/>
+        <location filename="../app/gui/MainWindow.cpp" line="216"/>
         <source>Search</source>
         <translation>Suche</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="195"/>
+        <location filename="../app/gui/MainWindow.cpp" line="220"/>
         <source>Search nodes, ops (op:Conv), tensors (tensor:x)…</source>
         <translation>Knoten, Operatoren (op:Conv), Tensoren (tensor:x) suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="202"/>
+        <location filename="../app/gui/MainWindow.cpp" line="227"/>
         <source>Previous</source>
         <translation>Zurück</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="203"/>
+        <location filename="../app/gui/MainWindow.cpp" line="228"/>
         <source>Next</source>
         <translation>Weiter</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="205"/>
+        <location filename="../app/gui/MainWindow.cpp" line="230"/>
         <source>Fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228"/>
-        <location filename="../app/gui/MainWindow.cpp" line="312"/>
+        <location filename="../app/gui/MainWindow.cpp" line="253"/>
+        <location filename="../app/gui/MainWindow.cpp" line="338"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258"/>
+        <location filename="../app/gui/MainWindow.cpp" line="284"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296"/>
+        <location filename="../app/gui/MainWindow.cpp" line="322"/>
         <source>Sample model</source>
         <translation>Beispielmodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="296"/>
+        <location filename="../app/gui/MainWindow.cpp" line="322"/>
         <source>The bundled sample model is missing from this build.</source>
         <translation>Das mitgelieferte Beispielmodell fehlt in diesem Build.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="313"/>
+        <location filename="../app/gui/MainWindow.cpp" line="339"/>
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="334"/>
+        <location filename="../app/gui/MainWindow.cpp" line="362"/>
         <source>%1 — %2 nodes, %3 initializers (%4), %5 findings</source>
         <translation>%1 — %2 Knoten, %3 Initialisierer (%4), %5 Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="340"/>
+        <location filename="../app/gui/MainWindow.cpp" line="368"/>
         <source>%1 — Portolan</source>
         <translation>%1 — Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="361"/>
+        <location filename="../app/gui/MainWindow.cpp" line="389"/>
         <source>no match</source>
         <translation>kein Treffer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="375"/>
+        <location filename="../app/gui/MainWindow.cpp" line="403"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="438"/>
+        <location filename="../app/gui/MainWindow.cpp" line="466"/>
         <source>main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="489"/>
-        <location filename="../app/gui/MainWindow.cpp" line="490"/>
+        <location filename="../app/gui/MainWindow.cpp" line="517"/>
+        <location filename="../app/gui/MainWindow.cpp" line="518"/>
         <source>Input model</source>
         <translation>Eingabemodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="504"/>
+        <location filename="../app/gui/MainWindow.cpp" line="532"/>
         <source>made by %1 from: %2</source>
         <translation>erzeugt von %1 aus: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="505"/>
+        <location filename="../app/gui/MainWindow.cpp" line="533"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="519"/>
+        <location filename="../app/gui/MainWindow.cpp" line="547"/>
         <source>Before %1 — %2 nodes, struck through: removed</source>
         <translation>Vor %1 — %2 Knoten, durchgestrichen: entfernt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="520"/>
+        <location filename="../app/gui/MainWindow.cpp" line="548"/>
         <source>After %1 — %2 nodes, green: created</source>
         <translation>Nach %1 — %2 Knoten, grün: erzeugt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="523"/>
+        <location filename="../app/gui/MainWindow.cpp" line="551"/>
         <source>Pass diff</source>
         <translation>Pass-Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="529"/>
+        <location filename="../app/gui/MainWindow.cpp" line="557"/>
         <source>Open ONNX Model</source>
         <translation>ONNX-Modell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="529"/>
+        <location filename="../app/gui/MainWindow.cpp" line="557"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation>ONNX-Modelle (*.onnx);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="539"/>
-        <location filename="../app/gui/MainWindow.cpp" line="545"/>
+        <location filename="../app/gui/MainWindow.cpp" line="567"/>
+        <location filename="../app/gui/MainWindow.cpp" line="573"/>
         <source>Export View</source>
         <translation>Ansicht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="539"/>
+        <location filename="../app/gui/MainWindow.cpp" line="567"/>
         <source>SVG image (*.svg);;PNG image (*.png)</source>
         <translation>SVG-Bild (*.svg);;PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="545"/>
+        <location filename="../app/gui/MainWindow.cpp" line="573"/>
         <source>Cannot write %1.</source>
         <translation>%1 kann nicht geschrieben werden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="584"/>
+        <location filename="../app/gui/MainWindow.cpp" line="612"/>
         <source>About Portolan</source>
         <translation>Über Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="585"/>
+        <location filename="../app/gui/MainWindow.cpp" line="613"/>
         <source>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;A workbench for porting ONNX models to accelerators.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank zum Portieren von ONNX-Modellen auf Beschleuniger.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
+    <name>portolan::views::ComparePanel</name>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="48"/>
+        <source>seeded random inputs; or a test_data_set folder</source>
+        <translation>Zufallseingaben mit Startwert; oder ein test_data_set-Ordner</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="49"/>
+        <source>…</source>
+        <translation>…</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="51"/>
+        <source>Inputs (input_K.pb)</source>
+        <translation>Eingaben (input_K.pb)</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="59"/>
+        <source>symbolic inputs: name=1,3,224,224; other=1,128</source>
+        <translation>symbolische Eingaben: name=1,3,224,224; andere=1,128</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="62"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="63"/>
+        <source>by precision</source>
+        <translation>nach Genauigkeit</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="65"/>
+        <source>max error / reference scale</source>
+        <translation>max. Fehler / Referenzskala</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="65"/>
+        <source>max abs error</source>
+        <translation>max. absoluter Fehler</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="65"/>
+        <source>1 − cosine</source>
+        <translation>1 − Kosinus</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="67"/>
+        <source>Compare</source>
+        <translation>Vergleich</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="72"/>
+        <source>Reference interpreter (A) against the compiled CPU executor (B).</source>
+        <translation>Referenzinterpreter (A) gegen den kompilierten CPU-Executor (B).</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="80"/>
+        <source>seed</source>
+        <translation>Startwert</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="86"/>
+        <source>atol</source>
+        <translation>atol</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="88"/>
+        <source>rtol</source>
+        <translation>rtol</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="90"/>
+        <source>B: pipeline, precision</source>
+        <translation>B: Pipeline, Genauigkeit</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="91"/>
+        <source>Inputs</source>
+        <translation>Eingaben</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="92"/>
+        <source>Shapes</source>
+        <translation>Formen</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="93"/>
+        <source>Tolerance</source>
+        <translation>Toleranz</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="94"/>
+        <source>Heat on graph</source>
+        <translation>Wärmebild im Graphen</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="115"/>
+        <source>Suspect</source>
+        <translation>Verdächtig</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="115"/>
+        <source>Error</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="115"/>
+        <source>Why</source>
+        <translation>Warum</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="120"/>
+        <source>Suspects</source>
+        <translation>Verdächtige</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="121"/>
+        <source>Tensors</source>
+        <translation>Tensoren</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="122"/>
+        <source>Error by depth</source>
+        <translation>Fehler nach Tiefe</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="202"/>
+        <source>Running A and B…</source>
+        <translation>A und B laufen…</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="247"/>
+        <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
+        <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="251"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="297"/>
+        <source>within tolerance</source>
+        <translation>innerhalb der Toleranz</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="251"/>
+        <source>OUT OF TOLERANCE</source>
+        <translation>AUSSERHALB DER TOLERANZ</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="255"/>
+        <source>
+First divergence: %1 (%2), output %3.</source>
+        <translation>
+Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="282"/>
+        <source>▶ first divergence: %1</source>
+        <translation>▶ erste Abweichung: %1</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="294"/>
+        <source>Error by depth (B&apos;s order); click a point to go to its node</source>
+        <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="298"/>
+        <source>out of tolerance</source>
+        <translation>außerhalb der Toleranz</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="313"/>
+        <source>tensor</source>
+        <translation>Tensor</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="318"/>
+        <source>max error / scale</source>
+        <translation>max. Fehler / Skala</translation>
+    </message>
+</context>
+<context>
+    <name>portolan::views::ComparisonTableModel</name>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="48"/>
+        <source> (output)</source>
+        <translation> (Ausgabe)</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="50"/>
+        <source>node %1</source>
+        <translation>Knoten %1</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="56"/>
+        <source>pass</source>
+        <translation>ok</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="56"/>
+        <source>FAIL</source>
+        <translation>FEHLER</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="56"/>
+        <source>mismatch</source>
+        <translation>unvergleichbar</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="71"/>
+        <source>Tensor</source>
+        <translation>Tensor</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="72"/>
+        <source>Op</source>
+        <translation>Op</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="73"/>
+        <source>Result</source>
+        <translation>Ergebnis</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="74"/>
+        <source>Max abs</source>
+        <translation>Max. abs.</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="75"/>
+        <source>Max rel</source>
+        <translation>Max. rel.</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="76"/>
+        <source>Cosine</source>
+        <translation>Kosinus</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="77"/>
+        <source>SNR dB</source>
+        <translation>SNR dB</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="78"/>
+        <source>Needed atol</source>
+        <translation>Nötiges atol</translation>
+    </message>
+</context>
+<context>
     <name>portolan::views::GraphCanvas</name>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="551"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="608"/>
         <source>Laying out the graph…</source>
         <translation>Graph wird angeordnet…</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="551"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="608"/>
         <source>Open an ONNX model (File → Open…) to see its graph.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seinen Graphen zu sehen.</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="570"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="629"/>
         <source>Conv / MatMul / attention</source>
         <translation>Conv / MatMul / Attention</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="571"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="630"/>
         <source>activation</source>
         <translation>Aktivierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="572"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="631"/>
         <source>normalization</source>
         <translation>Normalisierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="573"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="632"/>
         <source>pooling / resize</source>
         <translation>Pooling / Skalierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="574"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="633"/>
         <source>elementwise / reduction</source>
         <translation>elementweise / Reduktion</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="575"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="634"/>
         <source>shape / data movement</source>
         <translation>Form / Datenbewegung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="576"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="635"/>
         <source>quantization</source>
         <translation>Quantisierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="577"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="636"/>
         <source>control flow</source>
         <translation>Kontrollfluss</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="578"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="637"/>
         <source>constant</source>
         <translation>Konstante</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="579"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="638"/>
         <source>custom domain</source>
         <translation>eigene Domäne</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="839"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="695"/>
+        <source>log scale</source>
+        <translation>log. Skala</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="698"/>
+        <source>grey: not compared</source>
+        <translation>grau: nicht verglichen</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="924"/>
         <source>Portolan graph</source>
         <translation>Portolan-Graph</translation>
     </message>
@@ -625,27 +886,27 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="195"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="200"/>
         <source>%1 passes in %2 ms; %3 → %4 nodes</source>
         <translation>%1 Passes in %2 ms; %3 → %4 Knoten</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="230"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="235"/>
         <source>this pass changed the graph</source>
         <translation>dieser Pass hat den Graphen geändert</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="230"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="235"/>
         <source>no change</source>
         <translation>keine Änderung</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="270"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="275"/>
         <source>Rewrites (%1)</source>
         <translation>Umschreibungen (%1)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="276"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="281"/>
         <source>%n node(s) → %1</source>
         <translation>
             <numerusform>%n Knoten → %1</numerusform>
@@ -653,22 +914,22 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="277"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="282"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="289"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="294"/>
         <source>Near-misses (%1)</source>
         <translation>Beinahe-Treffer (%1)</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="298"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="303"/>
         <source>changed without recorded rewrites</source>
         <translation>geändert ohne aufgezeichnete Umschreibungen</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="298"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="303"/>
         <source>nothing to do</source>
         <translation>nichts zu tun</translation>
     </message>

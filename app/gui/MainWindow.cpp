@@ -6,6 +6,7 @@
 #include "graph/GraphCanvas.h"
 #include "inspector/InspectorPanel.h"
 #include "pipeline/PipelinePanel.h"
+#include "compare/ComparePanel.h"
 
 #include <QAction>
 #include <QApplication>
@@ -138,6 +139,30 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
             m_tabs->setCurrentWidget(m_diffTab);
         }
     });
+    m_compare = new views::ComparePanel(this);
+    QDockWidget *compareDock = dock(m_compare, tr("Compare"), "compareDock", Qt::BottomDockWidgetArea);
+    tabifyDockWidget(pipelineDock, compareDock);
+    pipelineDock->raise();
+    connect(m_compare, &views::ComparePanel::heatChanged, this, [this] {
+        m_canvas->setHeat(m_compare->heat(), m_compare->heatLabel());
+        if (m_canvas->hasHeat())
+            m_tabs->setCurrentIndex(0);
+    });
+    connect(m_compare, &views::ComparePanel::tensorActivated, this, [this](ir::ValueId value) {
+        if (!m_workbench || !value.valid())
+            return;
+        m_tabs->setCurrentIndex(0);
+        const ir::Value &v = m_workbench->model().value(value);
+        if (v.producer.valid())
+            m_canvas->revealNode(v.producer);
+        m_canvas->selectValue(value);
+        m_inspector->setModel(&m_workbench->model());
+        m_inspector->showValue(value);
+    });
+    connect(m_compare, &views::ComparePanel::finished, this, [this](const QString &error) {
+        if (!error.isEmpty())
+            QMessageBox::warning(this, tr("Compare"), error);
+    });
     for (views::GraphCanvas *c : {m_diffBefore, m_diffAfter})
         connect(c, &views::GraphCanvas::nodeSelected, this, [this, c](ir::NodeId node) {
             m_inspector->setModel(c == m_diffBefore ? m_diffBeforeModel.get() : m_diffAfterModel.get());
@@ -183,7 +208,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [zoom] { zoom(0.8); });
     view->addSeparator();
     resizeDocks({pipelineDock}, {220}, Qt::Vertical);
-    for (QDockWidget *d : {groups, inspector, summary, pipelineDock})
+    for (QDockWidget *d : {groups, inspector, summary, pipelineDock, compareDock})
         view->addAction(d->toggleViewAction());
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Portolan"), this, &MainWindow::showAbout);
@@ -239,6 +264,7 @@ MainWindow::~MainWindow()
     // the workbench goes before the child widgets do, and closing the window still paints them
     closeSubgraphTabs();
     m_pipeline->setWorkbench(nullptr);
+    m_compare->setWorkbench(nullptr);
     m_canvas->setGraph(nullptr, {});
     m_inspector->setModel(nullptr);
     m_scopeModel->setGraph(nullptr, {});
@@ -317,6 +343,7 @@ void MainWindow::finishLoad(const std::shared_ptr<LoadResult> &result)
     // views drop their pointers into the old model before it goes
     closeSubgraphTabs();
     m_pipeline->setWorkbench(nullptr);
+    m_compare->setWorkbench(nullptr);
     m_canvas->setGraph(nullptr, {});
     m_inspector->setModel(nullptr);
     m_scopeModel->setGraph(nullptr, {});
@@ -328,7 +355,8 @@ void MainWindow::finishLoad(const std::shared_ptr<LoadResult> &result)
     m_scopeView->expandToDepth(0);
     m_inspector->setModel(&model);
     m_canvas->setGraph(&model, model.mainGraph());
-    m_pipeline->setWorkbench(m_workbench.get());
+    m_pipeline->setWorkbench(m_workbench);
+    m_compare->setWorkbench(m_workbench);
     m_summaryView->setPlainText(QString::fromStdString(analysis::summaryText(result->summary)));
     const auto &s = result->summary;
     m_statusLabel->setText(tr("%1 — %2 nodes, %3 initializers (%4), %5 findings")

@@ -21,6 +21,7 @@ namespace portolan::views {
 class GraphCanvas;
 class InspectorPanel;
 class PipelinePanel;
+class ComparePanel;
 class ScopeTreeModel;
 }
 
@@ -45,6 +46,7 @@ public:
     void openSubgraphs(ir::NodeId node);
     int tabCount() const;
     views::PipelinePanel *pipeline() const { return m_pipeline; }
+    views::ComparePanel *comparePanel() const { return m_compare; }
     /// The pass diff's two canvases: the model before the shown step and after it.
     views::GraphCanvas *diffBefore() const { return m_diffBefore; }
     views::GraphCanvas *diffAfter() const { return m_diffAfter; }
@@ -80,11 +82,12 @@ private:
     QString graphTitle(ir::GraphId graph) const;
     void showPassDiff(int step);
 
-    std::unique_ptr<session::Workbench> m_workbench;
+    std::shared_ptr<session::Workbench> m_workbench; ///< shared with jobs still running on it
     QTabWidget *m_tabs = nullptr;
     views::GraphCanvas *m_canvas = nullptr;
     views::InspectorPanel *m_inspector = nullptr;
     views::PipelinePanel *m_pipeline = nullptr;
+    views::ComparePanel *m_compare = nullptr;
     QWidget *m_diffTab = nullptr;
     views::GraphCanvas *m_diffBefore = nullptr;
     views::GraphCanvas *m_diffAfter = nullptr;

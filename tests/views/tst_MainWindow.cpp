@@ -5,6 +5,9 @@
 #include "gui/MainWindow.h"
 #include "inspector/InspectorPanel.h"
 #include "pipeline/PipelinePanel.h"
+#include "compare/ComparePanel.h"
+#include "compare/ComparisonTableModel.h"
+#include <QAbstractItemModelTester>
 #include "ir/ModelLoader.h"
 
 #include <QDir>
@@ -193,6 +196,53 @@ private slots:
         QCOMPARE(pipeline->currentStep(), pipeline->stepCount() - 1);
         QVERIFY(pipeline->modelAfter(pipeline->currentStep())->liveNodeCount() <
                 pipeline->modelBefore(0)->liveNodeCount());
+    }
+
+    void comparisonPaintsItsHeatOnTheGraph()
+    {
+        gui::MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
+        window.openFile(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/model.onnx"));
+        QVERIFY(loaded.wait(30000));
+        auto *panel = window.comparePanel();
+        QAbstractItemModelTester tester(const_cast<views::ComparisonTableModel *>(panel->table()),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        panel->setInputsDir(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/test_data_set_0"));
+        panel->setPrecision("fp16");
+        panel->setTolerance(1e-6, 1e-6); // fp16 cannot meet this: the comparison must find where it breaks
+        QSignalSpy finished(panel, &views::ComparePanel::finished);
+        panel->run();
+        QVERIFY(panel->isRunning());
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(finished.takeFirst().at(0).toString(), QString());
+        const auto *outcome = panel->outcome();
+        QVERIFY(outcome);
+        QVERIFY(!outcome->result.outputsPassed());
+        QVERIFY(outcome->firstDivergence);
+        QCOMPARE(panel->table()->rowCount(), static_cast<int>(outcome->result.tensors.size()));
+
+        // the heat: every compared node of the open model has a colour on the canvas
+        auto *canvas = window.canvas();
+        QVERIFY(canvas->hasHeat());
+        const auto heat = panel->heat();
+        QVERIFY(!heat.empty());
+        if (canvas->isLayingOut())
+            QVERIFY(QSignalSpy(canvas, &views::GraphCanvas::sceneReady).wait(30000));
+        std::size_t coloured = 0;
+        for (std::size_t b = 0; b < canvas->scene()->boxes().size(); ++b)
+            coloured += canvas->heatColorOfBox(b).isValid();
+        QVERIFY(coloured > 0);
+        // the worst node is red-most: its hue is the lowest of all coloured boxes
+        const auto worst = std::max_element(heat.begin(), heat.end(), [](auto &x, auto &y) { return x.second < y.second; });
+        const auto worstBox = canvas->scene()->boxOf(ir::NodeId(worst->first));
+        QVERIFY(worstBox);
+        const float worstHue = canvas->heatColorOfBox(*worstBox).hsvHueF();
+        for (std::size_t b = 0; b < canvas->scene()->boxes().size(); ++b)
+            if (const QColor c = canvas->heatColorOfBox(b); c.isValid())
+                QVERIFY(c.hsvHueF() >= worstHue - 1e-6f);
+        saveScreenshot(window, "main_window_compare_heat");
     }
 
     void corruptFileShowsErrorDialog()

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace portolan::views {
 
@@ -145,6 +146,8 @@ void GraphCanvas::setGraph(const ir::Model *model, ir::GraphId graph)
     m_hitBoxes.clear();
     m_marks.clear();
     m_notes.clear();
+    m_heat.clear();
+    m_boxHeat.clear();
     m_cache = std::make_shared<layout::SceneLayoutCache>();
     m_tree = model ? std::make_unique<ir::NameScopeTree>(ir::NameScopeTree::build(*model, graph)) : nullptr;
     m_expanded = m_tree ? layout::initialExpansion(*m_tree) : std::set<std::size_t>{};
@@ -220,6 +223,7 @@ void GraphCanvas::adoptLayout()
     m_labels = std::move(result->labels);
     m_categories = std::move(result->categories);
     rebuildMinimap();
+    spreadHeat();
     if (m_selectedValue)
         selectValue(*m_selectedValue);
     setSearchHits(std::move(m_searchHits));
@@ -322,6 +326,55 @@ void GraphCanvas::setSearchHits(std::vector<ir::NodeId> hits)
             if (auto box = m_scene->boxOf(n))
                 m_hitBoxes.insert(*box);
     update();
+}
+
+void GraphCanvas::setHeat(std::unordered_map<std::uint32_t, double> heat, const QString &label)
+{
+    m_heat = std::move(heat);
+    m_heatLabel = label;
+    m_heatLow = INFINITY;
+    m_heatHigh = 0;
+    for (const auto &[node, v] : m_heat)
+        if (std::isfinite(v)) {
+            if (v > 0)
+                m_heatLow = std::min(m_heatLow, v);
+            m_heatHigh = std::max(m_heatHigh, v);
+        }
+    m_heatLow = std::isfinite(m_heatLow) ? std::max(m_heatLow, 1e-12) : 1e-12;
+    m_heatHigh = std::max(m_heatHigh, m_heatLow * 10);
+    spreadHeat();
+    update();
+}
+
+// Each box's heat: its node's, or for a collapsed group the worst of the nodes inside.
+void GraphCanvas::spreadHeat()
+{
+    m_boxHeat.clear();
+    if (!m_scene || m_heat.empty())
+        return;
+    m_boxHeat.assign(m_scene->boxes().size(), std::numeric_limits<double>::quiet_NaN());
+    for (const auto &[node, v] : m_heat)
+        if (node < m_model->nodeCapacity())
+            if (auto box = m_scene->boxOf(ir::NodeId(node)); box && !m_model->node(ir::NodeId(node)).isConstant()) {
+                double &slot = m_boxHeat[*box];
+                slot = std::isnan(slot) ? v : std::max(slot, v);
+            }
+}
+
+QColor GraphCanvas::heatColor(double value) const
+{
+    if (!std::isfinite(value))
+        return QColor(0x7a, 0x10, 0x50); // could not compare, or NaN: beyond the scale
+    const double low = std::log10(m_heatLow), high = std::log10(m_heatHigh);
+    const double t = std::clamp((std::log10(std::max(value, m_heatLow)) - low) / std::max(1e-9, high - low), 0.0, 1.0);
+    return QColor::fromHsvF(static_cast<float>((1 - t) * 0.33), 0.75f, m_palette.dark ? 0.7f : 0.95f);
+}
+
+QColor GraphCanvas::heatColorOfBox(std::size_t box) const
+{
+    if (box >= m_boxHeat.size() || std::isnan(m_boxHeat[box]))
+        return {};
+    return heatColor(m_boxHeat[box]);
 }
 
 void GraphCanvas::setMarks(std::unordered_map<std::uint32_t, NodeMark> marks, std::unordered_map<std::uint32_t, QString> notes)
@@ -488,6 +541,10 @@ void GraphCanvas::paintScene(QPainter &painter, const QRectF &sceneRect, double 
         QColor fill = box.kind == layout::BoxKind::Node             ? m_palette.fill(m_categories[i])
                       : box.kind == layout::BoxKind::CollapsedGroup ? m_palette.groupFill()
                                                                     : m_palette.terminalFill();
+        if (!m_boxHeat.empty() && box.kind != layout::BoxKind::GraphInput && box.kind != layout::BoxKind::GraphOutput) {
+            const QColor heat = heatColorOfBox(i); // not compared: neutral, so the compared ones stand out
+            fill = heat.isValid() ? heat : m_palette.groupFill();
+        }
         QPen pen(selected ? m_palette.selection : boxHighlighted(i) ? m_palette.edgeHighlight : fill.darker(150),
                  (selected || boxHighlighted(i) ? 2.5 : 1.0) / scale);
         if (m_hitBoxes.count(i) && !selected)
@@ -559,7 +616,9 @@ void GraphCanvas::paintEvent(QPaintEvent *)
     painter.restore();
     if (m_showMinimap)
         paintMinimap(painter);
-    if (m_showLegend)
+    if (m_showLegend && !m_boxHeat.empty())
+        paintHeatLegend(painter);
+    else if (m_showLegend)
         paintLegend(painter);
     m_lastPaintMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
@@ -611,6 +670,32 @@ void GraphCanvas::paintLegend(QPainter &painter)
         painter.drawText(QRectF(frame.left() + 28, y, width + 4, line), Qt::AlignLeft | Qt::AlignVCenter, categoryLabel(c));
         y += line;
     }
+}
+
+void GraphCanvas::paintHeatLegend(QPainter &painter)
+{
+    painter.setFont(m_fonts.body);
+    const QFontMetricsF fm(m_fonts.body);
+    const QRectF frame(10, 10, std::max(220.0, fm.horizontalAdvance(m_heatLabel) + 20), fm.height() * 3 + 28);
+    QColor back = m_palette.background;
+    back.setAlpha(235);
+    painter.setPen(m_palette.frame);
+    painter.setBrush(back);
+    painter.drawRoundedRect(frame, 4, 4);
+    painter.setPen(m_palette.text);
+    painter.drawText(QRectF(frame.left() + 8, frame.top() + 4, frame.width() - 16, fm.height()), Qt::AlignLeft, m_heatLabel);
+    const QRectF bar(frame.left() + 8, frame.top() + fm.height() + 8, frame.width() - 16, 12);
+    QLinearGradient gradient(bar.topLeft(), bar.topRight());
+    for (int k = 0; k <= 10; ++k)
+        gradient.setColorAt(k / 10.0, heatColor(std::pow(10.0, std::log10(m_heatLow) + (std::log10(m_heatHigh) - std::log10(m_heatLow)) * k / 10.0)));
+    painter.fillRect(bar, gradient);
+    const QRectF labels(bar.left(), bar.bottom() + 2, bar.width(), fm.height());
+    painter.drawText(labels, Qt::AlignLeft, QString::number(m_heatLow, 'g', 2));
+    painter.drawText(labels, Qt::AlignRight, QString::number(m_heatHigh, 'g', 2));
+    painter.drawText(labels, Qt::AlignHCenter, tr("log scale"));
+    painter.setPen(m_palette.mutedText);
+    painter.drawText(QRectF(bar.left(), labels.bottom() + 2, bar.width(), fm.height()), Qt::AlignLeft,
+                     tr("grey: not compared"));
 }
 
 QRectF GraphCanvas::minimapRect() const

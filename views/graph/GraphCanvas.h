@@ -48,6 +48,12 @@ public:
     /// Diff marks by node id, and tooltips ("fused from …") shown on hover.
     void setMarks(std::unordered_map<std::uint32_t, NodeMark> marks, std::unordered_map<std::uint32_t, QString> notes = {});
     std::size_t markCount() const { return m_marks.size(); }
+    /// A comparison's error per node (by id), painted as fills on a log colour scale with a legend;
+    /// collapsed groups show their worst node. Empty clears it.
+    void setHeat(std::unordered_map<std::uint32_t, double> heat, const QString &label);
+    bool hasHeat() const { return !m_heat.empty(); }
+    /// The fill a box gets from the heat (invalid when it has none); tests read it.
+    QColor heatColorOfBox(std::size_t box) const;
 
     /// The whole graph in the window.
     void fitToView();
@@ -94,6 +100,9 @@ private:
     void paintScene(QPainter &painter, const QRectF &sceneRect, double scale) const;
     void paintMinimap(QPainter &painter);
     void paintLegend(QPainter &painter);
+    void paintHeatLegend(QPainter &painter);
+    void spreadHeat();
+    QColor heatColor(double value) const;
     static QString categoryLabel(layout::OpCategory category);
     void rebuildMinimap();
     QRectF minimapRect() const;
@@ -132,6 +141,10 @@ private:
     std::set<std::size_t> m_hitBoxes;
     std::unordered_map<std::uint32_t, NodeMark> m_marks;
     std::unordered_map<std::uint32_t, QString> m_notes;
+    std::unordered_map<std::uint32_t, double> m_heat;
+    std::vector<double> m_boxHeat; ///< per box, NaN where there is none
+    double m_heatLow = 0, m_heatHigh = 0;
+    QString m_heatLabel;
 
     QPointF m_pressPos;
     QPointF m_lastDragPos;

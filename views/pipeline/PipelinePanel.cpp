@@ -96,10 +96,10 @@ PipelinePanel::PipelinePanel(QWidget *parent) : QWidget(parent)
 
 PipelinePanel::~PipelinePanel() = default;
 
-void PipelinePanel::setWorkbench(const session::Workbench *workbench)
+void PipelinePanel::setWorkbench(std::shared_ptr<const session::Workbench> workbench)
 {
     emit resultAboutToChange();
-    m_workbench = workbench;
+    m_workbench = std::move(workbench);
     m_result.reset();
     m_resultText.clear();
     m_step = -1;
@@ -174,12 +174,17 @@ void PipelinePanel::startRun(int stepAfter)
     m_running = true;
     m_message->setText(tr("Running %n pass(es)…", nullptr, static_cast<int>(pipeline->passes.size())));
     updateButtons();
-    const session::Workbench *workbench = m_workbench;
+    std::shared_ptr<const session::Workbench> workbench = m_workbench;
     auto *watcher = new QFutureWatcher<std::shared_ptr<RunOutcome>>(this);
-    connect(watcher, &QFutureWatcher<std::shared_ptr<RunOutcome>>::finished, this, [this, watcher, stepAfter] {
+    connect(watcher, &QFutureWatcher<std::shared_ptr<RunOutcome>>::finished, this, [this, watcher, stepAfter, workbench] {
         auto outcome = watcher->result();
         watcher->deleteLater();
         m_running = false;
+        if (workbench != m_workbench) { // another model was opened meanwhile: this result is of the old one
+            m_message->clear();
+            updateButtons();
+            return;
+        }
         if (!outcome->error.isEmpty()) {
             m_message->setText(outcome->error);
             updateButtons();

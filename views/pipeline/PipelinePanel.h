@@ -28,7 +28,7 @@ public:
     ~PipelinePanel() override;
 
     /// The workbench whose model the pipeline compiles (must outlive the panel or the next call).
-    void setWorkbench(const session::Workbench *workbench);
+    void setWorkbench(std::shared_ptr<const session::Workbench> workbench);
 
     void setPipelineText(const QString &text);
     QString pipelineText() const;
@@ -64,7 +64,7 @@ private:
     void fillDetails();
     void updateButtons();
 
-    const session::Workbench *m_workbench = nullptr;
+    std::shared_ptr<const session::Workbench> m_workbench; ///< jobs hold it too: a model switch mid-run is safe
     std::shared_ptr<passes::CompileResult> m_result;
     QString m_resultText; ///< the pipeline text m_result was compiled from
     int m_step = -1;

@@ -1,0 +1,367 @@
+#include "compare/ComparePanel.h"
+
+#include "compare/ComparisonTableModel.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLogValueAxis>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTreeWidget>
+#include <QValueAxis>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <cmath>
+
+namespace portolan::views {
+
+namespace {
+constexpr double kHeatFloor = 1e-12; ///< errors below this read as this (a log scale has no zero)
+constexpr int kRowRole = Qt::UserRole + 1;
+}
+
+struct ComparePanel::RunOutcome {
+    std::shared_ptr<const session::ComparisonOutcome> outcome;
+    QString error;
+};
+
+ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
+{
+    m_pipeline = new QLineEdit(QStringLiteral("-O2"), this);
+    m_precision = new QComboBox(this);
+    m_precision->addItems({QStringLiteral("fp32"), QStringLiteral("fp16"), QStringLiteral("bf16")});
+    m_inputs = new QLineEdit(this);
+    m_inputs->setPlaceholderText(tr("seeded random inputs; or a test_data_set folder"));
+    auto *browse = new QPushButton(tr("…"), this);
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Inputs (input_K.pb)"), m_inputs->text());
+        if (!dir.isEmpty())
+            m_inputs->setText(dir);
+    });
+    m_seed = new QSpinBox(this);
+    m_seed->setRange(0, 1'000'000);
+    m_seed->setValue(1);
+    m_shapes = new QLineEdit(this);
+    m_shapes->setPlaceholderText(tr("symbolic inputs: name=1,3,224,224; other=1,128"));
+    m_atol = new QLineEdit(this);
+    m_rtol = new QLineEdit(this);
+    m_atol->setPlaceholderText(tr("by precision"));
+    m_rtol->setPlaceholderText(tr("by precision"));
+    m_metric = new QComboBox(this);
+    m_metric->addItems({tr("max error / reference scale"), tr("max abs error"), tr("1 − cosine")});
+    connect(m_metric, &QComboBox::currentIndexChanged, this, &ComparePanel::heatChanged);
+    m_runButton = new QPushButton(tr("Compare"), this);
+    connect(m_runButton, &QPushButton::clicked, this, &ComparePanel::run);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 0); // busy: the runs report no fraction
+    m_progress->setVisible(false);
+    m_summary = new QLabel(tr("Reference interpreter (A) against the compiled CPU executor (B)."), this);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto *form = new QFormLayout;
+    auto *inputsRow = new QHBoxLayout;
+    inputsRow->addWidget(m_inputs, 1);
+    inputsRow->addWidget(browse);
+    inputsRow->addWidget(new QLabel(tr("seed"), this));
+    inputsRow->addWidget(m_seed);
+    auto *bRow = new QHBoxLayout;
+    bRow->addWidget(m_pipeline, 1);
+    bRow->addWidget(m_precision);
+    auto *tolRow = new QHBoxLayout;
+    tolRow->addWidget(new QLabel(tr("atol"), this));
+    tolRow->addWidget(m_atol);
+    tolRow->addWidget(new QLabel(tr("rtol"), this));
+    tolRow->addWidget(m_rtol);
+    form->addRow(tr("B: pipeline, precision"), bRow);
+    form->addRow(tr("Inputs"), inputsRow);
+    form->addRow(tr("Shapes"), m_shapes);
+    form->addRow(tr("Tolerance"), tolRow);
+    form->addRow(tr("Heat on graph"), m_metric);
+    auto *runRow = new QHBoxLayout;
+    runRow->addWidget(m_runButton);
+    runRow->addWidget(m_progress, 1);
+
+    m_table = new ComparisonTableModel(this);
+    m_sorted = new QSortFilterProxyModel(this);
+    m_sorted->setSourceModel(m_table);
+    m_sorted->setSortRole(ComparisonTableModel::kSortRole);
+    m_tableView = new QTableView(this);
+    m_tableView->setModel(m_sorted);
+    m_tableView->setSortingEnabled(true);
+    m_tableView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tableView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_tableView->verticalHeader()->setVisible(false);
+    connect(m_tableView, &QTableView::clicked, this, [this](const QModelIndex &index) {
+        activateRow(m_sorted->data(index, ComparisonTableModel::kRowRole).toInt());
+    });
+    m_chart = new QChartView(this);
+    m_chart->setRenderHint(QPainter::Antialiasing);
+    m_suspects = new QTreeWidget(this);
+    m_suspects->setHeaderLabels({tr("Suspect"), tr("Error"), tr("Why")});
+    m_suspects->setRootIsDecorated(false);
+    connect(m_suspects, &QTreeWidget::itemClicked, this,
+            [this](QTreeWidgetItem *item) { activateRow(item->data(0, kRowRole).toInt()); });
+    auto *results = new QTabWidget(this);
+    results->addTab(m_suspects, tr("Suspects"));
+    results->addTab(m_tableView, tr("Tensors"));
+    results->addTab(m_chart, tr("Error by depth"));
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(form);
+    layout->addLayout(runRow);
+    layout->addWidget(m_summary);
+    layout->addWidget(results, 1);
+    setWorkbench(nullptr);
+}
+
+void ComparePanel::setWorkbench(std::shared_ptr<const session::Workbench> workbench)
+{
+    emit resultAboutToChange();
+    m_workbench = std::move(workbench);
+    m_outcome.reset();
+    m_table->setOutcome(nullptr);
+    m_suspects->clear();
+    QChart *old = m_chart->chart();
+    m_chart->setChart(new QChart);
+    delete old;
+    m_runButton->setEnabled(m_workbench && m_workbench->hasModel() && !m_running);
+    emit heatChanged();
+}
+
+void ComparePanel::setPrecision(const QString &precision) { m_precision->setCurrentText(precision); }
+void ComparePanel::setInputsDir(const QString &dir) { m_inputs->setText(dir); }
+void ComparePanel::setTolerance(double atol, double rtol)
+{
+    m_atol->setText(QString::number(atol));
+    m_rtol->setText(QString::number(rtol));
+}
+
+support::Expected<session::ComparisonRequest> ComparePanel::request() const
+{
+    session::ComparisonRequest r;
+    r.pipeline = m_pipeline->text().trimmed().toStdString();
+    r.precision = m_precision->currentText().toStdString();
+    r.inputsDir = m_inputs->text().trimmed().toStdString();
+    r.seed = static_cast<std::uint64_t>(m_seed->value());
+    for (const QString &spec : m_shapes->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
+        const QString name = spec.section(QLatin1Char('='), 0, 0).trimmed();
+        runtime::Shape dims;
+        bool ok = spec.contains(QLatin1Char('=')) && !name.isEmpty();
+        for (const QString &d : spec.section(QLatin1Char('='), 1).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            bool dimOk = false;
+            dims.push_back(d.trimmed().toLongLong(&dimOk));
+            ok = ok && dimOk && dims.back() >= 0;
+        }
+        if (!ok || dims.empty())
+            return support::makeError("bad-usage", "shape '" + spec.trimmed().toStdString() + "' is not NAME=D1,D2,…");
+        r.shapes[name.toStdString()] = dims;
+    }
+    if (!m_atol->text().trimmed().isEmpty() || !m_rtol->text().trimmed().isEmpty()) {
+        compare::Tolerance t = compare::defaultTolerance(r.precision);
+        bool okA = true, okR = true;
+        if (!m_atol->text().trimmed().isEmpty())
+            t.atol = m_atol->text().toDouble(&okA);
+        if (!m_rtol->text().trimmed().isEmpty())
+            t.rtol = m_rtol->text().toDouble(&okR);
+        if (!okA || !okR || t.atol < 0 || t.rtol < 0)
+            return support::makeError("bad-usage", "atol and rtol take non-negative numbers");
+        r.tolerance = t;
+    }
+    return r;
+}
+
+void ComparePanel::run()
+{
+    if (!m_workbench || !m_workbench->hasModel() || m_running)
+        return;
+    auto r = request();
+    if (!r) {
+        m_summary->setText(QString::fromStdString(r.error().format()));
+        emit finished(m_summary->text());
+        return;
+    }
+    m_running = true;
+    m_runButton->setEnabled(false);
+    m_progress->setVisible(true);
+    m_summary->setText(tr("Running A and B…"));
+    std::shared_ptr<const session::Workbench> workbench = m_workbench;
+    auto *watcher = new QFutureWatcher<std::shared_ptr<RunOutcome>>(this);
+    connect(watcher, &QFutureWatcher<std::shared_ptr<RunOutcome>>::finished, this, [this, watcher, workbench] {
+        auto outcome = watcher->result();
+        watcher->deleteLater();
+        m_running = false;
+        m_runButton->setEnabled(m_workbench && m_workbench->hasModel());
+        m_progress->setVisible(false);
+        if (workbench != m_workbench) { // another model was opened meanwhile: this result is of the old one
+            m_summary->clear();
+            return;
+        }
+        if (!outcome->error.isEmpty()) {
+            m_summary->setText(outcome->error);
+            emit finished(outcome->error);
+            return;
+        }
+        adopt(std::move(outcome->outcome));
+        emit finished({});
+    });
+    watcher->setFuture(QtConcurrent::run([workbench, request = std::move(*r)] {
+        auto outcome = std::make_shared<RunOutcome>();
+        try {
+            auto result = workbench->compare(request);
+            if (result)
+                outcome->outcome = std::move(*result);
+            else
+                outcome->error = QString::fromStdString(result.error().format());
+        } catch (const std::exception &e) {
+            outcome->error = QString::fromUtf8(e.what());
+        }
+        return outcome;
+    }));
+}
+
+void ComparePanel::adopt(std::shared_ptr<const session::ComparisonOutcome> outcome)
+{
+    emit resultAboutToChange();
+    m_outcome = std::move(outcome);
+    m_table->setOutcome(m_outcome);
+    const auto &r = m_outcome->result;
+    std::size_t failing = 0;
+    for (const auto &t : r.tensors)
+        failing += !t.metrics.passed;
+    QString text = tr("%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.")
+                       .arg(QString::fromStdString(r.labelB), QString::fromStdString(r.labelA))
+                       .arg(r.tensors.size())
+                       .arg(failing)
+                       .arg(r.outputsPassed() ? tr("within tolerance") : tr("OUT OF TOLERANCE"))
+                       .arg(r.secondsA, 0, 'f', 2)
+                       .arg(r.secondsB, 0, 'f', 2);
+    if (const auto *first = m_outcome->firstDivergence)
+        text += tr("\nFirst divergence: %1 (%2), output %3.")
+                    .arg(QString::fromStdString(first->node), QString::fromStdString(first->opType), QString::fromStdString(first->name));
+    m_summary->setText(text);
+    fillSuspects();
+    fillChart();
+    emit heatChanged();
+}
+
+void ComparePanel::fillSuspects()
+{
+    m_suspects->clear();
+    const auto &tensors = m_outcome->result.tensors;
+    for (const auto &s : m_outcome->suspects) {
+        QString why = QString::fromStdString(s.why);
+        for (const auto &check : m_outcome->kernelChecks)
+            if (check.suspect && check.suspect->tensor == s.tensor)
+                why += QStringLiteral(" — ") + QString::fromStdString(check.explanation);
+        auto *item = new QTreeWidgetItem(m_suspects, {QString::fromStdString(s.tensor->node) + QStringLiteral(" (") +
+                                                          QString::fromStdString(s.tensor->opType) + QLatin1Char(')'),
+                                                      QString::number(s.error, 'g', 3), why});
+        item->setData(0, kRowRole, static_cast<int>(s.tensor - tensors.data()));
+        item->setToolTip(2, why);
+        if (s.tensor == m_outcome->firstDivergence) { // pinned: where the error starts
+            QFont bold = item->font(0);
+            bold.setBold(true);
+            for (int c = 0; c < 3; ++c)
+                item->setFont(c, bold);
+            item->setText(0, tr("▶ first divergence: %1").arg(item->text(0)));
+            m_suspects->takeTopLevelItem(m_suspects->indexOfTopLevelItem(item));
+            m_suspects->insertTopLevelItem(0, item);
+        }
+    }
+    for (int c = 0; c < 2; ++c)
+        m_suspects->resizeColumnToContents(c);
+}
+
+void ComparePanel::fillChart()
+{
+    auto *chart = new QChart;
+    chart->setTitle(tr("Error by depth (B's order); click a point to go to its node"));
+    auto *passing = new QScatterSeries;
+    auto *failing = new QScatterSeries;
+    passing->setName(tr("within tolerance"));
+    failing->setName(tr("out of tolerance"));
+    passing->setColor(QColor(0x1e, 0x9e, 0x4a));
+    failing->setColor(QColor(0xd0, 0x30, 0x30));
+    passing->setMarkerSize(7);
+    failing->setMarkerSize(8);
+    const auto &tensors = m_outcome->result.tensors;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        const double e = std::max(kHeatFloor, std::min(1e6, compare::normalizedError(tensors[i].metrics)));
+        (tensors[i].metrics.passed ? passing : failing)->append(static_cast<double>(i), e);
+    }
+    chart->addSeries(passing);
+    chart->addSeries(failing);
+    auto *x = new QValueAxis;
+    x->setRange(0, std::max<double>(1, static_cast<double>(tensors.size())));
+    x->setLabelFormat("%d");
+    x->setTitleText(tr("tensor"));
+    auto *y = new QLogValueAxis;
+    y->setBase(10);
+    y->setRange(kHeatFloor, 1e1);
+    y->setLabelFormat("%.0e");
+    y->setTitleText(tr("max error / scale"));
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    for (auto *series : {passing, failing}) {
+        series->attachAxis(x);
+        series->attachAxis(y);
+        connect(series, &QScatterSeries::clicked, this,
+                [this](const QPointF &p) { activateRow(static_cast<int>(std::lround(p.x()))); });
+    }
+    QChart *old = m_chart->chart();
+    m_chart->setChart(chart);
+    delete old;
+}
+
+void ComparePanel::activateRow(int row)
+{
+    if (!m_outcome || row < 0 || row >= static_cast<int>(m_outcome->result.tensors.size()))
+        return;
+    emit tensorActivated(m_outcome->result.tensors[static_cast<std::size_t>(row)].inA);
+}
+
+ComparePanel::HeatMetric ComparePanel::heatMetric() const { return static_cast<HeatMetric>(m_metric->currentIndex()); }
+
+QString ComparePanel::heatLabel() const { return m_metric->currentText(); }
+
+std::unordered_map<std::uint32_t, double> ComparePanel::heat() const
+{
+    std::unordered_map<std::uint32_t, double> heat;
+    if (!m_outcome || !m_workbench || !m_workbench->hasModel())
+        return heat;
+    const ir::Model &model = m_workbench->model();
+    for (const auto &t : m_outcome->result.tensors) {
+        if (!t.inA.valid() || t.inA.index >= model.valueCapacity())
+            continue;
+        const ir::Value &value = model.value(t.inA);
+        if (!value.producer.valid())
+            continue;
+        double v = 0;
+        switch (heatMetric()) {
+        case HeatMetric::NormalizedError: v = compare::normalizedError(t.metrics); break;
+        case HeatMetric::MaxAbs: v = t.metrics.mismatch.empty() ? t.metrics.maxAbs : INFINITY; break;
+        case HeatMetric::CosineDistance: v = t.metrics.mismatch.empty() ? 1 - t.metrics.cosine : INFINITY; break;
+        }
+        double &slot = heat[value.producer.index]; // a node's heat is its worst output's
+        slot = std::max(slot, std::isnan(v) ? INFINITY : v);
+    }
+    return heat;
+}
+
+} // namespace portolan::views

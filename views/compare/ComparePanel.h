@@ -1,0 +1,92 @@
+// The compare dock: the reference interpreter against the compiled CPU executor (pipeline,
+// precision, inputs from a test-data folder or seeded random, tolerances), run off the GUI thread;
+// results as a sortable table of every compared tensor, an error-by-depth chart (click a point to
+// go to its node), the ranked suspects with the first divergence pinned, and the heat each node
+// gets on the canvas.
+#pragma once
+
+#include "session/Workbench.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <unordered_map>
+
+class QChartView;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QSpinBox;
+class QTableView;
+class QTreeWidget;
+
+namespace portolan::views {
+
+class ComparisonTableModel;
+
+class ComparePanel : public QWidget {
+    Q_OBJECT
+public:
+    /// What the canvas heat shows per node.
+    enum class HeatMetric { NormalizedError, MaxAbs, CosineDistance };
+
+    explicit ComparePanel(QWidget *parent = nullptr);
+
+    void setWorkbench(std::shared_ptr<const session::Workbench> workbench);
+    /// The request the form describes; an error for a malformed field (the message names it).
+    support::Expected<session::ComparisonRequest> request() const;
+    void setPrecision(const QString &precision);
+    void setInputsDir(const QString &dir);
+    void setTolerance(double atol, double rtol);
+    void run();
+    bool isRunning() const { return m_running; }
+    const session::ComparisonOutcome *outcome() const { return m_outcome.get(); }
+    const ComparisonTableModel *table() const { return m_table; }
+
+    /// Per node of the open model (by id), the chosen metric of its worst compared output.
+    std::unordered_map<std::uint32_t, double> heat() const;
+    HeatMetric heatMetric() const;
+    QString heatLabel() const;
+
+signals:
+    void finished(const QString &error);
+    /// The heat changed (new results or another metric).
+    void heatChanged();
+    /// A tensor was picked in the table, chart or suspects: show `value` of the open model.
+    void tensorActivated(ir::ValueId value);
+    /// The outcome is about to be replaced.
+    void resultAboutToChange();
+
+private:
+    struct RunOutcome;
+    void adopt(std::shared_ptr<const session::ComparisonOutcome> outcome);
+    void fillChart();
+    void fillSuspects();
+    void activateRow(int row);
+
+    std::shared_ptr<const session::Workbench> m_workbench; ///< jobs hold it too: a model switch mid-run is safe
+    std::shared_ptr<const session::ComparisonOutcome> m_outcome;
+    bool m_running = false;
+
+    QLineEdit *m_pipeline = nullptr;
+    QComboBox *m_precision = nullptr;
+    QLineEdit *m_inputs = nullptr;
+    QSpinBox *m_seed = nullptr;
+    QLineEdit *m_shapes = nullptr;
+    QLineEdit *m_atol = nullptr;
+    QLineEdit *m_rtol = nullptr;
+    QComboBox *m_metric = nullptr;
+    QPushButton *m_runButton = nullptr;
+    QProgressBar *m_progress = nullptr;
+    QLabel *m_summary = nullptr;
+    ComparisonTableModel *m_table = nullptr;
+    QSortFilterProxyModel *m_sorted = nullptr;
+    QTableView *m_tableView = nullptr;
+    QChartView *m_chart = nullptr;
+    QTreeWidget *m_suspects = nullptr;
+};
+
+} // namespace portolan::views

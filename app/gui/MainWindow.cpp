@@ -259,9 +259,11 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     rebuildRecentMenu();
 }
 
-MainWindow::~MainWindow()
+// The workbench goes before the child widgets do, and closing the window still paints them.
+MainWindow::~MainWindow() { detachViews(); }
+
+void MainWindow::detachViews()
 {
-    // the workbench goes before the child widgets do, and closing the window still paints them
     closeSubgraphTabs();
     m_pipeline->setWorkbench(nullptr);
     m_compare->setWorkbench(nullptr);
@@ -340,13 +342,7 @@ void MainWindow::finishLoad(const std::shared_ptr<LoadResult> &result)
         emit modelLoaded(false);
         return;
     }
-    // views drop their pointers into the old model before it goes
-    closeSubgraphTabs();
-    m_pipeline->setWorkbench(nullptr);
-    m_compare->setWorkbench(nullptr);
-    m_canvas->setGraph(nullptr, {});
-    m_inspector->setModel(nullptr);
-    m_scopeModel->setGraph(nullptr, {});
+    detachViews(); // views drop their pointers into the old model before it goes
     m_hits.clear();
     m_searchStatus->clear();
     m_workbench = std::move(result->workbench);

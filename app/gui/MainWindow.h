@@ -79,6 +79,7 @@ private:
     void scopeActivated(const QModelIndex &index);
     void wireCanvas(views::GraphCanvas *canvas);
     void closeSubgraphTabs();
+    void detachViews();
     QString graphTitle(ir::GraphId graph) const;
     void showPassDiff(int step);
 

@@ -25,6 +25,14 @@ bool waitForScene(views::GraphCanvas &canvas)
     return ready.wait(60000);
 }
 
+// Shows the main graph of `model` on `canvas` at `size` and waits for its layout.
+bool layOut(views::GraphCanvas &canvas, const ir::Model &model, QSize size = {1000, 800})
+{
+    canvas.resize(size);
+    canvas.setGraph(&model, model.mainGraph());
+    return waitForScene(canvas);
+}
+
 std::optional<std::size_t> groupNamed(const ir::NameScopeTree &tree, const std::string &path)
 {
     for (std::size_t g = 0; g < tree.groupCount(); ++g)
@@ -52,9 +60,7 @@ private slots:
         auto model = loadFixture(fixture.toStdString());
         QVERIFY(model);
         views::GraphCanvas canvas;
-        canvas.resize(1000, 800);
-        canvas.setGraph(model.get(), model->mainGraph());
-        QVERIFY(waitForScene(canvas));
+        QVERIFY(layOut(canvas, *model, {1000, 800}));
         const auto &scene = *canvas.scene();
         for (auto n : model->graph(model->mainGraph()).nodes)
             QVERIFY2(scene.boxOf(n), model->node(n).name.c_str());
@@ -99,9 +105,7 @@ private slots:
         auto model = loadFixture("cnn_bn");
         QVERIFY(model);
         views::GraphCanvas canvas;
-        canvas.resize(1000, 800);
-        canvas.setGraph(model.get(), model->mainGraph());
-        QVERIFY(waitForScene(canvas));
+        QVERIFY(layOut(canvas, *model, {1000, 800}));
         const auto layer1 = groupNamed(*canvas.scopes(), "/layer1");
         QVERIFY(layer1);
         QVERIFY(canvas.expandedGroups().count(*layer1)); // a small model opens fully
@@ -138,9 +142,7 @@ private slots:
         QVERIFY(loaded.hasValue());
         const ir::Model &model = *loaded->model;
         views::GraphCanvas canvas;
-        canvas.resize(1000, 800);
-        canvas.setGraph(&model, model.mainGraph());
-        QVERIFY(waitForScene(canvas));
+        QVERIFY(layOut(canvas, model, {1000, 800}));
         std::size_t collapsed = 0;
         for (const auto &box : canvas.scene()->boxes())
             collapsed += box.kind == layout::BoxKind::CollapsedGroup;
@@ -190,10 +192,8 @@ private slots:
         auto model = loadFixture("cnn_bn");
         QVERIFY(model);
         views::GraphCanvas canvas;
-        canvas.resize(1000, 800);
         canvas.show();
-        canvas.setGraph(model.get(), model->mainGraph());
-        QVERIFY(waitForScene(canvas));
+        QVERIFY(layOut(canvas, *model, {1000, 800}));
         // the edge out of the first Conv, clicked halfway down
         const auto &scene = *canvas.scene();
         const ir::NodeId conv = model->graph(model->mainGraph()).nodes.front();
@@ -219,9 +219,7 @@ private slots:
         auto model = loadFixture("cnn_bn");
         QVERIFY(model);
         views::GraphCanvas canvas;
-        canvas.resize(800, 600);
-        canvas.setGraph(model.get(), model->mainGraph());
-        QVERIFY(waitForScene(canvas));
+        QVERIFY(layOut(canvas, *model, {800, 600}));
         QTemporaryDir dir;
         QVERIFY(canvas.exportSvg(dir.filePath("graph.svg")));
         QFile svg(dir.filePath("graph.svg"));

@@ -30,6 +30,16 @@ class TestMainWindow : public QObject {
         QVERIFY(widget.grab().save("screenshots/" + name + ".png"));
     }
 
+    // Opens a fixture model and waits until it is loaded and its graph laid out.
+    static bool openFixture(gui::MainWindow &window, const char *fixture)
+    {
+        QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
+        window.openFile(QString::fromStdString(test::fixturesDir() + "/" + fixture + "/model.onnx"));
+        if (!loaded.wait(30000) || !loaded.front().at(0).toBool())
+            return false;
+        return window.canvas()->scene() || QSignalSpy(window.canvas(), &views::GraphCanvas::sceneReady).wait(30000);
+    }
+
 private slots:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); } // recent files and dock state stay out of the user's settings
 
@@ -58,12 +68,8 @@ private slots:
         gui::MainWindow window;
         window.resize(1400, 900);
         window.show();
-        QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
-        window.openFile(QString::fromStdString(test::fixturesDir() + "/cnn_bn/model.onnx"));
-        QVERIFY(loaded.wait(30000));
+        QVERIFY(openFixture(window, "cnn_bn"));
         auto *canvas = window.canvas();
-        if (!canvas->scene())
-            QVERIFY(QSignalSpy(canvas, &views::GraphCanvas::sceneReady).wait(30000));
         // the first Conv, brought into view, then clicked where it is on screen
         const ir::Model *model = nullptr;
         ir::NodeId conv;
@@ -92,11 +98,7 @@ private slots:
     {
         gui::MainWindow window;
         window.show();
-        QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
-        window.openFile(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/model.onnx"));
-        QVERIFY(loaded.wait(30000));
-        if (!window.canvas()->scene())
-            QVERIFY(QSignalSpy(window.canvas(), &views::GraphCanvas::sceneReady).wait(30000));
+        QVERIFY(openFixture(window, "transformer_opset17"));
         const int hits = window.search("op:Softmax");
         QVERIFY(hits > 0);
         auto *inspector = window.findChild<views::InspectorPanel *>();
@@ -110,9 +112,7 @@ private slots:
     {
         gui::MainWindow window;
         window.show();
-        QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
-        window.openFile(QString::fromStdString(test::fixturesDir() + "/control_flow/model.onnx"));
-        QVERIFY(loaded.wait(30000));
+        QVERIFY(openFixture(window, "control_flow"));
         auto loadedModel = ir::loadModelFile(test::fixturesDir() + "/control_flow/model.onnx");
         QVERIFY(loadedModel.hasValue());
         const ir::Model &model = *loadedModel->model;
@@ -144,9 +144,7 @@ private slots:
         gui::MainWindow window;
         window.resize(1600, 1000);
         window.show();
-        QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
-        window.openFile(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/model.onnx"));
-        QVERIFY(loaded.wait(30000));
+        QVERIFY(openFixture(window, "transformer_opset17"));
         auto *pipeline = window.pipeline();
 
         QSignalSpy finished(pipeline, &views::PipelinePanel::finished);
@@ -203,9 +201,7 @@ private slots:
         gui::MainWindow window;
         window.resize(1600, 1000);
         window.show();
-        QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
-        window.openFile(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/model.onnx"));
-        QVERIFY(loaded.wait(30000));
+        QVERIFY(openFixture(window, "transformer_opset17"));
         auto *panel = window.comparePanel();
         QAbstractItemModelTester tester(const_cast<views::ComparisonTableModel *>(panel->table()),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);

@@ -2,6 +2,7 @@
 #include "cli/Arguments.h"
 
 #include "cli/Command.h"
+#include "runtime/InputGeneration.h"
 #include "support/Log.h"
 
 #include <QCoreApplication>
@@ -53,22 +54,10 @@ std::optional<int> parseArguments(QCommandLineParser &parser, const QString &nam
 
 support::Expected<std::map<std::string, std::vector<std::int64_t>>> parseShapeSpecs(const QStringList &specs)
 {
-    std::map<std::string, std::vector<std::int64_t>> shapes;
-    for (const QString &spec : specs) {
-        const auto eq = spec.indexOf('=');
-        std::vector<std::int64_t> dims;
-        bool ok = eq > 0;
-        for (const QString &part : spec.mid(eq + 1).split(',', Qt::SkipEmptyParts)) {
-            bool number = false;
-            const qlonglong d = part.trimmed().toLongLong(&number);
-            ok = ok && number && d >= 0;
-            dims.push_back(d);
-        }
-        if (!ok)
-            return support::makeError("bad-shape", "--shape '" + spec.toStdString() + "' is not NAME=D0,D1,…");
-        shapes[spec.left(eq).toStdString()] = std::move(dims);
-    }
-    return shapes;
+    std::vector<std::string> texts;
+    for (const QString &spec : specs)
+        texts.push_back(spec.toStdString());
+    return runtime::parseShapeSpecs(texts);
 }
 
 std::optional<std::size_t> parseSize(const QString &text)

@@ -4,6 +4,7 @@
 #include "ir/Type.h"
 #include "runtime/reference/kernels/Dispatch.h"
 
+#include <cstdlib>
 #include <random>
 
 namespace portolan::runtime {
@@ -52,6 +53,34 @@ support::Expected<Tensor> randomInput(const ir::Value &input, std::uint64_t seed
     if (type == onnx::TensorProto::STRING)
         return makeError("cannot-randomize", "input '" + input.name + "' holds strings: give it a file");
     return kernels::convertTensor(values, type);
+}
+
+support::Expected<std::map<std::string, Shape>> parseShapeSpecs(const std::vector<std::string> &specs)
+{
+    std::map<std::string, Shape> shapes;
+    for (const std::string &spec : specs) {
+        const auto eq = spec.find('=');
+        bool ok = eq != std::string::npos && eq > 0;
+        Shape dims;
+        std::size_t start = ok ? eq + 1 : spec.size();
+        while (ok && start <= spec.size()) {
+            const std::size_t comma = std::min(spec.find(',', start), spec.size());
+            std::string part = spec.substr(start, comma - start);
+            part.erase(0, part.find_first_not_of(" \t"));
+            part.erase(part.find_last_not_of(" \t") + 1);
+            if (!part.empty()) {
+                char *end = nullptr;
+                const long long d = std::strtoll(part.c_str(), &end, 10);
+                ok = *end == '\0' && d >= 0;
+                dims.push_back(d);
+            }
+            start = comma + 1;
+        }
+        if (!ok || dims.empty())
+            return makeError("bad-shape", "shape '" + spec + "' is not NAME=D0,D1,…");
+        shapes[spec.substr(0, eq)] = std::move(dims);
+    }
+    return shapes;
 }
 
 } // namespace portolan::runtime

@@ -1,6 +1,7 @@
 #include "compare/ComparePanel.h"
 
 #include "compare/ComparisonTableModel.h"
+#include "runtime/InputGeneration.h"
 
 #include <QChart>
 #include <QChartView>
@@ -31,7 +32,6 @@ namespace portolan::views {
 
 namespace {
 constexpr double kHeatFloor = 1e-12; ///< errors below this read as this (a log scale has no zero)
-constexpr int kRowRole = Qt::UserRole + 1;
 }
 
 struct ComparePanel::RunOutcome {
@@ -115,7 +115,7 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     m_suspects->setHeaderLabels({tr("Suspect"), tr("Error"), tr("Why")});
     m_suspects->setRootIsDecorated(false);
     connect(m_suspects, &QTreeWidget::itemClicked, this,
-            [this](QTreeWidgetItem *item) { activateRow(item->data(0, kRowRole).toInt()); });
+            [this](QTreeWidgetItem *item) { activateRow(item->data(0, ComparisonTableModel::kRowRole).toInt()); });
     auto *results = new QTabWidget(this);
     results->addTab(m_suspects, tr("Suspects"));
     results->addTab(m_tableView, tr("Tensors"));
@@ -159,19 +159,13 @@ support::Expected<session::ComparisonRequest> ComparePanel::request() const
     r.precision = m_precision->currentText().toStdString();
     r.inputsDir = m_inputs->text().trimmed().toStdString();
     r.seed = static_cast<std::uint64_t>(m_seed->value());
-    for (const QString &spec : m_shapes->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
-        const QString name = spec.section(QLatin1Char('='), 0, 0).trimmed();
-        runtime::Shape dims;
-        bool ok = spec.contains(QLatin1Char('=')) && !name.isEmpty();
-        for (const QString &d : spec.section(QLatin1Char('='), 1).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-            bool dimOk = false;
-            dims.push_back(d.trimmed().toLongLong(&dimOk));
-            ok = ok && dimOk && dims.back() >= 0;
-        }
-        if (!ok || dims.empty())
-            return support::makeError("bad-usage", "shape '" + spec.trimmed().toStdString() + "' is not NAME=D1,D2,…");
-        r.shapes[name.toStdString()] = dims;
-    }
+    std::vector<std::string> specs;
+    for (const QString &spec : m_shapes->text().split(QLatin1Char(';'), Qt::SkipEmptyParts))
+        specs.push_back(spec.trimmed().toStdString());
+    auto shapes = runtime::parseShapeSpecs(specs);
+    if (!shapes)
+        return shapes.takeError();
+    r.shapes = std::move(*shapes);
     if (!m_atol->text().trimmed().isEmpty() || !m_rtol->text().trimmed().isEmpty()) {
         compare::Tolerance t = compare::defaultTolerance(r.precision);
         bool okA = true, okR = true;
@@ -272,7 +266,7 @@ void ComparePanel::fillSuspects()
         auto *item = new QTreeWidgetItem(m_suspects, {QString::fromStdString(s.tensor->node) + QStringLiteral(" (") +
                                                           QString::fromStdString(s.tensor->opType) + QLatin1Char(')'),
                                                       QString::number(s.error, 'g', 3), why});
-        item->setData(0, kRowRole, static_cast<int>(s.tensor - tensors.data()));
+        item->setData(0, ComparisonTableModel::kRowRole, static_cast<int>(s.tensor - tensors.data()));
         item->setToolTip(2, why);
         if (s.tensor == m_outcome->firstDivergence) { // pinned: where the error starts
             QFont bold = item->font(0);

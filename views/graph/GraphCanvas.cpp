@@ -137,7 +137,6 @@ struct GraphCanvas::LayoutJob {
 GraphCanvas::GraphCanvas(QWidget *parent) : QWidget(parent), m_fonts(BoxFonts::standard())
 {
     setFocusPolicy(Qt::StrongFocus);
-    setMouseTracking(false);
     setMinimumSize(200, 150);
     m_palette = GraphPalette::from(palette());
 }

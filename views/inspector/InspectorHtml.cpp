@@ -4,7 +4,6 @@
 #include "analysis/OpSchemas.h"
 #include "runtime/TensorProtoIO.h"
 #include "runtime/TensorStats.h"
-#include "runtime/reference/kernels/Dispatch.h"
 
 #include <QCoreApplication>
 
@@ -83,12 +82,11 @@ QString section(const QString &title) { return QStringLiteral("<h4 style=\"margi
 
 QString valuesPreview(const runtime::Tensor &tensor, std::int64_t count)
 {
-    const runtime::Tensor values = runtime::kernels::convertTensor(tensor, onnx::TensorProto::DOUBLE);
-    QStringList parts;
-    const std::int64_t shown = std::min(count, values.size());
+    QStringList parts; // element by element: a big weight is not copied to show its first values
+    const std::int64_t shown = std::min(count, tensor.size());
     for (std::int64_t i = 0; i < shown; ++i)
-        parts << QString::number(values.data<double>()[i], 'g', 6);
-    if (values.size() > shown)
+        parts << QString::number(runtime::elementAsDouble(tensor, i), 'g', 6);
+    if (tensor.size() > shown)
         parts << QStringLiteral("…");
     return parts.join(QStringLiteral(", "));
 }

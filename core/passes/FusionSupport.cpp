@@ -39,14 +39,13 @@ std::optional<std::vector<ir::Dim>> ShapeOracle::dims(ir::ValueId value)
 
 const onnx::TypeProto *ShapeOracle::inferred(const ir::Value &value)
 {
-    if (value.graph != m_model.mainGraph())
-        return nullptr;
     if (!m_inferred) {
         m_inferred = true;
-        m_types = analysis::inferShapes(m_model).types;
+        m_types = analysis::inferShapes(m_model);
     }
-    const auto it = m_types.find(value.name);
-    return it == m_types.end() ? nullptr : &it->second;
+    const auto &types = value.graph == m_model.mainGraph() ? m_types.types : m_types.subgraphTypes;
+    const auto it = types.find(value.name);
+    return it == types.end() ? nullptr : &it->second;
 }
 
 std::optional<onnx::TypeProto> ShapeOracle::type(ir::ValueId value)

@@ -3,6 +3,7 @@
 // nodes replaced by one new node.
 #pragma once
 
+#include "analysis/ShapeInference.h"
 #include "ir/Model.h"
 #include "ir/Type.h"
 #include "passes/Pass.h"
@@ -22,7 +23,8 @@ namespace portolan::passes {
 std::optional<std::string> singleUseProblem(const ir::Model &model, ir::ValueId value, const std::string &what);
 
 /// Shapes of values: the declared type when it has a rank, else ONNX shape inference on the model as
-/// it was when first asked (run at most once, and only when a declared shape is missing).
+/// it was when first asked (run at most once, and only when a declared shape is missing). Values of
+/// If/Loop/Scan bodies are typed too.
 class ShapeOracle {
 public:
     explicit ShapeOracle(const ir::Model &model) : m_model(model) {}
@@ -41,7 +43,7 @@ private:
 
     const ir::Model &m_model;
     bool m_inferred = false;
-    std::unordered_map<std::string, onnx::TypeProto> m_types;
+    analysis::ShapeInferenceResult m_types;
 };
 
 /// Attributes of `node` named in `names` (those present), copied for a new node.

@@ -61,6 +61,12 @@ analysis::ModelSummary Workbench::inspect()
     return analysis::summarize(*m_model, findings());
 }
 
+diagnose::TargetCheck Workbench::checkTarget(const diagnose::TargetProfile &profile,
+                                             const diagnose::CheckOptions &options) const
+{
+    return diagnose::checkTarget(*m_model, profile, options);
+}
+
 support::Expected<passes::Pipeline> Workbench::pipelineFromText(const std::string &text)
 {
     if (text.size() == 3 && text[0] == '-' && text[1] == 'O' && text[2] >= '0' && text[2] <= '3')

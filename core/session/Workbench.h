@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analysis/ModelSummary.h"
+#include "diagnose/TargetCheck.h"
 #include "ir/Model.h"
 #include "ir/ModelLoader.h"
 #include "passes/PassManager.h"
@@ -29,6 +30,10 @@ public:
     const support::Diagnostics &findings();
     /// The `portolan inspect` summary of the open model.
     analysis::ModelSummary inspect();
+
+    /// Every node of the open model against a target profile, with the fixes tried on copies.
+    diagnose::TargetCheck checkTarget(const diagnose::TargetProfile &profile,
+                                      const diagnose::CheckOptions &options = {}) const;
 
     /// "-O0"…"-O3" or pipeline text ("infer-shapes,fuse-gelu{…}"), checked against the pass registry.
     static support::Expected<passes::Pipeline> pipelineFromText(const std::string &text);

@@ -5,6 +5,7 @@
 #include "analysis/OpSchemas.h"
 #include "ir/Type.h"
 #include "passes/FusionSupport.h"
+#include "passes/Match.h"
 
 #include <onnx/defs/schema.h>
 
@@ -368,10 +369,8 @@ ProblemScan findProblems(const ir::Model &model, const TargetProfile &profile)
 {
     NodeJudge judge(model, profile);
     ProblemScan scan;
-    for (std::size_t g = 0; g < model.graphCount(); ++g) {
-        const ir::Graph &graph = model.graph(ir::GraphId(static_cast<std::uint32_t>(g)));
-        if (!model.isLive(graph.id))
-            continue;
+    for (const ir::GraphId g : passes::liveGraphs(model)) {
+        const ir::Graph &graph = model.graph(g);
         std::size_t index = 0;
         for (const ir::NodeId n : graph.nodes) {
             const ir::Node &node = model.node(n);

@@ -15,14 +15,6 @@ std::size_t Model::liveNodeCount() const
     return count;
 }
 
-bool Model::isLive(GraphId id) const
-{
-    for (; id.valid() && !graph(id).isMain(); id = graph(id).parent)
-        if (!node(graph(id).ownerNode).alive)
-            return false;
-    return true;
-}
-
 GraphId Model::addGraph(std::string name, GraphId parent, NodeId ownerNode, std::string ownerAttribute)
 {
     assert(parent.valid() || m_graphs.empty());

@@ -37,8 +37,6 @@ public:
     std::size_t valueCapacity() const { return m_values.size(); }
     /// Live nodes in all graphs, subgraphs included.
     std::size_t liveNodeCount() const;
-    /// False for the bodies of removed nodes (their graphs stay in the arena, ids are never reused).
-    bool isLive(GraphId graph) const;
 
     /// New empty graph; `parent` invalid for the main graph (which must be added first).
     GraphId addGraph(std::string name, GraphId parent, NodeId ownerNode, std::string ownerAttribute);

@@ -110,16 +110,8 @@ std::string summaryJson(const ModelSummary &s)
     w.endObject();
 
     w.key("findings").beginArray();
-    for (const support::Diagnostic &d : s.findings) {
-        w.beginObject();
-        w.field("severity", support::severityName(d.severity));
-        w.field("code", d.code);
-        w.field("message", d.message);
-        w.field("graph", d.graph);
-        w.field("node", d.node);
-        w.field("value", d.value);
-        w.endObject();
-    }
+    for (const support::Diagnostic &d : s.findings)
+        support::writeDiagnostic(w, d);
     w.endArray();
     w.endObject();
     return w.str() + "\n";

@@ -163,13 +163,8 @@ std::string checkJson(const TargetCheck &c)
     w.field("nodes", static_cast<std::uint64_t>(c.nodes));
     w.field("unsupportedNodes", static_cast<std::uint64_t>(c.unsupportedNodes));
     w.key("modelFindings").beginArray();
-    for (const support::Diagnostic &d : c.modelFindings) {
-        w.beginObject();
-        w.field("severity", support::severityName(d.severity));
-        w.field("code", d.code);
-        w.field("message", d.message);
-        w.endObject();
-    }
+    for (const support::Diagnostic &d : c.modelFindings)
+        support::writeDiagnostic(w, d);
     w.endArray();
     w.key("groups").beginArray();
     for (const ProblemGroup &g : c.groups) {

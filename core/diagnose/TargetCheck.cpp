@@ -117,7 +117,7 @@ std::optional<Fix> combinedFix(const TargetCheck &check, const ir::Model &model,
     if (pipeline.empty())
         return std::nullopt;
     Fix fix;
-    fix.kind = FixKind::ConvertOpset;
+    fix.kind = FixKind::Combined;
     fix.pipeline = pipeline;
     fix.summary = "every measured fix above, in one pipeline";
     return fix;

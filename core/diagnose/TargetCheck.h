@@ -48,6 +48,7 @@ enum class FixKind {
     LowerPrecision,///< store tensors in a type the target takes
     Fallback,      ///< run the nodes outside the target (host partition)
     Plugin,        ///< write a custom op / plugin: the last resort
+    Combined,      ///< several of the pass fixes above in one pipeline
 };
 
 const char *fixKey(FixKind kind);

@@ -24,6 +24,7 @@ const char *fixKey(FixKind kind)
     case FixKind::LowerPrecision: return "lower-precision";
     case FixKind::Fallback: return "fallback";
     case FixKind::Plugin: return "plugin";
+    case FixKind::Combined: return "combined";
     }
     return "unknown";
 }

@@ -179,4 +179,16 @@ JsonWriter &JsonWriter::null()
     return *this;
 }
 
+void writeDiagnostic(JsonWriter &w, const Diagnostic &d)
+{
+    w.beginObject();
+    w.field("severity", severityName(d.severity));
+    w.field("code", d.code);
+    w.field("message", d.message);
+    w.field("graph", d.graph);
+    w.field("node", d.node);
+    w.field("value", d.value);
+    w.endObject();
+}
+
 } // namespace portolan::support

@@ -1,6 +1,8 @@
 // A small streaming JSON writer for the CLI's --json output and reports (core stays Qt-free).
 #pragma once
 
+#include "support/Diagnostic.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -48,5 +50,8 @@ private:
     bool m_afterKey = false;
     int m_indent;
 };
+
+/// A finding as an object: severity, code, message, graph, node, value.
+void writeDiagnostic(JsonWriter &w, const Diagnostic &d);
 
 } // namespace portolan::support

@@ -408,6 +408,8 @@ void TestTargetCheck::cliExitCodesAndJson()
     QCOMPARE(json["target"].toObject()["id"].toString(), QString("mobile"));
     QVERIFY(!json["groups"].toArray().isEmpty());
     QCOMPARE(json["combined"].toObject()["unsupportedAfter"].toInt(), 0);
+    QCOMPARE(json["combined"].toObject()["kind"].toString(), QString("combined"));
+    QCOMPARE(json["modelFindings"].toArray()[0].toObject()["code"].toString(), QString("dynamic-inputs"));
 
     auto unknown = test::runPortolan({"check", model, "--target", "no-such-npu"});
     QCOMPARE(unknown.exitCode, 2);

@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
-if [[ ! -f build/CMakeCache.txt ]]; then
+# A configure that failed leaves a cache but no build.ninja: configure again then.
+if [[ ! -f build/CMakeCache.txt || ! -f build/build.ninja ]]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
 elif (($# > 0)); then
   cmake -S . -B build "$@" # keeps the generator the folder was configured with

@@ -9,6 +9,7 @@ packages=(
   libgl-dev libxkbcommon-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libgraphviz-dev libspdlog-dev libfmt-dev libdnnl-dev zlib1g-dev nlohmann-json3-dev
+  ocl-icd-opencl-dev # only Recommended by libdnnl-dev, yet its CMake config requires OpenCL (GPU runtime OCL)
   poppler-utils # the tests render the PDF report
 )
 if [[ "${1:-}" == "--fixtures" ]]; then

@@ -115,6 +115,13 @@ ShapeInferenceResult inferShapes(const ir::Model &model)
     return infer(model, proto, true);
 }
 
+ShapeInferenceResult inferShapesLenient(const ir::Model &model)
+{
+    opset::registerPortolanSchemas();
+    onnx::ModelProto proto = sortedProto(model);
+    return infer(model, proto, false);
+}
+
 ShapeInferenceResult inferShapesAt(const ir::Model &model, const std::map<std::string, std::vector<std::int64_t>> &inputDims)
 {
     opset::registerPortolanSchemas();

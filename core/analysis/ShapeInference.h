@@ -26,6 +26,10 @@ struct ShapeInferenceResult {
 /// Runs ONNX shape inference (strict, with type checks and data propagation) on a copy of the model.
 ShapeInferenceResult inferShapes(const ir::Model &model);
 
+/// Lenient inference over the declared types: one op ONNX cannot type leaves only what depends on
+/// it unknown, instead of ending the run there as strict mode does. `findings` stays empty.
+ShapeInferenceResult inferShapesLenient(const ir::Model &model);
+
 /// Shapes at given input dims (by input name; other inputs keep their declared type): the declared
 /// intermediate shapes are dropped first (they may name other dims), and inference is lenient, so
 /// one op it cannot type leaves only what depends on it unknown. What the compiled executor plans by.

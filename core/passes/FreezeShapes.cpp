@@ -139,8 +139,11 @@ support::Expected<std::map<std::string, std::vector<std::int64_t>>> frozenInputS
     if (!given)
         return given.error();
     std::map<std::string, std::vector<std::int64_t>> out;
-    for (const auto &[input, dims] : *given)
+    for (const auto &[input, dims] : *given) {
+        if (auto type = frozenType(model.value(input), dims); !type)
+            return type.error();
         out[model.value(input).name] = dims;
+    }
     return out;
 }
 

@@ -12,7 +12,8 @@
 
 namespace portolan::passes {
 
-/// The dims freeze-shapes{input=TEXT} gives each graph input of `model`, by input name.
+/// The dims freeze-shapes{input=TEXT} gives each graph input of `model`, by input name; fails as the
+/// pass would (an unknown input, a rank or static-dim conflict).
 support::Expected<std::map<std::string, std::vector<std::int64_t>>> frozenInputShapes(const ir::Model &model,
                                                                                       const std::string &text);
 

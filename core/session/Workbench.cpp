@@ -67,6 +67,13 @@ diagnose::TargetCheck Workbench::checkTarget(const diagnose::TargetProfile &prof
     return diagnose::checkTarget(*m_model, profile, options);
 }
 
+support::Expected<diagnose::ShapeAnalysis> Workbench::analyzeShapes(const diagnose::ShapeOptions &options) const
+{
+    if (!m_model)
+        return support::makeError("no-model", "no model is open");
+    return diagnose::analyzeShapes(*m_model, options);
+}
+
 support::Expected<passes::Pipeline> Workbench::pipelineFromText(const std::string &text)
 {
     if (text.size() == 3 && text[0] == '-' && text[1] == 'O' && text[2] >= '0' && text[2] <= '3')

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analysis/ModelSummary.h"
+#include "diagnose/DynamicShapes.h"
 #include "diagnose/TargetCheck.h"
 #include "ir/Model.h"
 #include "ir/ModelLoader.h"
@@ -34,6 +35,9 @@ public:
     /// Every node of the open model against a target profile, with the fixes tried on copies.
     diagnose::TargetCheck checkTarget(const diagnose::TargetProfile &profile,
                                       const diagnose::CheckOptions &options = {}) const;
+
+    /// Where the open model's dynamic dims come from and what they reach (`portolan shapes`).
+    support::Expected<diagnose::ShapeAnalysis> analyzeShapes(const diagnose::ShapeOptions &options = {}) const;
 
     /// "-O0"…"-O3" or pipeline text ("infer-shapes,fuse-gelu{…}"), checked against the pass registry.
     static support::Expected<passes::Pipeline> pipelineFromText(const std::string &text);

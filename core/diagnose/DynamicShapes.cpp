@@ -7,6 +7,7 @@
 #include "diagnose/DynamicShapes.h"
 
 #include "analysis/ShapeInference.h"
+#include "diagnose/ShapeOperands.h"
 #include "diagnose/TargetFixes.h"
 #include "ir/Topology.h"
 #include "passes/FreezeShapes.h"
@@ -76,18 +77,6 @@ std::optional<std::string> dataDependentReason(const std::string &opType)
     };
     const auto it = reasons.find(opType);
     return it == reasons.end() ? std::nullopt : std::optional<std::string>(it->second);
-}
-
-/// Ops whose output shape is read from the values of an input (which input, for the reason).
-std::optional<std::size_t> shapeOperand(const std::string &opType)
-{
-    static const std::map<std::string, std::size_t> operands = {
-        {"Reshape", 1},  {"Expand", 1},    {"Tile", 1},   {"ConstantOfShape", 0}, {"Slice", 1}, {"Pad", 1},
-        {"Resize", 2},   {"Upsample", 1},  {"OneHot", 1}, {"TopK", 1},            {"Range", 1}, {"Squeeze", 1},
-        {"Unsqueeze", 1}, {"Split", 1},    {"CenterCropPad", 1},
-    };
-    const auto it = operands.find(opType);
-    return it == operands.end() ? std::nullopt : std::optional<std::size_t>(it->second);
 }
 
 std::string dimsText(const std::vector<std::int64_t> &dims)

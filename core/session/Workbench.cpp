@@ -3,6 +3,7 @@
 
 #include "analysis/ModelChecker.h"
 #include "analysis/ShapeInference.h"
+#include "diagnose/ExportPitfalls.h"
 
 #include <spdlog/spdlog.h>
 
@@ -48,6 +49,9 @@ const support::Diagnostics &Workbench::findings()
             d.severity = support::Severity::Warning;
             all.push_back(std::move(d));
         }
+        const support::Diagnostics pitfalls =
+            diagnose::findExportPitfalls(*m_model, diagnose::listTargetProfiles().profiles);
+        all.insert(all.end(), pitfalls.begin(), pitfalls.end());
         spdlog::debug("checked {} in {:.1f} ms: {} findings", m_model->sourcePath,
                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
                       all.size());

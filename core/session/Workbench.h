@@ -27,7 +27,8 @@ public:
     bool hasModel() const { return m_model != nullptr; }
     const ir::Model &model() const { return *m_model; }
 
-    /// Load warnings, checker findings and shape-inference findings (computed once per model).
+    /// Load warnings, checker findings, shape-inference findings and export pitfalls (judged against
+    /// the shipped target profiles), computed once per model.
     const support::Diagnostics &findings();
     /// The `portolan inspect` summary of the open model.
     analysis::ModelSummary inspect();

@@ -1,8 +1,8 @@
 // Pattern-matching helpers over the IR (read-only).
 #include "passes/Match.h"
 
-#include "runtime/Half.h"
 #include "runtime/TensorProtoIO.h"
+#include "runtime/TensorStats.h"
 
 #include <algorithm>
 
@@ -102,15 +102,9 @@ std::optional<double> scalarConstant(const ir::Model &model, ir::ValueId value)
     const auto t = constantValue(model, value);
     if (!t || t->size() != 1)
         return std::nullopt;
-    switch (t->dataType()) {
-    case onnx::TensorProto::FLOAT: return t->data<float>()[0];
-    case onnx::TensorProto::DOUBLE: return t->data<double>()[0];
-    case onnx::TensorProto::INT64: return static_cast<double>(t->data<std::int64_t>()[0]);
-    case onnx::TensorProto::INT32: return t->data<std::int32_t>()[0];
-    case onnx::TensorProto::FLOAT16: return t->data<runtime::Float16>()[0].toFloat();
-    case onnx::TensorProto::BFLOAT16: return t->data<runtime::BFloat16>()[0].toFloat();
-    default: return std::nullopt;
-    }
+    if (t->dataType() == onnx::TensorProto::STRING)
+        return std::nullopt;
+    return runtime::elementAsDouble(*t, 0); // any numeric or bool type: a bool If condition, an int32 trip count
 }
 
 static const onnx::AttributeProto *findAttribute(const ir::Node &node, const std::string &name)

@@ -62,7 +62,10 @@ private slots:
         QVERIFY(r.out.contains("float[1,seq,32]"));
         QVERIFY(r.out.contains("(dynamic: seq)"));
         QVERIFY(r.out.contains("/layers.0"));
-        QVERIFY(r.out.contains("Findings  none"));
+        // The checker and shape inference are clean; what remains is the exporter's int64 shape arithmetic.
+        QVERIFY(r.out.contains("Findings"));
+        QVERIFY(r.out.contains("int64 shape arithmetic done at run time"));
+        QVERIFY(!r.out.contains("error"));
     }
 
     void fixturesJson_data()
@@ -83,7 +86,10 @@ private slots:
         QCOMPARE(doc.value("schema_version").toInt(), 1);
         QVERIFY(doc.value("nodes").toObject().value("main_graph").toInt() > 0);
         QVERIFY(!doc.value("op_histogram").toArray().isEmpty());
-        QVERIFY(doc.value("findings").toArray().isEmpty());
+        // Fixtures are valid exports: at most informational notes (pitfall codes are asserted in
+        // tst_ExportPitfalls), never an error or a warning.
+        for (const QJsonValue &finding : doc.value("findings").toArray())
+            QCOMPARE(finding.toObject().value("severity").toString(), QString("info"));
         if (name == "external_data")
             QCOMPARE(doc.value("initializers").toObject().value("external_bytes").toInt(), 6432);
         if (name == "control_flow") {

@@ -19,8 +19,11 @@
 #include "compare/KernelCheck.h"
 #include "compare/Repro.h"
 #include "compare/RunComparison.h"
+#include "diagnose/DynamicShapes.h"
+#include "diagnose/TargetCheck.h"
 #include "ir/ModelLoader.h"
 #include "runtime/cpu/CpuExecutor.h"
+#include "session/ModelFindings.h"
 #include "support/JsonWriter.h"
 
 #include <algorithm>
@@ -245,12 +248,15 @@ int compareCommand(const QStringList &arguments, Mode mode)
     const QCommandLineOption noShrink("no-shrink", "repro: keep the cut as asked for (by default nodes are dropped while "
                                                    "the failure still reproduces).");
     const QCommandLineOption force("force", "Replace an existing report, or write into a folder that holds files.");
+    const QCommandLineOption target({"t", "target"}, "The report also checks the model as loaded against this target profile "
+                                                     "(an id: portolan check --list-targets, or a profile .json).",
+                                    "TARGET");
     if (reproMode)
         parser.addOptions({output, node, depth, noShrink, force});
     else if (mode == Mode::Report)
-        parser.addOptions({output, force});
+        parser.addOptions({output, force, target});
     else
-        parser.addOptions({reportFile, force});
+        parser.addOptions({reportFile, force, target});
     const PassOptions passOptions;
     passOptions.addTo(parser);
     const PrecisionOptions precisionOptions;
@@ -264,6 +270,16 @@ int compareCommand(const QStringList &arguments, Mode mode)
         return *exit;
     if (mode == Mode::Report && !parser.isSet(output))
         return fail("report needs -o FILE (.json, .md, .html or .pdf)");
+    const bool writesReport = mode == Mode::Report || (mode == Mode::Compare && parser.isSet(reportFile));
+    std::optional<diagnose::TargetProfile> profile;
+    if (!reproMode && parser.isSet(target)) {
+        if (!writesReport)
+            return fail("--target goes into the port report: give --report FILE too (or run portolan check)");
+        auto found = diagnose::findTargetProfile(parser.value(target).toStdString());
+        if (!found)
+            return fail(found.error().format());
+        profile = std::move(*found);
+    }
     bool depthOk = true;
     const int depthValue = reproMode ? parser.value(depth).toInt(&depthOk) : 0;
     if (reproMode && (!parser.isSet(output) || !depthOk || depthValue < 0))
@@ -401,10 +417,21 @@ int compareCommand(const QStringList &arguments, Mode mode)
                 kernelChecks[&suspects[i]] = (*checks)[j++];
     }
 
-    if (mode == Mode::Report || (mode == Mode::Compare && parser.isSet(reportFile))) {
+    if (writesReport) {
         const runtime::cpu::CpuExecutor *compiledB = specB->compiled && !executors.empty() ? executors.back().get() : nullptr;
-        const report::PortReport portReport = buildPortReport({path, a->model, b->model, &*result, &suspects, &kernelChecks, first,
-                                                               pipelineText, options.tolerance, compiledB});
+        // The report's "before it runs" half judges the model as loaded: the file the target's compiler is handed.
+        const support::Diagnostics findings = session::modelFindings(model, loaded->warnings);
+        diagnose::ShapeOptions shapeOptions;
+        shapeOptions.target = profile;
+        auto shapeAnalysis = diagnose::analyzeShapes(model, shapeOptions);
+        if (!shapeAnalysis)
+            return fail(shapeAnalysis.error().format());
+        std::optional<diagnose::TargetCheck> check;
+        if (profile)
+            check = diagnose::checkTarget(model, *profile);
+        const report::PortReport portReport =
+            buildPortReport({path, a->model, b->model, &*result, &suspects, &kernelChecks, first, pipelineText, options.tolerance,
+                             compiledB, &findings, &*shapeAnalysis, check ? &*check : nullptr});
         const std::string file = parser.value(mode == Mode::Report ? output : reportFile).toStdString();
         if (auto st = writePortReport(portReport, file, parser.isSet(force)); !st)
             return fail(st.error().format());

@@ -1,6 +1,8 @@
 // The report's fields from the comparison, the models and the executor (see ReportBuilder.h).
 #include "cli/ReportBuilder.h"
 
+#include "diagnose/CheckFormat.h"
+
 #ifdef PORTOLAN_HAVE_GUI
 #include "report/ReportPdf.h"
 #endif
@@ -55,6 +57,39 @@ std::string cpuName()
     return QSysInfo::currentCpuArchitecture().toStdString();
 }
 
+report::ReportTarget targetSummary(const diagnose::TargetCheck &c)
+{
+    report::ReportTarget t;
+    t.id = c.targetId;
+    t.name = c.targetName;
+    t.source = c.source.document + ", " + c.source.version;
+    t.nodes = c.nodes;
+    t.unsupportedNodes = c.unsupportedNodes;
+    for (const diagnose::ProblemGroup &g : c.groups) {
+        report::ReportTargetGroup line;
+        line.cause = diagnose::causeTitle(g.cause);
+        line.opType = (g.domain.empty() ? "" : g.domain + ":") + g.opType;
+        line.nodes = g.nodes.size();
+        if (!g.nodes.empty())
+            line.example = g.nodes.front().nodeName + ": " + g.nodes.front().detail;
+        for (const diagnose::Fix &f : g.fixes)
+            if (diagnose::fixWorthShowing(f)) {
+                line.fix = diagnose::fixLine(f, g.nodes.size());
+                break;
+            }
+        t.groups.push_back(std::move(line));
+    }
+    for (const support::Diagnostic &d : c.modelFindings)
+        t.modelProblems.push_back(std::string(support::severityName(d.severity)) + ": " + d.message);
+    t.fallbackPartitions = c.partitions.fallbackPartitions;
+    t.crossingTensors = c.partitions.crossingTensors;
+    if (c.combined && c.combined->tried && c.combined->failure.empty()) {
+        t.combinedPipeline = c.combined->pipeline;
+        t.unsupportedAfterCombined = c.combined->unsupportedAfter;
+    }
+    return t;
+}
+
 } // namespace
 
 report::PortReport buildPortReport(const ReportInputs &in)
@@ -100,6 +135,13 @@ report::PortReport buildPortReport(const ReportInputs &in)
             if (n.implementation == "reference")
                 ++r.fallbacks[n.opType];
     }
+    if (in.findings)
+        r.findings = *in.findings;
+    if (in.shapes)
+        for (const diagnose::DimSource &d : in.shapes->sources)
+            r.dynamicDims.push_back({d.label(), d.valuesReached, d.staticNodes.size(), d.suggestion});
+    if (in.target)
+        r.target = targetSummary(*in.target);
     return r;
 }
 

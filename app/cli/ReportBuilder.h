@@ -4,6 +4,8 @@
 
 #include "compare/Divergence.h"
 #include "compare/KernelCheck.h"
+#include "diagnose/DynamicShapes.h"
+#include "diagnose/TargetCheck.h"
 #include "report/PortReport.h"
 #include "runtime/cpu/CpuExecutor.h"
 
@@ -22,6 +24,10 @@ struct ReportInputs {
     std::string pipeline;
     compare::Tolerance tolerance;
     const runtime::cpu::CpuExecutor *compiled = nullptr; ///< run B's executor when it is the compiled one
+    /// The loaded model's diagnostics: its findings, its dynamic dims and, when asked for, a target check.
+    const support::Diagnostics *findings = nullptr;
+    const diagnose::ShapeAnalysis *shapes = nullptr;
+    const diagnose::TargetCheck *target = nullptr;
 };
 
 report::PortReport buildPortReport(const ReportInputs &inputs);

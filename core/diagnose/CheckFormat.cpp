@@ -79,6 +79,16 @@ void writeFix(support::JsonWriter &w, const Fix &f)
 
 } // namespace
 
+std::string fixLine(const Fix &f, std::size_t groupSize)
+{
+    return (f.pipeline.empty() ? std::string(fixKey(f.kind)) : f.pipeline) + ": " + f.summary + fixOutcome(f, groupSize);
+}
+
+bool fixWorthShowing(const Fix &f)
+{
+    return !(f.tried && f.failure.empty() && f.fixedNodes == 0);
+}
+
 std::string checkText(const TargetCheck &c)
 {
     std::string out = c.model + " on " + c.targetName + " (" + c.targetId + ")\n";
@@ -120,12 +130,9 @@ std::string checkText(const TargetCheck &c)
         if (!g.note.empty())
             out += "      note: " + g.note + "\n";
         std::size_t rank = 0;
-        for (const Fix &f : g.fixes) {
-            if (f.tried && f.failure.empty() && f.fixedNodes == 0)
-                continue; // tried and useless here: the JSON keeps it, people need not read it
-            out += "    " + std::to_string(++rank) + ". " + (f.pipeline.empty() ? fixKey(f.kind) : f.pipeline) + ": " +
-                   f.summary + fixOutcome(f, g.nodes.size()) + "\n";
-        }
+        for (const Fix &f : g.fixes)
+            if (fixWorthShowing(f)) // the JSON keeps the others
+                out += "    " + std::to_string(++rank) + ". " + fixLine(f, g.nodes.size()) + "\n";
     }
     if (c.partitions.fallbackPartitions > 0) {
         const Partitioning &p = c.partitions;

@@ -60,6 +60,170 @@ std::vector<std::string> opChanges(const PortReport &r)
     return lines;
 }
 
+/// How many findings and dynamic-dim origins the page lists; the JSON has them all.
+constexpr std::size_t kPageRows = 8;
+
+/// The findings worth a line on the page: errors and warnings first, then notes, in model order.
+std::vector<const support::Diagnostic *> pageFindings(const PortReport &r)
+{
+    std::vector<const support::Diagnostic *> rows;
+    for (const support::Severity severity : {support::Severity::Error, support::Severity::Warning, support::Severity::Info})
+        for (const support::Diagnostic &d : r.findings)
+            if (d.severity == severity)
+                rows.push_back(&d);
+    return rows;
+}
+
+std::string findingPlace(const support::Diagnostic &d)
+{
+    return !d.node.empty() ? d.node : !d.value.empty() ? d.value : d.graph.empty() ? std::string("model") : d.graph;
+}
+
+/// "TensorRT 10: 3 of 120 nodes unsupported (…)": the target section's first line, in plain text.
+std::string targetVerdict(const ReportTarget &t)
+{
+    std::string line = t.name + " (" + t.source + "): ";
+    if (t.unsupportedNodes == 0 && t.modelProblems.empty())
+        return line + "all " + std::to_string(t.nodes) + " nodes supported";
+    line += std::to_string(t.unsupportedNodes) + " of " + std::to_string(t.nodes) + " nodes unsupported";
+    if (t.unsupportedNodes > 0)
+        line += "; with them on the host the model runs in " + std::to_string(t.fallbackPartitions) + " fallback partition" +
+                (t.fallbackPartitions == 1 ? "" : "s") + ", " + std::to_string(t.crossingTensors) + " tensor" +
+                (t.crossingTensors == 1 ? "" : "s") + " crossing each run";
+    return line;
+}
+
+std::string combinedLine(const ReportTarget &t)
+{
+    return "portolan optimize -p '" + t.combinedPipeline + "' leaves " + std::to_string(t.unsupportedAfterCombined) +
+           " unsupported";
+}
+
+void writeTargetJson(support::JsonWriter &w, const ReportTarget &t)
+{
+    w.beginObject().field("id", t.id).field("name", t.name).field("source", t.source)
+        .field("nodes", static_cast<std::uint64_t>(t.nodes)).field("unsupported_nodes", static_cast<std::uint64_t>(t.unsupportedNodes));
+    w.key("groups").beginArray();
+    for (const ReportTargetGroup &g : t.groups)
+        w.beginObject().field("cause", g.cause).field("op_type", g.opType).field("nodes", static_cast<std::uint64_t>(g.nodes))
+            .field("example", g.example).field("fix", g.fix).endObject();
+    w.endArray().key("model_problems").beginArray();
+    for (const std::string &p : t.modelProblems)
+        w.value(p);
+    w.endArray().field("fallback_partitions", static_cast<std::uint64_t>(t.fallbackPartitions))
+        .field("crossing_tensors", static_cast<std::uint64_t>(t.crossingTensors));
+    if (t.combinedPipeline.empty())
+        w.key("combined_fix").null();
+    else
+        w.key("combined_fix").beginObject().field("pipeline", t.combinedPipeline)
+            .field("unsupported_after", static_cast<std::uint64_t>(t.unsupportedAfterCombined)).endObject();
+    w.endObject();
+}
+
+/// A table as rows of cells, the header first: the "before it runs" sections, written once and
+/// rendered as Markdown or HTML.
+using Table = std::vector<std::vector<std::string>>;
+
+Table targetTable(const ReportTarget &t)
+{
+    Table table{{"cause", "op", "nodes", "e.g.", "best fix"}};
+    for (std::size_t i = 0; i < t.groups.size() && i < kPageRows; ++i) {
+        const ReportTargetGroup &g = t.groups[i];
+        table.push_back({g.cause, g.opType.empty() ? "(any)" : g.opType, std::to_string(g.nodes), g.example, g.fix});
+    }
+    return table;
+}
+
+Table dynamicTable(const PortReport &r)
+{
+    Table table{{"dynamic dim from", "values reached", "needing static", "what to do"}};
+    for (std::size_t i = 0; i < r.dynamicDims.size() && i < kPageRows; ++i) {
+        const ReportDynamicDim &d = r.dynamicDims[i];
+        table.push_back({d.origin, std::to_string(d.valuesReached), std::to_string(d.staticNodes), d.suggestion});
+    }
+    return table;
+}
+
+Table findingsTable(const PortReport &r)
+{
+    Table table{{"severity", "code", "where", "finding"}};
+    const auto rows = pageFindings(r);
+    for (std::size_t i = 0; i < rows.size() && i < kPageRows; ++i)
+        table.push_back({support::severityName(rows[i]->severity), rows[i]->code, findingPlace(*rows[i]), rows[i]->message});
+    return table;
+}
+
+/// "…and 4 more (in the JSON report)" when the page left rows out.
+std::string moreRows(std::size_t total)
+{
+    return total > kPageRows ? "…and " + std::to_string(total - kPageRows) + " more (the JSON report lists them all)." : "";
+}
+
+std::string markdownTable(const Table &table)
+{
+    std::string md;
+    for (std::size_t row = 0; row < table.size(); ++row) {
+        for (const std::string &cell : table[row]) {
+            std::string escaped;
+            for (const char c : cell)
+                escaped += c == '|' ? std::string("\\|") : std::string(1, c);
+            md += "| " + escaped + " ";
+        }
+        md += "|\n";
+        if (row == 0) {
+            for (std::size_t i = 0; i < table[0].size(); ++i)
+                md += "|---";
+            md += "|\n";
+        }
+    }
+    return md;
+}
+
+std::string htmlTable(const Table &table)
+{
+    std::string out = "<table width=\"100%\">";
+    for (std::size_t row = 0; row < table.size(); ++row) {
+        out += "<tr>";
+        for (const std::string &cell : table[row])
+            out += (row == 0 ? "<th>" : "<td>") + html(cell) + (row == 0 ? "</th>" : "</td>");
+        out += "</tr>";
+    }
+    return out + "</table>";
+}
+
+/// The "before it runs" section in either format: `heading` and `paragraph` wrap text, `table` a table.
+template <typename Heading, typename Paragraph, typename TableWriter>
+std::string beforeItRuns(const PortReport &r, Heading heading, Paragraph paragraph, TableWriter table)
+{
+    std::string out = heading("Before it runs");
+    if (r.target) {
+        const ReportTarget &t = *r.target;
+        out += paragraph("Target " + targetVerdict(t) + ".");
+        for (const std::string &problem : t.modelProblems)
+            out += paragraph(problem);
+        if (!t.groups.empty())
+            out += table(targetTable(t)) + paragraph(moreRows(t.groups.size()));
+        if (!t.combinedPipeline.empty())
+            out += paragraph("All the pass fixes together: " + combinedLine(t) + ".");
+    } else {
+        out += paragraph("No target was checked (report --target T adds one: portolan check --list-targets).");
+    }
+    if (r.dynamicDims.empty())
+        out += paragraph("Every dim is static.");
+    else
+        out += table(dynamicTable(r)) + paragraph(moreRows(r.dynamicDims.size()));
+    const std::size_t errors = static_cast<std::size_t>(std::count_if(r.findings.begin(), r.findings.end(), [](const support::Diagnostic &d) {
+        return d.severity == support::Severity::Error;
+    }));
+    if (r.findings.empty())
+        out += paragraph("Findings: none (ONNX checker, shape inference, export pitfalls).");
+    else
+        out += paragraph("Findings (ONNX checker, shape inference, export pitfalls): " + std::to_string(r.findings.size()) + ", " +
+                         std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ".") +
+               table(findingsTable(r)) + paragraph(moreRows(r.findings.size()));
+    return out;
+}
+
 } // namespace
 
 std::string reportJson(const PortReport &r)
@@ -117,6 +281,18 @@ std::string reportJson(const PortReport &r)
     w.endArray();
     w.key("performance").beginObject().field("seconds_a", r.secondsA).field("seconds_b", r.secondsB)
         .field("arena_bytes", r.arenaBytes).field("weight_bytes", r.weightBytes).field("flops", r.flops).endObject();
+    if (r.target)
+        writeTargetJson(w.key("target"), *r.target);
+    else
+        w.key("target").null();
+    w.key("dynamic_dims").beginArray();
+    for (const ReportDynamicDim &d : r.dynamicDims)
+        w.beginObject().field("origin", d.origin).field("values_reached", static_cast<std::uint64_t>(d.valuesReached))
+            .field("static_nodes", static_cast<std::uint64_t>(d.staticNodes)).field("suggestion", d.suggestion).endObject();
+    w.endArray().key("findings").beginArray();
+    for (const support::Diagnostic &d : r.findings)
+        support::writeDiagnostic(w, d);
+    w.endArray();
     w.endObject();
     return w.str() + "\n";
 }
@@ -147,7 +323,11 @@ std::string reportMarkdown(const PortReport &r)
         md += "none";
     for (const auto &[op, n] : r.fallbacks)
         md += op + " ×" + std::to_string(n) + " ";
-    md += "\n\n**Speed and memory:** " + r.runA + " " + number(r.secondsA * 1e3) + " ms, " + r.runB + " " + number(r.secondsB * 1e3) +
+    md += "\n\n" + beforeItRuns(
+              r, [](const std::string &h) { return "## " + h + "\n\n"; },
+              [](const std::string &p) { return p.empty() ? p : p + "\n\n"; },
+              [](const Table &t) { return markdownTable(t) + "\n"; });
+    md += "**Speed and memory:** " + r.runA + " " + number(r.secondsA * 1e3) + " ms, " + r.runB + " " + number(r.secondsB * 1e3) +
           " ms; arena " + number(static_cast<double>(r.arenaBytes) / (1 << 20)) + " MiB, weights " +
           number(static_cast<double>(r.weightBytes) / (1 << 20)) + " MiB, " + number(static_cast<double>(r.flops) / 1e9) + " GFLOP.\n\n";
     md += "*" + r.generatedBy + " · " + r.environment + " · model sha256 " + r.modelHash + "*\n";
@@ -216,7 +396,10 @@ std::string reportHtml(const PortReport &r, const std::string &stripImage, int s
         body += "none";
     for (const auto &[op, n] : r.fallbacks)
         body += html(op) + " ×" + std::to_string(n) + " ";
-    body += "</p><h2>Speed and memory</h2><p>" + html(r.runA) + " " + number(r.secondsA * 1e3) + " ms; " + html(r.runB) + " " +
+    body += "</p>" + beforeItRuns(
+                r, [](const std::string &h) { return "<h2>" + html(h) + "</h2>"; },
+                [](const std::string &p) { return p.empty() ? p : "<p>" + html(p) + "</p>"; }, htmlTable);
+    body += "<h2>Speed and memory</h2><p>" + html(r.runA) + " " + number(r.secondsA * 1e3) + " ms; " + html(r.runB) + " " +
             number(r.secondsB * 1e3) + " ms; arena " + number(static_cast<double>(r.arenaBytes) / (1 << 20)) + " MiB; weights " +
             number(static_cast<double>(r.weightBytes) / (1 << 20)) + " MiB; " + number(static_cast<double>(r.flops) / 1e9) +
             " GFLOP</p><p class=\"foot\">" + html(r.generatedBy) + " · " + html(r.environment) + " · model sha256 " +

@@ -1,9 +1,11 @@
 // The one-page port report as data, and its writers: JSON (versioned: the source of truth),
 // Markdown and self-contained HTML with a per-layer error strip. Filled from a comparison, the
-// two models and the compiled executor's statistics. The PDF is rendered with Qt (views/report).
+// two models, the compiled executor's statistics and the diagnostics of the loaded model (target
+// check, dynamic dims, findings). The PDF is rendered with Qt (views/report).
 #pragma once
 
 #include "compare/TensorMetrics.h"
+#include "support/Diagnostic.h"
 
 #include <cstdint>
 #include <map>
@@ -33,6 +35,34 @@ struct ReportLayer {
     bool passed = false;
 };
 
+/// One group of nodes the target cannot run, for one cause, with the best fix the check found.
+struct ReportTargetGroup {
+    std::string cause;    ///< "Op not supported", …
+    std::string opType;   ///< empty for a rule of the target's (static shapes)
+    std::size_t nodes = 0;
+    std::string example;  ///< the first node and its exact reason
+    std::string fix;      ///< the best fix in a line, with what it measured
+};
+
+/// `portolan check` against one target, in short: the port's "will it compile" half.
+struct ReportTarget {
+    std::string id, name, source; ///< source: the vendor document and its version
+    std::size_t nodes = 0, unsupportedNodes = 0;
+    std::vector<ReportTargetGroup> groups;
+    std::vector<std::string> modelProblems; ///< about the model as a whole (opsets, domains)
+    std::size_t fallbackPartitions = 0, crossingTensors = 0;
+    std::string combinedPipeline; ///< every group's best pass fix in one pipeline; empty when none
+    std::size_t unsupportedAfterCombined = 0;
+};
+
+/// One origin of dynamic dims (`portolan shapes`).
+struct ReportDynamicDim {
+    std::string origin;     ///< "input 'x' axis 0 ('batch')", "NonZero 'nz'"
+    std::size_t valuesReached = 0;
+    std::size_t staticNodes = 0; ///< reached nodes the target needs static
+    std::string suggestion;
+};
+
 struct PortReport {
     static constexpr int kSchemaVersion = 1;
     std::string model, modelHash, generatedBy, environment;
@@ -48,6 +78,11 @@ struct PortReport {
     std::vector<ReportLayer> layers;
     double secondsA = 0, secondsB = 0;
     std::uint64_t arenaBytes = 0, weightBytes = 0, flops = 0;
+    /// Before anything runs: the checker, shape inference and export pitfalls on the loaded model,
+    /// its dynamic dims, and (when one was asked for) the target check.
+    support::Diagnostics findings;
+    std::vector<ReportDynamicDim> dynamicDims;
+    std::optional<ReportTarget> target;
 };
 
 std::string reportJson(const PortReport &report);

@@ -1,13 +1,9 @@
 // Workbench: loading, inspection and compiling; runs and comparison join as they land.
 #include "session/Workbench.h"
 
-#include "analysis/ModelChecker.h"
-#include "analysis/ShapeInference.h"
-#include "diagnose/ExportPitfalls.h"
+#include "session/ModelFindings.h"
 
 #include <spdlog/spdlog.h>
-
-#include <chrono>
 
 namespace portolan::session {
 
@@ -39,24 +35,8 @@ support::Status Workbench::openBytes(std::span<const std::byte> bytes, const std
 
 const support::Diagnostics &Workbench::findings()
 {
-    if (!m_findings) {
-        const auto start = std::chrono::steady_clock::now();
-        support::Diagnostics all = m_loadWarnings;
-        support::Diagnostics checked = analysis::checkModel(*m_model);
-        all.insert(all.end(), checked.begin(), checked.end());
-        // Shape inference errors are warnings: the model is valid, a target may still trip on it.
-        for (support::Diagnostic d : analysis::inferShapes(*m_model).findings) {
-            d.severity = support::Severity::Warning;
-            all.push_back(std::move(d));
-        }
-        const support::Diagnostics pitfalls =
-            diagnose::findExportPitfalls(*m_model, diagnose::listTargetProfiles().profiles);
-        all.insert(all.end(), pitfalls.begin(), pitfalls.end());
-        spdlog::debug("checked {} in {:.1f} ms: {} findings", m_model->sourcePath,
-                      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
-                      all.size());
-        m_findings = std::move(all);
-    }
+    if (!m_findings)
+        m_findings = modelFindings(*m_model, m_loadWarnings);
     return *m_findings;
 }
 

@@ -247,6 +247,59 @@ private slots:
         QVERIFY(unknown.err.contains(".json, .md, .html or .pdf"));
     }
 
+    void portReportSaysWhatHappensBeforeItRuns()
+    {
+        // the model as loaded against a target that needs static shapes: the check, the dynamic dim
+        // and the export pitfall are on the page, with the fix that works
+        QTemporaryDir tmp;
+        const QString json = tmp.filePath("report.json"), md = tmp.filePath("report.md");
+        const QStringList common{"--shape", "input=1,8,32", "--target", "mobile"};
+        const auto run = runPortolan(QStringList{"report", fixture("transformer_opset17"), "-o", json} + common);
+        QVERIFY2(run.exitCode == 0, run.err.constData());
+        QFile file(json);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject r = QJsonDocument::fromJson(file.readAll()).object();
+        const QJsonObject target = r["target"].toObject();
+        QCOMPARE(target["id"].toString(), QString("mobile"));
+        QVERIFY(target["source"].toString().size() > 10); // the vendor document it was written from
+        QVERIFY(target["unsupported_nodes"].toInt() > 0 && target["unsupported_nodes"].toInt() <= target["nodes"].toInt());
+        const QJsonObject group = target["groups"].toArray().at(0).toObject();
+        QVERIFY2(group["fix"].toString().contains("freeze-shapes"), qPrintable(group["fix"].toString()));
+        QVERIFY(target["combined_fix"].toObject()["pipeline"].toString().startsWith("freeze-shapes{input=input:1x1x32}"));
+        QCOMPARE(target["combined_fix"].toObject()["unsupported_after"].toInt(), 0);
+        const QJsonArray dims = r["dynamic_dims"].toArray();
+        QCOMPARE(dims.size(), 1);
+        QVERIFY2(dims[0].toObject()["origin"].toString().contains("'seq'"), qPrintable(dims[0].toObject()["origin"].toString()));
+        QVERIFY(dims[0].toObject()["static_nodes"].toInt() > 0); // mobile needs them static
+        QCOMPARE(r["findings"].toArray().size(), 1);
+        QCOMPARE(r["findings"].toArray()[0].toObject()["code"].toString(), QString("int64-shape-chain"));
+
+        // Markdown says the same for people; no target: the section says how to add one
+        QCOMPARE(runPortolan(QStringList{"compare", fixture("transformer_opset17"), "--report", md} + common).exitCode, 0);
+        QFile mdFile(md);
+        QVERIFY(mdFile.open(QIODevice::ReadOnly));
+        const QByteArray text = mdFile.readAll();
+        QVERIFY(text.contains("## Before it runs"));
+        QVERIFY(text.contains("nodes unsupported"));
+        QVERIFY(text.contains("| int64-shape-chain |"));
+        QVERIFY(text.contains("leaves 0 unsupported"));
+        const QString plain = tmp.filePath("plain.json");
+        QCOMPARE(runPortolan({"report", fixture("cnn_bn"), "-o", plain}).exitCode, 0);
+        QFile plainFile(plain);
+        QVERIFY(plainFile.open(QIODevice::ReadOnly));
+        const QJsonObject p = QJsonDocument::fromJson(plainFile.readAll()).object();
+        QVERIFY(p["target"].isNull());
+        QVERIFY(p["findings"].toArray().isEmpty() && p["dynamic_dims"].toArray().isEmpty());
+
+        // --target without a report, or an unknown one, is refused before anything runs
+        const auto noReport = runPortolan({"compare", fixture("cnn_bn"), "--target", "mobile"});
+        QCOMPARE(noReport.exitCode, 2);
+        QVERIFY(noReport.err.contains("--report"));
+        const auto unknown = runPortolan({"report", fixture("cnn_bn"), "-o", tmp.filePath("u.json"), "--target", "no-such-npu"});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY(!QFile::exists(tmp.filePath("u.json")));
+    }
+
     void portReportAsPdfHeadless()
     {
         // no display: the CLI renders on Qt's offscreen platform; one A4 page that poppler renders

@@ -15,6 +15,8 @@
 #include <QTextDocument>
 #include <QUrl>
 
+#include <algorithm>
+
 namespace portolan::views {
 
 namespace {
@@ -22,6 +24,8 @@ namespace {
 const char *const kStripUrl = "portolan:strip.png";
 /// A page holds the verdict, the outputs, the chart and this many suspects (the rest are in the JSON).
 constexpr std::size_t kSuspectsOnAPage = 5;
+/// How far a long report is shrunk to stay on one page: 9 pt text at 0.7 is 6.3 pt, still legible printed.
+constexpr double kSmallestScale = 0.7;
 
 } // namespace
 
@@ -56,15 +60,25 @@ support::Status writeReportPdf(const report::PortReport &report, const QString &
         const QSizeF page = pdf.pageLayout().paintRectPixels(pdf.resolution()).size();
         QTextDocument document;
         document.documentLayout()->setPaintDevice(&pdf);
-        document.setPageSize(page);
-        layOutReport(report, document, static_cast<int>(page.width()), pdf.resolution());
+        // One page: a report that runs longer is laid out wider and drawn smaller, down to a floor
+        // below which text would be unreadable (then it takes a second page).
+        double scale = 1;
+        for (;;) {
+            document.setPageSize(page / scale);
+            layOutReport(report, document, static_cast<int>(page.width() / scale), pdf.resolution());
+            if (document.pageCount() <= 1 || scale <= kSmallestScale)
+                break;
+            scale = std::max(kSmallestScale, scale * 0.92);
+        }
         QPainter painter(&pdf);
+        painter.scale(scale, scale);
+        const QSizeF laidOut = page / scale;
         for (int i = 0; i < document.pageCount(); ++i) {
             if (i > 0)
                 pdf.newPage();
             painter.save();
-            painter.translate(0, -page.height() * i);
-            document.drawContents(&painter, QRectF(QPointF(0, page.height() * i), page));
+            painter.translate(0, -laidOut.height() * i);
+            document.drawContents(&painter, QRectF(QPointF(0, laidOut.height() * i), laidOut));
             painter.restore();
         }
     } // the file is complete once the writer is gone

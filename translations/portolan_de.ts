@@ -22,64 +22,64 @@
 <context>
     <name>Inspector</name>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="43"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="42"/>
         <source>type unknown</source>
         <translation>Typ unbekannt</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="77"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="76"/>
         <source>subgraph (%1)</source>
         <translation>Teilgraph (%1)</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="78"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="77"/>
         <source>(type %1)</source>
         <translation>(Typ %1)</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="133"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="131"/>
         <source>rank unknown</source>
         <translation>Rang unbekannt</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="152"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="150"/>
         <source>schema since version %1</source>
         <translation>Schema seit Version %1</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="152"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="150"/>
         <source>no schema known</source>
         <translation>kein Schema bekannt</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="155"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="153"/>
         <source>Attributes</source>
         <translation>Attribute</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="170"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="168"/>
         <source>omitted</source>
         <translation>ausgelassen</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="176"/>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="203"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="174"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="201"/>
         <source>initializer</source>
         <translation>Initialisierer</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="177"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="175"/>
         <source>from %1</source>
         <translation>von %1</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="178"/>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="205"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="176"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="203"/>
         <source>graph input</source>
         <translation>Grapheingabe</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/inspector/InspectorHtml.cpp" line="180"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="178"/>
         <source>%n consumer(s)</source>
         <translation>
             <numerusform>%n Verbraucher</numerusform>
@@ -87,107 +87,107 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="186"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="184"/>
         <source>Inputs</source>
         <translation>Eingaben</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="188"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="186"/>
         <source>Outputs</source>
         <translation>Ausgaben</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="191"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="189"/>
         <source>Node documentation</source>
         <translation>Knotendokumentation</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="193"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="191"/>
         <source>Operator documentation</source>
         <translation>Operatordokumentation</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="202"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="200"/>
         <source>Producer</source>
         <translation>Erzeuger</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="206"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="204"/>
         <source>Consumers (%1)</source>
         <translation>Verbraucher (%1)</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="210"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="208"/>
         <source>… and %1 more</source>
         <translation>… und %1 weitere</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="213"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="211"/>
         <source> (input %1)</source>
         <translation> (Eingabe %1)</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="216"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="214"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="217"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="215"/>
         <source>%1 bytes%2</source>
         <translation>%1 Bytes%2</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="217"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="215"/>
         <source>, external</source>
         <translation>, extern</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="225"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="223"/>
         <source>elements</source>
         <translation>Elemente</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="226"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="224"/>
         <source>min</source>
         <translation>Min</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="227"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="225"/>
         <source>max</source>
         <translation>Max</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="228"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="226"/>
         <source>mean</source>
         <translation>Mittelwert</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="229"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="227"/>
         <source>std</source>
         <translation>Std.-Abw.</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="230"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="228"/>
         <source>NaN / Inf</source>
         <translation>NaN / Inf</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="239"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="237"/>
         <source>Documentation</source>
         <translation>Dokumentation</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="247"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="245"/>
         <source>%1 nodes, %2 child groups</source>
         <translation>%1 Knoten, %2 Untergruppen</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="257"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="255"/>
         <source>Operators</source>
         <translation>Operatoren</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="260"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="258"/>
         <source>Double-click the group on the canvas to open or close it.</source>
         <translation>Doppelklick auf die Gruppe öffnet oder schließt sie.</translation>
     </message>
@@ -195,261 +195,266 @@
 <context>
     <name>portolan::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="60"/>
+        <location filename="../app/gui/MainWindow.cpp" line="61"/>
         <source>Portolan</source>
         <translation>Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="115"/>
+        <location filename="../app/gui/MainWindow.cpp" line="116"/>
         <source>Open an ONNX model (File → Open…) to see its summary.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seine Zusammenfassung zu sehen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="124"/>
+        <location filename="../app/gui/MainWindow.cpp" line="125"/>
         <source>Groups</source>
         <translation>Gruppen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="125"/>
+        <location filename="../app/gui/MainWindow.cpp" line="126"/>
         <source>Inspector</source>
         <translation>Inspektor</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="126"/>
+        <location filename="../app/gui/MainWindow.cpp" line="127"/>
         <source>Summary</source>
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="452"/>
+        <location filename="../app/gui/MainWindow.cpp" line="443"/>
         <source>Layout failed</source>
         <translation>Layout fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="193"/>
+        <location filename="../app/gui/MainWindow.cpp" line="186"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="69"/>
+        <location filename="../app/gui/MainWindow.cpp" line="70"/>
         <source>Main graph</source>
         <translation>Hauptgraph</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="128"/>
+        <location filename="../app/gui/MainWindow.cpp" line="129"/>
         <source>Pipeline</source>
         <translation>Pipeline</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="143"/>
-        <location filename="../app/gui/MainWindow.cpp" line="164"/>
+        <location filename="../app/gui/MainWindow.cpp" line="144"/>
+        <location filename="../app/gui/MainWindow.cpp" line="170"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="194"/>
+        <location filename="../app/gui/MainWindow.cpp" line="147"/>
+        <source>Findings</source>
+        <translation>Befunde</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="187"/>
         <source>&amp;Open…</source>
         <translation>Ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="195"/>
+        <location filename="../app/gui/MainWindow.cpp" line="188"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="196"/>
+        <location filename="../app/gui/MainWindow.cpp" line="189"/>
         <source>Open &amp;Sample Model</source>
         <translation>&amp;Beispielmodell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="198"/>
+        <location filename="../app/gui/MainWindow.cpp" line="191"/>
         <source>&amp;Export View…</source>
         <translation>Ansicht &amp;exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="198"/>
+        <location filename="../app/gui/MainWindow.cpp" line="191"/>
         <source>Ctrl+E</source>
         <translation>Ctrl+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="200"/>
+        <location filename="../app/gui/MainWindow.cpp" line="193"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="201"/>
+        <location filename="../app/gui/MainWindow.cpp" line="194"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="202"/>
+        <location filename="../app/gui/MainWindow.cpp" line="195"/>
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="202"/>
+        <location filename="../app/gui/MainWindow.cpp" line="195"/>
         <source>Ctrl+0</source>
         <translation>Ctrl+0</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="207"/>
+        <location filename="../app/gui/MainWindow.cpp" line="200"/>
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="208"/>
+        <location filename="../app/gui/MainWindow.cpp" line="201"/>
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="213"/>
+        <location filename="../app/gui/MainWindow.cpp" line="206"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="214"/>
+        <location filename="../app/gui/MainWindow.cpp" line="207"/>
         <source>&amp;About Portolan</source>
         <translation>Ü&amp;ber Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216"/>
+        <location filename="../app/gui/MainWindow.cpp" line="209"/>
         <source>Search</source>
         <translation>Suche</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220"/>
+        <location filename="../app/gui/MainWindow.cpp" line="213"/>
         <source>Search nodes, ops (op:Conv), tensors (tensor:x)…</source>
         <translation>Knoten, Operatoren (op:Conv), Tensoren (tensor:x) suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="227"/>
+        <location filename="../app/gui/MainWindow.cpp" line="220"/>
         <source>Previous</source>
         <translation>Zurück</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228"/>
+        <location filename="../app/gui/MainWindow.cpp" line="221"/>
         <source>Next</source>
         <translation>Weiter</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="230"/>
+        <location filename="../app/gui/MainWindow.cpp" line="223"/>
         <source>Fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253"/>
-        <location filename="../app/gui/MainWindow.cpp" line="338"/>
+        <location filename="../app/gui/MainWindow.cpp" line="246"/>
+        <location filename="../app/gui/MainWindow.cpp" line="334"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="284"/>
+        <location filename="../app/gui/MainWindow.cpp" line="280"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="322"/>
+        <location filename="../app/gui/MainWindow.cpp" line="318"/>
         <source>Sample model</source>
         <translation>Beispielmodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="322"/>
+        <location filename="../app/gui/MainWindow.cpp" line="318"/>
         <source>The bundled sample model is missing from this build.</source>
         <translation>Das mitgelieferte Beispielmodell fehlt in diesem Build.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="339"/>
+        <location filename="../app/gui/MainWindow.cpp" line="335"/>
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="362"/>
+        <location filename="../app/gui/MainWindow.cpp" line="353"/>
         <source>%1 — %2 nodes, %3 initializers (%4), %5 findings</source>
         <translation>%1 — %2 Knoten, %3 Initialisierer (%4), %5 Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="368"/>
+        <location filename="../app/gui/MainWindow.cpp" line="359"/>
         <source>%1 — Portolan</source>
         <translation>%1 — Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="389"/>
+        <location filename="../app/gui/MainWindow.cpp" line="380"/>
         <source>no match</source>
         <translation>kein Treffer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="403"/>
+        <location filename="../app/gui/MainWindow.cpp" line="394"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="466"/>
+        <location filename="../app/gui/MainWindow.cpp" line="457"/>
         <source>main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="517"/>
-        <location filename="../app/gui/MainWindow.cpp" line="518"/>
+        <location filename="../app/gui/MainWindow.cpp" line="536"/>
+        <location filename="../app/gui/MainWindow.cpp" line="537"/>
         <source>Input model</source>
         <translation>Eingabemodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="532"/>
+        <location filename="../app/gui/MainWindow.cpp" line="551"/>
         <source>made by %1 from: %2</source>
         <translation>erzeugt von %1 aus: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="533"/>
+        <location filename="../app/gui/MainWindow.cpp" line="552"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="547"/>
+        <location filename="../app/gui/MainWindow.cpp" line="566"/>
         <source>Before %1 — %2 nodes, struck through: removed</source>
         <translation>Vor %1 — %2 Knoten, durchgestrichen: entfernt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="548"/>
+        <location filename="../app/gui/MainWindow.cpp" line="567"/>
         <source>After %1 — %2 nodes, green: created</source>
         <translation>Nach %1 — %2 Knoten, grün: erzeugt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="551"/>
+        <location filename="../app/gui/MainWindow.cpp" line="570"/>
         <source>Pass diff</source>
         <translation>Pass-Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="557"/>
+        <location filename="../app/gui/MainWindow.cpp" line="576"/>
         <source>Open ONNX Model</source>
         <translation>ONNX-Modell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="557"/>
+        <location filename="../app/gui/MainWindow.cpp" line="576"/>
         <source>ONNX models (*.onnx);;All files (*)</source>
         <translation>ONNX-Modelle (*.onnx);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="567"/>
-        <location filename="../app/gui/MainWindow.cpp" line="573"/>
+        <location filename="../app/gui/MainWindow.cpp" line="586"/>
+        <location filename="../app/gui/MainWindow.cpp" line="592"/>
         <source>Export View</source>
         <translation>Ansicht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="567"/>
+        <location filename="../app/gui/MainWindow.cpp" line="586"/>
         <source>SVG image (*.svg);;PNG image (*.png)</source>
         <translation>SVG-Bild (*.svg);;PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="573"/>
+        <location filename="../app/gui/MainWindow.cpp" line="592"/>
         <source>Cannot write %1.</source>
         <translation>%1 kann nicht geschrieben werden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="612"/>
+        <location filename="../app/gui/MainWindow.cpp" line="631"/>
         <source>About Portolan</source>
         <translation>Über Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="613"/>
+        <location filename="../app/gui/MainWindow.cpp" line="632"/>
         <source>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;A workbench for porting ONNX models to accelerators.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank zum Portieren von ONNX-Modellen auf Beschleuniger.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</translation>
     </message>
@@ -578,55 +583,55 @@
         <translation>Fehler nach Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="202"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="196"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="247"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="241"/>
         <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
         <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="251"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="297"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="245"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="291"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="251"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="245"/>
         <source>OUT OF TOLERANCE</source>
         <translation>AUSSERHALB DER TOLERANZ</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="255"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="249"/>
         <source>
 First divergence: %1 (%2), output %3.</source>
         <translation>
 Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="282"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="276"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="294"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="288"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="298"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="292"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="313"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="307"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="318"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="312"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>
@@ -700,79 +705,236 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
     </message>
 </context>
 <context>
+    <name>portolan::views::FindingsPanel</name>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="35"/>
+        <source>No target</source>
+        <translation>Kein Ziel</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="40"/>
+        <source>Check the model against a target&apos;s published op support (profiles: docs/targets.md)</source>
+        <translation>Das Modell gegen die veröffentlichte Op-Unterstützung eines Ziels prüfen (Profile: docs/targets.md)</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="49"/>
+        <source>Finding</source>
+        <translation>Befund</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="49"/>
+        <source>Node</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="49"/>
+        <source>Detail</source>
+        <translation>Detail</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="63"/>
+        <source>Target:</source>
+        <translation>Ziel:</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="71"/>
+        <source>Profile skipped: %1
+</source>
+        <translation>Profil übersprungen: %1
+</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="123"/>
+        <source>Checking against %1…</source>
+        <translation>Prüfung gegen %1…</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="123"/>
+        <source>Tracing dynamic dims…</source>
+        <translation>Dynamische Dimensionen werden verfolgt…</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="190"/>
+        <source>Open a model to see what a target can run of it.</source>
+        <translation>Öffnen Sie ein Modell, um zu sehen, was ein Ziel davon ausführen kann.</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="207"/>
+        <source>%1 can run all %2 nodes.</source>
+        <translation>%1 kann alle %2 Knoten ausführen.</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="208"/>
+        <source>%1 cannot run %2 of %3 nodes.</source>
+        <translation>%1 kann %2 von %3 Knoten nicht ausführen.</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="209"/>
+        <source>%1 (profile: %2, %3)</source>
+        <translation>%1 (Profil: %2, %3)</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="214"/>
+        <source>any op</source>
+        <translation>jede Op</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="220"/>
+        <source>%n node(s)</source>
+        <translation>
+            <numerusform>%n Knoten</numerusform>
+            <numerusform>%n Knoten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="229"/>
+        <source>With the rest on the host</source>
+        <translation>Mit dem Rest auf dem Host</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="230"/>
+        <source>%1 target partition(s), %2 host partition(s), %3 tensor(s) crossing each run</source>
+        <translation>%1 Ziel-Partition(en), %2 Host-Partition(en), %3 Tensor(en) wechseln bei jedem Lauf</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="235"/>
+        <source>Every pass fix together</source>
+        <translation>Alle Pass-Korrekturen zusammen</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="236"/>
+        <source>portolan optimize --pipeline &apos;%1&apos; leaves %2 unsupported</source>
+        <translation>portolan optimize --pipeline &apos;%1&apos; lässt %2 nicht unterstützt</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="238"/>
+        <source>Pick a target to see which nodes it cannot run and why.</source>
+        <translation>Wählen Sie ein Ziel, um zu sehen, welche Knoten es nicht ausführen kann und warum.</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="242"/>
+        <source>Dynamic dims (%n origin(s))</source>
+        <translation>
+            <numerusform>Dynamische Dimensionen (%n Ursprung)</numerusform>
+            <numerusform>Dynamische Dimensionen (%n Ursprünge)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="247"/>
+        <source>reaches %n value(s)</source>
+        <translation>
+            <numerusform>erreicht %n Wert</numerusform>
+            <numerusform>erreicht %n Werte</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="251"/>
+        <source>Dynamic dims</source>
+        <translation>Dynamische Dimensionen</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="251"/>
+        <source>error</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="254"/>
+        <source>Findings (%1)</source>
+        <translation>Befunde (%1)</translation>
+    </message>
+    <message>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="262"/>
+        <source>none: the checker, shape inference and the export pitfalls found nothing</source>
+        <translation>keine: Checker, Forminferenz und Exportfallen fanden nichts</translation>
+    </message>
+</context>
+<context>
     <name>portolan::views::GraphCanvas</name>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="608"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="444"/>
+        <source>Not on %1:</source>
+        <translation>Nicht auf %1:</translation>
+    </message>
+    <message>
+        <location filename="../views/graph/GraphCanvas.cpp" line="667"/>
         <source>Laying out the graph…</source>
         <translation>Graph wird angeordnet…</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="608"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="667"/>
         <source>Open an ONNX model (File → Open…) to see its graph.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seinen Graphen zu sehen.</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="629"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="690"/>
         <source>Conv / MatMul / attention</source>
         <translation>Conv / MatMul / Attention</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="630"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="691"/>
         <source>activation</source>
         <translation>Aktivierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="631"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="692"/>
         <source>normalization</source>
         <translation>Normalisierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="632"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="693"/>
         <source>pooling / resize</source>
         <translation>Pooling / Skalierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="633"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="694"/>
         <source>elementwise / reduction</source>
         <translation>elementweise / Reduktion</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="634"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="695"/>
         <source>shape / data movement</source>
         <translation>Form / Datenbewegung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="635"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="696"/>
         <source>quantization</source>
         <translation>Quantisierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="636"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="697"/>
         <source>control flow</source>
         <translation>Kontrollfluss</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="637"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="698"/>
         <source>constant</source>
         <translation>Konstante</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="638"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="699"/>
         <source>custom domain</source>
         <translation>eigene Domäne</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/graph/GraphCanvas.cpp" line="741"/>
+        <source>%1: %n node(s) it cannot run, framed dashed</source>
+        <translation>
+            <numerusform>%1: %n Knoten, den es nicht ausführen kann, gestrichelt umrandet</numerusform>
+            <numerusform>%1: %n Knoten, die es nicht ausführen kann, gestrichelt umrandet</numerusform>
+        </translation>
+    </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="695"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="776"/>
         <source>log scale</source>
         <translation>log. Skala</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="698"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="779"/>
         <source>grey: not compared</source>
         <translation>grau: nicht verglichen</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="924"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="1005"/>
         <source>Portolan graph</source>
         <translation>Portolan-Graph</translation>
     </message>

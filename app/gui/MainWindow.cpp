@@ -7,6 +7,7 @@
 #include "inspector/InspectorPanel.h"
 #include "pipeline/PipelinePanel.h"
 #include "compare/ComparePanel.h"
+#include "diagnose/FindingsPanel.h"
 
 #include <QAction>
 #include <QApplication>
@@ -142,6 +143,11 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     m_compare = new views::ComparePanel(this);
     QDockWidget *compareDock = dock(m_compare, tr("Compare"), "compareDock", Qt::BottomDockWidgetArea);
     tabifyDockWidget(pipelineDock, compareDock);
+    m_findings = new views::FindingsPanel(this);
+    QDockWidget *findingsDock = dock(m_findings, tr("Findings"), "findingsDock", Qt::BottomDockWidgetArea);
+    tabifyDockWidget(compareDock, findingsDock);
+    connect(m_findings, &views::FindingsPanel::checked, this, &MainWindow::applyTargetOverlay);
+    connect(m_findings, &views::FindingsPanel::nodeActivated, this, &MainWindow::revealNodeAnywhere);
     pipelineDock->raise();
     connect(m_compare, &views::ComparePanel::heatChanged, this, [this] {
         m_canvas->setHeat(m_compare->heat(), m_compare->heatLabel());
@@ -173,20 +179,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     resizeDocks({groups, inspector}, {280, 380}, Qt::Horizontal);
 
     wireCanvas(m_canvas);
-    connect(m_inspector, &views::InspectorPanel::nodeActivated, this, [this](ir::NodeId node) {
-        if (!m_workbench)
-            return;
-        // a link may lead into another graph: show it on that graph's canvas
-        const ir::GraphId graph = m_workbench->model().node(node).graph;
-        if (graph != currentCanvas()->graph()) {
-            if (graph == m_workbench->model().mainGraph())
-                m_tabs->setCurrentIndex(0);
-            else
-                openSubgraphs(m_workbench->model().graph(graph).ownerNode);
-        }
-        if (currentCanvas()->graph() == graph)
-            currentCanvas()->revealNode(node);
-    });
+    connect(m_inspector, &views::InspectorPanel::nodeActivated, this, &MainWindow::revealNodeAnywhere);
     connect(m_inspector, &views::InspectorPanel::valueActivated, this,
             [this](ir::ValueId value) { currentCanvas()->selectValue(value); });
 
@@ -208,7 +201,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     view->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [zoom] { zoom(0.8); });
     view->addSeparator();
     resizeDocks({pipelineDock}, {220}, Qt::Vertical);
-    for (QDockWidget *d : {groups, inspector, summary, pipelineDock, compareDock})
+    for (QDockWidget *d : {groups, inspector, summary, pipelineDock, compareDock, findingsDock})
         view->addAction(d->toggleViewAction());
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Portolan"), this, &MainWindow::showAbout);
@@ -267,6 +260,7 @@ void MainWindow::detachViews()
     closeSubgraphTabs();
     m_pipeline->setWorkbench(nullptr);
     m_compare->setWorkbench(nullptr);
+    m_findings->setWorkbench(nullptr, {});
     m_canvas->setGraph(nullptr, {});
     m_inspector->setModel(nullptr);
     m_scopeModel->setGraph(nullptr, {});
@@ -353,6 +347,7 @@ void MainWindow::finishLoad(const std::shared_ptr<LoadResult> &result)
     m_canvas->setGraph(&model, model.mainGraph());
     m_pipeline->setWorkbench(m_workbench);
     m_compare->setWorkbench(m_workbench);
+    m_findings->setWorkbench(m_workbench, result->summary.findings);
     m_summaryView->setPlainText(QString::fromStdString(analysis::summaryText(result->summary)));
     const auto &s = result->summary;
     m_statusLabel->setText(tr("%1 — %2 nodes, %3 initializers (%4), %5 findings")
@@ -479,6 +474,7 @@ void MainWindow::openSubgraphs(ir::NodeId node)
                 tab = new views::GraphCanvas(m_tabs);
                 wireCanvas(tab);
                 tab->setGraph(&model, graph);
+                tab->setTargetOverlay(m_findings->unsupportedNodes(), m_findings->targetName());
                 const QString title = graphTitle(graph);
                 m_tabs->setTabToolTip(m_tabs->addTab(tab, title.section(QStringLiteral(" › "), -1)), title);
             }
@@ -487,6 +483,33 @@ void MainWindow::openSubgraphs(ir::NodeId node)
         }
     if (first)
         m_tabs->setCurrentWidget(first);
+}
+
+void MainWindow::revealNodeAnywhere(ir::NodeId node)
+{
+    if (!m_workbench || node.index >= m_workbench->model().nodeCapacity())
+        return;
+    // a node may be in another graph: show it on that graph's canvas
+    const ir::GraphId graph = m_workbench->model().node(node).graph;
+    if (graph != currentCanvas()->graph()) {
+        if (graph == m_workbench->model().mainGraph())
+            m_tabs->setCurrentIndex(0);
+        else
+            openSubgraphs(m_workbench->model().graph(graph).ownerNode);
+    }
+    if (currentCanvas()->graph() == graph)
+        currentCanvas()->revealNode(node);
+    m_inspector->setModel(&m_workbench->model());
+    m_inspector->showNode(node);
+}
+
+void MainWindow::applyTargetOverlay()
+{
+    const auto unsupported = m_findings->unsupportedNodes();
+    m_canvas->setTargetOverlay(unsupported, m_findings->targetName());
+    for (int i = 1; i < m_tabs->count(); ++i)
+        if (auto *c = qobject_cast<views::GraphCanvas *>(m_tabs->widget(i)))
+            c->setTargetOverlay(unsupported, m_findings->targetName());
 }
 
 void MainWindow::closeSubgraphTabs()

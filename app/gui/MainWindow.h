@@ -22,6 +22,7 @@ class GraphCanvas;
 class InspectorPanel;
 class PipelinePanel;
 class ComparePanel;
+class FindingsPanel;
 class ScopeTreeModel;
 }
 
@@ -47,6 +48,7 @@ public:
     int tabCount() const;
     views::PipelinePanel *pipeline() const { return m_pipeline; }
     views::ComparePanel *comparePanel() const { return m_compare; }
+    views::FindingsPanel *findingsPanel() const { return m_findings; }
     /// The pass diff's two canvases: the model before the shown step and after it.
     views::GraphCanvas *diffBefore() const { return m_diffBefore; }
     views::GraphCanvas *diffAfter() const { return m_diffAfter; }
@@ -82,6 +84,10 @@ private:
     void detachViews();
     QString graphTitle(ir::GraphId graph) const;
     void showPassDiff(int step);
+    /// Shows `node` on its graph's canvas (opening a subgraph's tab) and in the inspector.
+    void revealNodeAnywhere(ir::NodeId node);
+    /// The findings dock's unsupported nodes, framed on every open graph's canvas.
+    void applyTargetOverlay();
 
     std::shared_ptr<session::Workbench> m_workbench; ///< shared with jobs still running on it
     QTabWidget *m_tabs = nullptr;
@@ -89,6 +95,7 @@ private:
     views::InspectorPanel *m_inspector = nullptr;
     views::PipelinePanel *m_pipeline = nullptr;
     views::ComparePanel *m_compare = nullptr;
+    views::FindingsPanel *m_findings = nullptr;
     QWidget *m_diffTab = nullptr;
     views::GraphCanvas *m_diffBefore = nullptr;
     views::GraphCanvas *m_diffAfter = nullptr;

@@ -7,16 +7,19 @@
 #include "pipeline/PipelinePanel.h"
 #include "compare/ComparePanel.h"
 #include "compare/ComparisonTableModel.h"
+#include "diagnose/FindingsPanel.h"
 #include <QAbstractItemModelTester>
 #include "ir/ModelLoader.h"
 
 #include <QDir>
+#include <QDockWidget>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTreeView>
+#include <QTreeWidget>
 #include <QtTest>
 
 using namespace portolan;
@@ -239,6 +242,62 @@ private slots:
             if (const QColor c = canvas->heatColorOfBox(b); c.isValid())
                 QVERIFY(c.hsvHueF() >= worstHue - 1e-6f);
         saveScreenshot(window, "main_window_compare_heat");
+    }
+
+    void targetOverlayFramesWhatTheTargetCannotRun()
+    {
+        gui::MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(openFixture(window, "transformer_opset17"));
+        views::FindingsPanel *panel = window.findingsPanel();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->isChecking(), 30000);
+        // without a target: the export pitfall and the dynamic dim are listed, nothing is framed
+        const QTreeWidget *tree = panel->tree();
+        QStringList sections;
+        for (int i = 0; i < tree->topLevelItemCount(); ++i)
+            sections << tree->topLevelItem(i)->text(0);
+        QVERIFY2(sections.join('|').contains("Dynamic dims (1 origin") && sections.join('|').contains("Findings (1)"),
+                 qPrintable(sections.join('|')));
+        QVERIFY(!window.canvas()->hasTargetOverlay());
+
+        // the mobile profile needs static shapes: every node the sequence dim reaches is framed
+        QSignalSpy checked(panel, &views::FindingsPanel::checked);
+        panel->setTarget("mobile");
+        QVERIFY(checked.wait(60000));
+        const auto unsupported = panel->unsupportedNodes();
+        QVERIFY(!unsupported.empty());
+        QVERIFY(window.canvas()->hasTargetOverlay());
+        auto *canvas = window.canvas();
+        std::size_t framed = 0;
+        for (std::size_t b = 0; b < canvas->scene()->boxes().size(); ++b)
+            framed += canvas->boxUnsupported(b);
+        QVERIFY(framed > 0);
+        const QTreeWidgetItem *target = tree->topLevelItem(0);
+        QVERIFY2(target->text(0).contains(panel->targetName()), qPrintable(target->text(0)));
+        QVERIFY(target->childCount() > 0);
+        // a group names its best fix; its rows name a node, and picking one shows it on the canvas
+        const QTreeWidgetItem *group = nullptr;
+        for (int i = 0; i < target->childCount() && !group; ++i)
+            if (target->child(i)->childCount() > 0)
+                group = target->child(i);
+        QVERIFY(group);
+        QVERIFY2(group->text(2).contains("freeze-shapes"), qPrintable(group->text(2)));
+        QTreeWidgetItem *nodeRow = group->child(0);
+        const ir::NodeId node(nodeRow->data(0, Qt::UserRole).toUInt() - 1);
+        QVERIFY(unsupported.count(node.index));
+        QSignalSpy activated(panel, &views::FindingsPanel::nodeActivated);
+        emit const_cast<QTreeWidget *>(tree)->itemClicked(nodeRow, 0);
+        QCOMPARE(activated.size(), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(canvas->selectedNode() == node, 30000);
+        if (auto *dock = qobject_cast<QDockWidget *>(panel->parentWidget()))
+            dock->raise();
+        saveScreenshot(window, "main_window_target_overlay");
+
+        // back to no target: the frames go
+        panel->setTarget("");
+        QVERIFY(checked.wait(30000));
+        QVERIFY(!window.canvas()->hasTargetOverlay());
     }
 
     void corruptFileShowsErrorDialog()

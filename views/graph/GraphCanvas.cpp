@@ -170,6 +170,8 @@ void GraphCanvas::setGraph(const ir::Model *model, ir::GraphId graph)
     m_notes.clear();
     m_heat.clear();
     m_boxHeat.clear();
+    m_unsupported.clear();
+    m_boxUnsupported.clear();
     m_cache = std::make_shared<layout::SceneLayoutCache>();
     m_tree = model ? std::make_unique<ir::NameScopeTree>(ir::NameScopeTree::build(*model, graph)) : nullptr;
     m_expanded = m_tree ? layout::initialExpansion(*m_tree) : std::set<std::size_t>{};
@@ -246,6 +248,7 @@ void GraphCanvas::adoptLayout()
     m_categories = std::move(result->categories);
     rebuildMinimap();
     spreadHeat();
+    spreadUnsupported();
     if (m_selectedValue)
         selectValue(*m_selectedValue);
     setSearchHits(std::move(m_searchHits));
@@ -383,6 +386,27 @@ void GraphCanvas::spreadHeat()
             }
 }
 
+void GraphCanvas::setTargetOverlay(std::unordered_map<std::uint32_t, QString> unsupported, const QString &label)
+{
+    m_unsupported = std::move(unsupported);
+    m_targetLabel = label;
+    spreadUnsupported();
+    update();
+}
+
+// A box is framed when its node, or for a collapsed group any node inside, is unsupported.
+void GraphCanvas::spreadUnsupported()
+{
+    m_boxUnsupported.clear();
+    if (!m_scene || m_unsupported.empty())
+        return;
+    m_boxUnsupported.assign(m_scene->boxes().size(), false);
+    for (const auto &[node, why] : m_unsupported)
+        if (node < m_model->nodeCapacity() && m_model->node(ir::NodeId(node)).graph == m_graph)
+            if (auto box = m_scene->boxOf(ir::NodeId(node)))
+                m_boxUnsupported[*box] = true;
+}
+
 QColor GraphCanvas::heatColor(double value) const
 {
     if (!std::isfinite(value))
@@ -416,6 +440,9 @@ bool GraphCanvas::event(QEvent *event)
             QString tip = QString::fromStdString(node.opType + (node.name.empty() ? "" : "  " + node.name)).toHtmlEscaped();
             if (auto note = m_notes.find(node.id.index); note != m_notes.end())
                 tip += QStringLiteral("<br>") + note->second;
+            if (auto why = m_unsupported.find(node.id.index); why != m_unsupported.end())
+                tip += QStringLiteral("<br><b>") + tr("Not on %1:").arg(m_targetLabel.toHtmlEscaped()) + QStringLiteral("</b> ") +
+                       why->second.toHtmlEscaped();
             QToolTip::showText(help->globalPos(), tip, this);
         } else {
             QToolTip::hideText();
@@ -561,7 +588,7 @@ void GraphCanvas::paintScene(QPainter &painter, const QRectF &sceneRect, double 
             continue;
         const bool selected = (box.kind == layout::BoxKind::Node && m_selectedNode == box.node) ||
                               (box.kind == layout::BoxKind::CollapsedGroup && m_selectedGroup == box.group);
-        const bool marked = selected || boxHighlighted(i) || m_hitBoxes.count(i) ||
+        const bool marked = selected || boxHighlighted(i) || m_hitBoxes.count(i) || boxUnsupported(i) ||
                             (box.kind == layout::BoxKind::Node && m_marks.count(box.node.index));
         if (r.height() * scale < kTinyPixels && !marked) {
             batches[box.kind == layout::BoxKind::Node ? static_cast<std::size_t>(m_categories[i]) : batches.size() - 1]
@@ -582,6 +609,8 @@ void GraphCanvas::paintScene(QPainter &painter, const QRectF &sceneRect, double 
         const auto mark = box.kind == layout::BoxKind::Node ? m_marks.find(box.node.index) : m_marks.end();
         if (mark != m_marks.end() && !selected)
             pen = QPen(mark->second == NodeMark::Created ? m_palette.created : m_palette.removed, 3.0 / scale);
+        else if (boxUnsupported(i) && !selected)
+            pen = QPen(m_palette.unsupported, 3.0 / scale, Qt::DashLine);
         painter.setPen(pen);
         painter.setBrush(fill);
         if (box.kind == layout::BoxKind::CollapsedGroup) { // a stacked look says "there is more inside"
@@ -650,6 +679,8 @@ void GraphCanvas::paintEvent(QPaintEvent *)
         paintHeatLegend(painter);
     else if (m_showLegend)
         paintLegend(painter);
+    if (!m_unsupported.empty())
+        paintTargetBanner(painter);
     m_lastPaintMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
 
@@ -700,6 +731,26 @@ void GraphCanvas::paintLegend(QPainter &painter)
         painter.drawText(QRectF(frame.left() + 28, y, width + 4, line), Qt::AlignLeft | Qt::AlignVCenter, categoryLabel(c));
         y += line;
     }
+}
+
+// Bottom left, clear of the legend (top left) and the minimap (bottom right).
+void GraphCanvas::paintTargetBanner(QPainter &painter)
+{
+    painter.setFont(m_fonts.body);
+    const QFontMetricsF fm(m_fonts.body);
+    const QString text = tr("%1: %n node(s) it cannot run, framed dashed", nullptr, static_cast<int>(m_unsupported.size()))
+                             .arg(m_targetLabel);
+    const QRectF frame(10, height() - fm.height() - 22, fm.horizontalAdvance(text) + 40, fm.height() + 12);
+    QColor back = m_palette.background;
+    back.setAlpha(235);
+    painter.setPen(m_palette.frame);
+    painter.setBrush(back);
+    painter.drawRoundedRect(frame, 4, 4);
+    painter.setPen(QPen(m_palette.unsupported, 2.0, Qt::DashLine));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRoundedRect(QRectF(frame.left() + 8, frame.top() + 5, 16, frame.height() - 10), 2, 2);
+    painter.setPen(m_palette.text);
+    painter.drawText(frame.adjusted(30, 0, -6, 0), Qt::AlignLeft | Qt::AlignVCenter, text);
 }
 
 void GraphCanvas::paintHeatLegend(QPainter &painter)

@@ -1,6 +1,7 @@
 // The graph canvas: paints a GraphScene with pan, zoom to the cursor, fit, a minimap, level of
 // detail (text only where it is readable, plain batched rectangles when boxes are a few pixels),
-// selection, search hits and a tensor's producer/consumer highlight. Layouts run on a worker thread.
+// selection, search hits, a tensor's producer/consumer highlight, a comparison's heat and a
+// target's unsupported nodes. Layouts run on a worker thread.
 #pragma once
 
 #include "graph/BoxLabel.h"
@@ -42,6 +43,7 @@ public:
     /// Opens the groups around `node`, selects it and centres the view on it.
     void revealNode(ir::NodeId node);
     void selectNode(ir::NodeId node);
+    std::optional<ir::NodeId> selectedNode() const { return m_selectedNode; }
     /// Highlights a tensor's producer and consumers (and the edges between them).
     void selectValue(ir::ValueId value);
     void setSearchHits(std::vector<ir::NodeId> hits);
@@ -54,6 +56,13 @@ public:
     bool hasHeat() const { return !m_heat.empty(); }
     /// The fill a box gets from the heat (invalid when it has none); tests read it.
     QColor heatColorOfBox(std::size_t box) const;
+
+    /// A target overlay: the nodes (by id) a target cannot run, each with why, framed dashed; a
+    /// collapsed group holding one is framed too, and a banner names `label`. Empty clears it.
+    void setTargetOverlay(std::unordered_map<std::uint32_t, QString> unsupported, const QString &label);
+    bool hasTargetOverlay() const { return !m_unsupported.empty(); }
+    /// Whether a box is framed as unsupported (tests read it).
+    bool boxUnsupported(std::size_t box) const { return box < m_boxUnsupported.size() && m_boxUnsupported[box]; }
 
     /// The whole graph in the window.
     void fitToView();
@@ -102,6 +111,8 @@ private:
     void paintLegend(QPainter &painter);
     void paintHeatLegend(QPainter &painter);
     void spreadHeat();
+    void spreadUnsupported();
+    void paintTargetBanner(QPainter &painter);
     QColor heatColor(double value) const;
     static QString categoryLabel(layout::OpCategory category);
     void rebuildMinimap();
@@ -145,6 +156,9 @@ private:
     std::vector<double> m_boxHeat; ///< per box, NaN where there is none
     double m_heatLow = 0, m_heatHigh = 0;
     QString m_heatLabel;
+    std::unordered_map<std::uint32_t, QString> m_unsupported; ///< node id → why the target cannot run it
+    std::vector<bool> m_boxUnsupported;
+    QString m_targetLabel;
 
     QPointF m_pressPos;
     QPointF m_lastDragPos;

@@ -17,6 +17,7 @@ GraphPalette GraphPalette::from(const QPalette &palette)
     p.searchHit = QColor(0xf9, 0xc5, 0x13);
     p.created = QColor(0x1e, 0x9e, 0x4a);
     p.removed = QColor(0xd0, 0x30, 0x30);
+    p.unsupported = p.dark ? QColor(0xff, 0x5c, 0xc8) : QColor(0xc0, 0x10, 0x90); // magenta: apart from heat's green→red
     return p;
 }
 

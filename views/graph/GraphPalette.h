@@ -11,7 +11,7 @@ namespace portolan::views {
 
 struct GraphPalette {
     bool dark = false;
-    QColor background, frame, frameHeader, edge, edgeHighlight, text, mutedText, selection, searchHit, created, removed;
+    QColor background, frame, frameHeader, edge, edgeHighlight, text, mutedText, selection, searchHit, created, removed, unsupported;
 
     static GraphPalette from(const QPalette &palette);
     QColor fill(layout::OpCategory category) const;

@@ -140,13 +140,7 @@ private:
             const auto it = r.types.find(value.name);
             if (it == r.types.end())
                 return std::nullopt;
-            const ir::Shape shape = ir::tensorShape(it->second);
-            if (!shape.rankKnown() || !shape.isStatic())
-                return std::nullopt;
-            std::vector<std::int64_t> dims;
-            for (const ir::Dim &d : *shape.dims)
-                dims.push_back(d.extent());
-            return dims;
+            return ir::tensorShape(it->second).staticDims();
         };
         for (const ir::NodeId n : passes::liveNodes(m_model, m_model.mainGraph())) {
             const ir::Node &node = m_model.node(n);

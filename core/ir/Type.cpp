@@ -68,6 +68,16 @@ bool Shape::isStatic() const
     return true;
 }
 
+std::optional<std::vector<std::int64_t>> Shape::staticDims() const
+{
+    if (!isStatic())
+        return std::nullopt;
+    std::vector<std::int64_t> extents;
+    for (const Dim &d : *dims)
+        extents.push_back(d.extent());
+    return extents;
+}
+
 std::string Shape::str() const
 {
     if (!dims)

@@ -38,6 +38,8 @@ struct Shape {
 
     bool rankKnown() const { return dims.has_value(); }
     bool isStatic() const;
+    /// The extents when the shape is fully static; nullopt otherwise.
+    std::optional<std::vector<std::int64_t>> staticDims() const;
     /// "[1,3,224,224]", "[batch,seq,768]", "[?]" or "unknown".
     std::string str() const;
 };

@@ -213,13 +213,7 @@ std::optional<std::vector<std::int64_t>> staticShape(const ir::Model &model, ir:
         const auto &dims = v.initializer->proto.dims();
         return std::vector<std::int64_t>(dims.begin(), dims.end());
     }
-    const ir::Shape shape = v.shape();
-    if (!shape.rankKnown() || !shape.isStatic())
-        return std::nullopt;
-    std::vector<std::int64_t> dims;
-    for (const ir::Dim &d : *shape.dims)
-        dims.push_back(d.extent());
-    return dims;
+    return v.shape().staticDims();
 }
 
 int elementTypeOf(const ir::Model &model, ir::ValueId value)

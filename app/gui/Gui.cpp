@@ -18,9 +18,13 @@ int runGui(int argc, char **argv)
     QApplication::setApplicationVersion(PORTOLAN_VERSION);
     QApplication::setDesktopFileName("io.github.portolan.Portolan");
 
-    // Portolan's own strings, then Qt's (dialog buttons), in the user's language where we have it.
+    // English plural forms under everything; Portolan's own strings, then Qt's (dialog buttons), in
+    // the user's language where we have it (a translator installed later is asked first).
+    QTranslator pluralTranslator;
+    if (pluralTranslator.load("portolan_en", ":/i18n"))
+        QApplication::installTranslator(&pluralTranslator);
     QTranslator portolanTranslator;
-    if (portolanTranslator.load(QLocale(), "portolan", "_", ":/i18n"))
+    if (QLocale().language() != QLocale::English && portolanTranslator.load(QLocale(), "portolan", "_", ":/i18n"))
         QApplication::installTranslator(&portolanTranslator);
     QTranslator qtTranslator;
     if (qtTranslator.load(QLocale(), "qtbase", "_", QLibraryInfo::path(QLibraryInfo::TranslationsPath)))

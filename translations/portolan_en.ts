@@ -1,0 +1,83 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en" sourcelanguage="en">
+<context>
+    <name>Inspector</name>
+    <message numerus="yes">
+        <location filename="../views/inspector/InspectorHtml.cpp" line="178"/>
+        <source>%n consumer(s)</source>
+        <translation>
+            <numerusform>%n consumer</numerusform>
+            <numerusform>%n consumers</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>portolan::views::FindingsPanel</name>
+    <message numerus="yes">
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="220"/>
+        <source>%n node(s)</source>
+        <translation>
+            <numerusform>%n node</numerusform>
+            <numerusform>%n nodes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="242"/>
+        <source>Dynamic dims (%n origin(s))</source>
+        <translation>
+            <numerusform>Dynamic dims (%n origin)</numerusform>
+            <numerusform>Dynamic dims (%n origins)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="247"/>
+        <source>reaches %n value(s)</source>
+        <translation>
+            <numerusform>reaches %n value</numerusform>
+            <numerusform>reaches %n values</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>portolan::views::GraphCanvas</name>
+    <message numerus="yes">
+        <location filename="../views/graph/GraphCanvas.cpp" line="741"/>
+        <source>%1: %n node(s) it cannot run, framed dashed</source>
+        <translation>
+            <numerusform>%1: %n node it cannot run, framed dashed</numerusform>
+            <numerusform>%1: %n nodes it cannot run, framed dashed</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>portolan::views::PipelinePanel</name>
+    <message numerus="yes">
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="175"/>
+        <source>Running %n pass(es)…</source>
+        <translation>
+            <numerusform>Running %n pass…</numerusform>
+            <numerusform>Running %n passes…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="281"/>
+        <source>%n node(s) → %1</source>
+        <translation>
+            <numerusform>%n node → %1</numerusform>
+            <numerusform>%n nodes → %1</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>portolan::views::ScopeTreeModel</name>
+    <message numerus="yes">
+        <location filename="../views/common/ScopeTreeModel.cpp" line="90"/>
+        <source>%n node(s)</source>
+        <translation>
+            <numerusform>%n node</numerusform>
+            <numerusform>%n nodes</numerusform>
+        </translation>
+    </message>
+</context>
+</TS>

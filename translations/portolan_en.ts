@@ -13,6 +13,17 @@
     </message>
 </context>
 <context>
+    <name>portolan::views::ComparePanel</name>
+    <message numerus="yes">
+        <location filename="../views/compare/ComparePanel.cpp" line="226"/>
+        <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
+        <translation>
+            <numerusform>Wrote a repro around %1 (%n node) to %2: B is %3 the reference there.</numerusform>
+            <numerusform>Wrote a repro around %1 (%n nodes) to %2: B is %3 the reference there.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>portolan::views::FindingsPanel</name>
     <message numerus="yes">
         <location filename="../views/diagnose/FindingsPanel.cpp" line="220"/>

@@ -18,6 +18,7 @@
 #include "compare/ImportedRun.h"
 #include "compare/KernelCheck.h"
 #include "compare/Repro.h"
+#include "compare/ReproReadme.h"
 #include "compare/RunComparison.h"
 #include "diagnose/DynamicShapes.h"
 #include "diagnose/TargetCheck.h"
@@ -153,44 +154,6 @@ void printTensor(const compare::ComparedTensor &t)
 
 namespace {
 
-/// The repro's README: what was cut out, what fails, how to run it.
-std::string reproReadme(const compare::Repro &repro, const std::string &model, const std::string &node, const std::string &op,
-                        const std::string &runB, const std::string &pipeline, const std::string &command,
-                        const std::string &verdict, const compare::Tolerance &tolerance)
-{
-    std::string text = "# Repro: " + node + " (" + op + ") from " + model + "\n\n";
-    text += "Cut out by `portolan repro` (Portolan " + std::string(PORTOLAN_VERSION) + "): ";
-    std::string nodes;
-    for (const std::string &n : repro.nodes)
-        nodes += (nodes.empty() ? "" : ", ") + n;
-    text += std::to_string(repro.nodes.size()) + " node(s) (" + nodes + "), fed with the tensors run " + runB +
-            (pipeline.empty() ? "" : " (after " + pipeline + ")") + " gave them.";
-    if (repro.nodesBeforeShrink > 1)
-        text += " Shrunk from the " + std::to_string(repro.nodesBeforeShrink) + " node(s) asked for, in " +
-                std::to_string(repro.shrinkChecks) + " candidate run(s), to the smallest cut that still fails.";
-    text += "\n\nThe command that made it:\n\n    " + command + "\n\n## What fails\n\n";
-    text += "Run " + runB + (repro.standalone ? " on this model alone" : " (in its run of the whole model)") +
-            " against the reference interpreter on the very same inputs (`test_data_set_0/output_K.pb`), at atol " +
-            sizeText(tolerance.atol) + ", rtol " + sizeText(tolerance.rtol) + ":\n\n";
-    for (std::size_t k = 0; k < repro.metrics.size(); ++k) {
-        const compare::TensorMetrics &m = repro.metrics[k];
-        text += "- `" + repro.expected[k].first + "`: " + (m.passed ? "within tolerance" : "OUT OF TOLERANCE") + ", max abs error " +
-                sizeText(m.maxAbs) + " (" + sizeText(compare::normalizedError(m)) +
-                " of its scale), cosine " + sizeText(m.cosine) + ", SNR " + sizeText(m.snrDb) + " dB\n";
-    }
-    if (!verdict.empty())
-        text += "\nIn the whole model, re-run alone on the reference kernel: " + verdict + ".\n";
-    text += "\n## Run it\n\n- `portolan conform .` runs the reference interpreter against `output_K.pb`.\n"
-            "- `portolan compare model.onnx --inputs test_data_set_0 --b " + runB + " -O0 --atol " + sizeText(tolerance.atol) +
-            " --rtol " + sizeText(tolerance.rtol) + "` shows the error on its own.\n"
-            "- Any runtime: the inputs are `test_data_set_0/input_K.pb` (TensorProto, named), the expected outputs "
-            "`output_K.pb`; the weights are embedded in `model.onnx`.\n";
-    text += "\n## Versions\n\nPortolan " + std::string(PORTOLAN_VERSION) + ", ONNX IR " + std::to_string(repro.model.ir_version()) +
-            ", opsets:";
-    for (const auto &o : repro.model.opset_import())
-        text += " " + (o.domain().empty() ? std::string("ai.onnx") : o.domain()) + " " + std::to_string(o.version());
-    return text + "\n";
-}
 
 enum class Mode { Compare, Repro, Report };
 int compareCommand(const QStringList &arguments, Mode mode);
@@ -418,7 +381,8 @@ int compareCommand(const QStringList &arguments, Mode mode)
     }
 
     if (writesReport) {
-        const runtime::cpu::CpuExecutor *compiledB = specB->compiled && !executors.empty() ? executors.back().get() : nullptr;
+        const std::optional<runtime::cpu::ProfileFigures> figuresB =
+            specB->compiled && !executors.empty() ? executors.back()->lastFigures() : std::nullopt;
         // The report's "before it runs" half judges the model as loaded: the file the target's compiler is handed.
         const support::Diagnostics findings = session::modelFindings(model, loaded->warnings);
         diagnose::ShapeOptions shapeOptions;
@@ -431,7 +395,7 @@ int compareCommand(const QStringList &arguments, Mode mode)
             check = diagnose::checkTarget(model, *profile);
         const report::PortReport portReport =
             buildPortReport({path, a->model, b->model, &*result, &suspects, &kernelChecks, first, pipelineText, options.tolerance,
-                             compiledB, &findings, &*shapeAnalysis, check ? &*check : nullptr});
+                             figuresB ? &*figuresB : nullptr, &findings, &*shapeAnalysis, check ? &*check : nullptr});
         const std::string file = parser.value(mode == Mode::Report ? output : reportFile).toStdString();
         if (auto st = writePortReport(portReport, file, parser.isSet(force)); !st)
             return fail(st.error().format());
@@ -463,8 +427,9 @@ int compareCommand(const QStringList &arguments, Mode mode)
         for (const QString &argument : arguments)
             command += " " + argument.toStdString();
         const std::string dir = parser.value(output).toStdString();
-        const std::string readme = reproReadme(*repro, path, wanted, b->model->node(target).opType, b->label, pipelineText,
-                                               command, verdict, options.tolerance);
+        const std::string readme = compare::reproReadme(
+            *repro, {path, wanted, b->model->node(target).opType, b->label, pipelineText, "`portolan repro`", command, verdict,
+                     options.tolerance});
         if (auto st = compare::writeRepro(*repro, dir, readme, parser.isSet(force)); !st)
             return fail(st.error().format());
         const bool reproduces = repro->reproduces();

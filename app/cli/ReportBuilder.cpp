@@ -1,7 +1,9 @@
 // The report's fields from the comparison, the models and the executor (see ReportBuilder.h).
 #include "cli/ReportBuilder.h"
 
+#include "compare/NodeHeat.h"
 #include "diagnose/CheckFormat.h"
+#include "report/HeatThumbnail.h"
 
 #ifdef PORTOLAN_HAVE_GUI
 #include "report/ReportPdf.h"
@@ -122,18 +124,16 @@ report::PortReport buildPortReport(const ReportInputs &in)
             line.verdict = it->second.explanation;
         r.suspects.push_back(std::move(line));
     }
+    r.heatSvg = report::heatThumbnailSvg(*in.modelA, compare::nodeHeat(result, *in.modelA));
     for (const compare::ComparedTensor &t : result.tensors)
         r.layers.push_back({t.name, t.node, t.opType, compare::normalizedError(t), t.metrics.passed && t.metrics.mismatch.empty()});
     r.secondsA = result.secondsA;
     r.secondsB = result.secondsB;
-    if (in.compiled && in.compiled->lastProfile()) {
-        const runtime::cpu::CompiledGraph &profile = *in.compiled->lastProfile();
-        r.arenaBytes = profile.memoryPlan().arenaBytes;
-        r.weightBytes = in.compiled->weightBytes();
-        r.flops = static_cast<std::uint64_t>(profile.flops());
-        for (const runtime::cpu::NodeProfile &n : profile.nodes())
-            if (n.implementation == "reference")
-                ++r.fallbacks[n.opType];
+    if (in.figures) {
+        r.arenaBytes = in.figures->arenaBytes;
+        r.weightBytes = in.figures->weightBytes;
+        r.flops = in.figures->flops;
+        r.fallbacks = in.figures->fallbacks;
     }
     if (in.findings)
         r.findings = *in.findings;

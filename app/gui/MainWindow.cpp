@@ -2,6 +2,7 @@
 #include "gui/MainWindow.h"
 
 #include "analysis/SummaryFormat.h"
+#include "cli/ReportBuilder.h"
 #include "common/ScopeTreeModel.h"
 #include "graph/GraphCanvas.h"
 #include "inspector/InspectorPanel.h"
@@ -189,6 +190,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     file->addAction(tr("Open &Sample Model"), this, &MainWindow::openSample);
     file->addSeparator();
     file->addAction(tr("&Export View…"), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportView);
+    file->addAction(tr("Export Port &Report…"), QKeySequence(tr("Ctrl+Shift+E")), this, &MainWindow::exportPortReport);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
     QMenu *view = menuBar()->addMenu(tr("&View"));
@@ -590,6 +592,49 @@ void MainWindow::exportView()
                                                                                : canvas->exportSvg(path);
     if (!ok)
         QMessageBox::critical(this, tr("Export View"), tr("Cannot write %1.").arg(path));
+}
+
+QString MainWindow::needsComparison() const
+{
+    return tr("Run a comparison first (the Compare dock): the report is about its result.");
+}
+
+QString MainWindow::writePortReport(const QString &path)
+{
+    const session::ComparisonOutcome *outcome = m_compare->outcome();
+    if (!m_workbench || !outcome)
+        return needsComparison();
+    // The kernel checks are in the failing suspects' order; the report keys them by suspect.
+    std::map<const compare::Suspect *, compare::KernelCheck> kernelChecks;
+    for (std::size_t i = 0, j = 0; i < outcome->suspects.size() && j < outcome->kernelChecks.size(); ++i)
+        if (!outcome->suspects[i].tensor->metrics.passed)
+            kernelChecks[&outcome->suspects[i]] = outcome->kernelChecks[j++];
+    const session::ComparisonRequest &request = outcome->request;
+    cli::ReportInputs inputs{m_workbench->model().sourcePath, &m_workbench->model(), outcome->compiled->model.get(),
+                             &outcome->result, &outcome->suspects, &kernelChecks, outcome->firstDivergence, request.pipeline,
+                             request.tolerance.value_or(compare::defaultTolerance(request.precision)),
+                             outcome->figures ? &*outcome->figures : nullptr, &m_workbench->findings(), m_findings->shapes(),
+                             m_findings->check()};
+    // The file dialog asked before replacing the file.
+    if (auto status = cli::writePortReport(cli::buildPortReport(inputs), path.toStdString(), true); !status)
+        return QString::fromStdString(status.error().format());
+    return {};
+}
+
+void MainWindow::exportPortReport()
+{
+    if (!m_compare->outcome()) {
+        QMessageBox::information(this, tr("Export Port Report"), needsComparison());
+        return;
+    }
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Port Report"), {},
+                                                      tr("PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)"));
+    if (path.isEmpty())
+        return;
+    if (const QString error = writePortReport(path); !error.isEmpty())
+        QMessageBox::critical(this, tr("Export Port Report"), error);
+    else
+        m_statusLabel->setText(tr("Port report written to %1").arg(path));
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)

@@ -53,6 +53,10 @@ public:
     views::GraphCanvas *diffBefore() const { return m_diffBefore; }
     views::GraphCanvas *diffAfter() const { return m_diffAfter; }
 
+    /// Writes the port report of the compare dock's last comparison (.pdf, .html, .json or .md by
+    /// the extension), with the findings dock's target check, replacing `path`; the error, or "".
+    QString writePortReport(const QString &path);
+
     /// Runs the search box's query and shows the first hit; returns the number of hits.
     int search(const QString &query);
     /// Moves to the next (or previous) search hit.
@@ -75,6 +79,8 @@ private:
     void finishLoad(const std::shared_ptr<LoadResult> &result);
     void chooseFile();
     void exportView();
+    void exportPortReport();
+    QString needsComparison() const;
     void showAbout();
     void rememberRecent(const QString &path);
     void rebuildRecentMenu();

@@ -361,7 +361,7 @@ std::string errorStripSvg(const PortReport &r)
     return svg;
 }
 
-std::string reportHtml(const PortReport &r, const std::string &stripImage, int stripWidth)
+std::string reportHtml(const PortReport &r, const HtmlImages &images)
 {
     std::string body = "<h1>Port report: " + html(r.model) + "</h1>";
     body += std::string("<p class=\"") + (r.passed ? "ok" : "bad") + "\"><b>" +
@@ -376,9 +376,13 @@ std::string reportHtml(const PortReport &r, const std::string &stripImage, int s
                 "</td><td>" + (o.top1 ? number(*o.top1) : "—") + "</td><td>" + (o.top5 ? number(*o.top5) : "—") + "</td></tr>";
     body += "</table><h2>Where the error starts</h2><p>First divergence: <b>" +
             html(r.firstDivergence.empty() ? std::string("none") : r.firstDivergence) + "</b></p>" +
-            (stripImage.empty() ? errorStripSvg(r)
-                                : "<p><img src=\"" + html(stripImage) + "\" width=\"" + std::to_string(stripWidth) + "\" height=\"" +
-                                      std::to_string(stripWidth * kStripHeight / kStripWidth) + "\"></p>");
+            (images.strip.empty() ? errorStripSvg(r)
+                                  : "<p><img src=\"" + html(images.strip) + "\" width=\"" + std::to_string(images.width) + "\" height=\"" +
+                                        std::to_string(images.width * kStripHeight / kStripWidth) + "\"></p>");
+    if (!r.heatSvg.empty())
+        body += images.heat.empty() ? "<p>" + r.heatSvg + "</p>"
+                                    : "<p><img src=\"" + html(images.heat) + "\" width=\"" + std::to_string(images.width) +
+                                          "\" height=\"" + std::to_string(images.heatHeight) + "\"></p>";
     if (!r.suspects.empty()) {
         body += "<table width=\"100%\"><tr><th>suspect</th><th>op</th><th>error</th><th>why</th><th>re-run alone</th></tr>";
         for (const ReportSuspect &s : r.suspects)

@@ -76,6 +76,7 @@ struct PortReport {
     std::string firstDivergence;                    ///< its node, or empty
     std::vector<ReportSuspect> suspects;
     std::vector<ReportLayer> layers;
+    std::string heatSvg; ///< the error on the graph (report::heatThumbnailSvg); empty when not drawn
     double secondsA = 0, secondsB = 0;
     std::uint64_t arenaBytes = 0, weightBytes = 0, flops = 0;
     /// Before anything runs: the checker, shape inference and export pitfalls on the loaded model,
@@ -87,9 +88,14 @@ struct PortReport {
 
 std::string reportJson(const PortReport &report);
 std::string reportMarkdown(const PortReport &report);
-/// Self-contained HTML, the strip chart inline as SVG; with `stripImage`, an <img> of that URL,
-/// `stripWidth` pixels wide, in its place (for renderers without SVG: Qt's rich text, for the PDF).
-std::string reportHtml(const PortReport &report, const std::string &stripImage = {}, int stripWidth = 0);
+/// Where the HTML takes its pictures from: inline SVG when empty; for a renderer without SVG (Qt's
+/// rich text, for the PDF) <img> URLs, `width` pixels wide, the heat thumbnail `heatHeight` tall.
+struct HtmlImages {
+    std::string strip, heat;
+    int width = 0, heatHeight = 0;
+};
+/// Self-contained HTML: the strip chart and the heat thumbnail inline as SVG, or as `images`.
+std::string reportHtml(const PortReport &report, const HtmlImages &images = {});
 /// The per-layer error strip chart (720×140): one bar per compared tensor, log scale, red when failing.
 std::string errorStripSvg(const PortReport &report);
 inline constexpr int kStripWidth = 720, kStripHeight = 140;

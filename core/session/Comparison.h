@@ -7,6 +7,7 @@
 #include "compare/RunComparison.h"
 #include "passes/PassManager.h"
 #include "runtime/Tensor.h"
+#include "runtime/cpu/CpuExecutor.h"
 
 #include <atomic>
 #include <cstdint>
@@ -38,6 +39,7 @@ struct ComparisonOutcome {
     std::vector<compare::Suspect> failingSuspects;         ///< the ones out of tolerance
     std::vector<compare::KernelCheck> kernelChecks;        ///< one per failing suspect
     const compare::ComparedTensor *firstDivergence = nullptr;
+    std::optional<runtime::cpu::ProfileFigures> figures;   ///< B's compiled profile: arena, weights, FLOPs, fallbacks
 
     ComparisonOutcome() = default;
     ComparisonOutcome(const ComparisonOutcome &) = delete;

@@ -7,6 +7,7 @@
 #include "ir/Model.h"
 #include "ir/ModelLoader.h"
 #include "passes/PassManager.h"
+#include "compare/Repro.h"
 #include "session/Comparison.h"
 #include "support/Expected.h"
 
@@ -49,6 +50,11 @@ public:
     /// The reference interpreter (A) on the open model against the compiled CPU executor (B) on its
     /// optimized copy, aligned through the passes' provenance (`portolan compare --b cpu:PRECISION`).
     support::Expected<std::shared_ptr<const ComparisonOutcome>> compare(const ComparisonRequest &request) const;
+    /// `portolan repro` for a comparison made here: the subgraph around `node` (of the outcome's
+    /// compiled model, `depth` producers back) as a standalone model fed with what B gave it,
+    /// shrunk while it still fails. Runs B once more; reads the model only.
+    support::Expected<compare::Repro> extractRepro(const ComparisonOutcome &outcome, ir::NodeId node, int depth = 0,
+                                                  bool shrink = true) const;
 
 private:
     support::Status adopt(support::Expected<ir::LoadedModel> loaded);

@@ -29,6 +29,16 @@ support::Expected<runtime::NamedValues> comparisonFeeds(const ir::Model &model, 
     return feeds;
 }
 
+/// Run B: `executor` on `optimized`; a model of its own (a repro, a kernel check) gets an executor of its own.
+compare::RunSide compiledSide(runtime::cpu::CpuExecutor &executor, const ir::Model &optimized, const std::string &precision)
+{
+    return {"cpu:" + precision, &optimized,
+            [&executor](const runtime::NamedValues &f, const runtime::RunOptions &o) { return executor.run(f, o); },
+            [options = executor.options()](const ir::Model &other, const runtime::NamedValues &f) {
+                return runtime::cpu::CpuExecutor(other, options).run(f);
+            }};
+}
+
 } // namespace
 
 support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(const ComparisonRequest &request) const
@@ -63,11 +73,7 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     runtime::cpu::CompileOptions options;
     options.precision.precision = *precision;
     runtime::cpu::CpuExecutor executor(optimized, options);
-    const compare::RunSide b{"cpu:" + request.precision, &optimized,
-                             [&](const runtime::NamedValues &f, const runtime::RunOptions &o) { return executor.run(f, o); },
-                             [options](const ir::Model &other, const runtime::NamedValues &f) {
-                                 return runtime::cpu::CpuExecutor(other, options).run(f);
-                             }};
+    const compare::RunSide b = compiledSide(executor, optimized, request.precision);
 
     compare::ComparisonOptions comparison;
     comparison.tolerance = request.tolerance.value_or(compare::defaultTolerance(request.precision));
@@ -76,6 +82,7 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     if (!result)
         return result.takeError();
     outcome->result = std::move(*result);
+    outcome->figures = executor.lastFigures();
     outcome->suspects = compare::rankSuspects(outcome->result, optimized);
     outcome->firstDivergence = compare::firstDivergence(outcome->result, optimized);
     if (request.kernelCheck && !outcome->result.outputsPassed()) {
@@ -88,6 +95,29 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
         outcome->kernelChecks = std::move(*checks);
     }
     return std::shared_ptr<const ComparisonOutcome>(std::move(outcome));
+}
+
+support::Expected<compare::Repro> Workbench::extractRepro(const ComparisonOutcome &outcome, ir::NodeId node, int depth,
+                                                        bool shrink) const
+{
+    if (!m_model)
+        return support::makeError("no-model", "no model is open");
+    const ir::Model &optimized = *outcome.compiled->model;
+    if (node.index >= optimized.nodeCapacity() || !optimized.node(node).alive)
+        return support::makeError("bad-node", "the node is not in the compared model");
+    auto feeds = comparisonFeeds(*m_model, outcome.request);
+    if (!feeds)
+        return feeds.takeError();
+    auto precision = runtime::cpu::parsePrecision(outcome.request.precision);
+    if (!precision)
+        return precision.takeError();
+    runtime::cpu::CompileOptions options;
+    options.precision.precision = *precision;
+    runtime::cpu::CpuExecutor executor(optimized, options);
+    const compare::Tolerance tolerance =
+        outcome.request.tolerance.value_or(compare::defaultTolerance(outcome.request.precision));
+    return compare::extractRepro(compiledSide(executor, optimized, outcome.request.precision), *feeds,
+                                 {node, depth, tolerance, shrink});
 }
 
 } // namespace portolan::session

@@ -238,6 +238,9 @@ private slots:
         const QByteArray mdText = mdFile.readAll(), htmlText = htmlFile.readAll();
         QVERIFY(mdText.contains("# Port report") && mdText.contains("| output | verdict |") && mdText.contains("OUT OF TOLERANCE"));
         QVERIFY(htmlText.startsWith("<!DOCTYPE html>") && htmlText.contains("<svg") && htmlText.contains("#c8423b"));
+        // the heat thumbnail: the graph's boxes filled by their error, the worst red-most
+        QVERIFY(htmlText.contains("aria-label=\"error on the graph\""));
+        QVERIFY(htmlText.contains("<title>Conv"));
         // files are not replaced without --force; an unknown format is refused
         const auto again = runPortolan(QStringList{"report", fixture("cnn_bn"), "-o", json} + common);
         QCOMPARE(again.exitCode, 2);

@@ -13,6 +13,10 @@
 
 #include <QDir>
 #include <QDockWidget>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -242,6 +246,46 @@ private slots:
             if (const QColor c = canvas->heatColorOfBox(b); c.isValid())
                 QVERIFY(c.hsvHueF() >= worstHue - 1e-6f);
         saveScreenshot(window, "main_window_compare_heat");
+
+        // File → Export Port Report: the comparison with the chosen target's check, in each format
+        QSignalSpy checked(window.findingsPanel(), &views::FindingsPanel::checked);
+        window.findingsPanel()->setTarget("mobile");
+        QVERIFY(checked.wait(60000));
+        QTemporaryDir tmp;
+        QCOMPARE(window.writePortReport(tmp.filePath("report.json")), QString());
+        QFile json(tmp.filePath("report.json"));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        const QJsonObject report = QJsonDocument::fromJson(json.readAll()).object();
+        QCOMPARE(report["run_b"].toString(), QString("cpu:fp16"));
+        QVERIFY(!report["passed"].toBool());
+        QCOMPARE(report["target"].toObject()["id"].toString(), QString("mobile"));
+        QCOMPARE(report["findings"].toArray()[0].toObject()["code"].toString(), QString("int64-shape-chain"));
+        QVERIFY(report["performance"].toObject()["arena_bytes"].toDouble() > 0);
+        QCOMPARE(window.writePortReport(tmp.filePath("report.html")), QString());
+        QFile html(tmp.filePath("report.html"));
+        QVERIFY(html.open(QIODevice::ReadOnly));
+        QVERIFY(html.readAll().contains("aria-label=\"error on the graph\""));
+        QCOMPARE(window.writePortReport(tmp.filePath("report.pdf")), QString());
+        QFile pdf(tmp.filePath("report.pdf"));
+        QVERIFY(pdf.open(QIODevice::ReadOnly) && pdf.read(5) == "%PDF-");
+
+        // Extract Repro: around the first divergence, a folder conform can run, whose README says what fails
+        QCOMPARE(panel->reproNode(), QString::fromStdString(outcome->firstDivergence->node));
+        QSignalSpy repro(panel, &views::ComparePanel::reproFinished);
+        const QString dir = tmp.filePath("repro");
+        panel->extractRepro(dir, false);
+        QVERIFY(panel->isExtracting());
+        QVERIFY(repro.wait(120000));
+        QVERIFY2(repro.front().at(1).toString().isEmpty(), qPrintable(repro.front().at(1).toString()));
+        QVERIFY2(repro.front().at(0).toString().contains("OUT OF TOLERANCE"), qPrintable(repro.front().at(0).toString()));
+        QVERIFY(QFile::exists(dir + "/model.onnx") && QFile::exists(dir + "/test_data_set_0/input_0.pb"));
+        QFile readme(dir + "/README.md");
+        QVERIFY(readme.open(QIODevice::ReadOnly));
+        QVERIFY(readme.readAll().contains("Cut out by the Portolan workbench's compare dock"));
+        // a folder holding files is not written into unless asked
+        panel->extractRepro(dir, false);
+        QVERIFY(repro.wait(120000));
+        QVERIFY(!repro.back().at(1).toString().isEmpty());
     }
 
     void targetOverlayFramesWhatTheTargetCannotRun()
@@ -260,6 +304,8 @@ private slots:
         QVERIFY2(sections.join('|').contains("Dynamic dims (1 origin") && sections.join('|').contains("Findings (1)"),
                  qPrintable(sections.join('|')));
         QVERIFY(!window.canvas()->hasTargetOverlay());
+        QVERIFY(window.writePortReport("unwritten.json").contains("Run a comparison first")); // nothing to report yet
+        QVERIFY(!QFile::exists("unwritten.json"));
 
         // the mobile profile needs static shapes: every node the sequence dim reaches is framed
         QSignalSpy checked(panel, &views::FindingsPanel::checked);

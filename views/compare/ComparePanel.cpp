@@ -1,11 +1,13 @@
 #include "compare/ComparePanel.h"
 
 #include "compare/ComparisonTableModel.h"
+#include "compare/ReproReadme.h"
 #include "runtime/InputGeneration.h"
 
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QFutureWatcher>
@@ -14,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLogValueAxis>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScatterSeries>
@@ -92,9 +95,14 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     form->addRow(tr("Shapes"), m_shapes);
     form->addRow(tr("Tolerance"), tolRow);
     form->addRow(tr("Heat on graph"), m_metric);
+    m_reproButton = new QPushButton(tr("Extract Repro…"), this);
+    m_reproButton->setToolTip(tr("Cut the selected suspect (or the first divergence) out as a standalone model with the "
+                                 "inputs B gave it and the reference's outputs, shrunk while it still fails"));
+    connect(m_reproButton, &QPushButton::clicked, this, &ComparePanel::chooseReproFolder);
     auto *runRow = new QHBoxLayout;
     runRow->addWidget(m_runButton);
     runRow->addWidget(m_progress, 1);
+    runRow->addWidget(m_reproButton);
 
     m_table = new ComparisonTableModel(this);
     m_sorted = new QSortFilterProxyModel(this);
@@ -141,7 +149,85 @@ void ComparePanel::setWorkbench(std::shared_ptr<const session::Workbench> workbe
     m_chart->setChart(new QChart);
     delete old;
     m_runButton->setEnabled(m_workbench && m_workbench->hasModel() && !m_running);
+    m_reproButton->setEnabled(false);
     emit heatChanged();
+}
+
+QString ComparePanel::reproNode() const
+{
+    if (!m_outcome)
+        return {};
+    if (const QTreeWidgetItem *item = m_suspects->currentItem()) {
+        const int row = item->data(0, ComparisonTableModel::kRowRole).toInt();
+        if (row >= 0 && static_cast<std::size_t>(row) < m_outcome->result.tensors.size())
+            return QString::fromStdString(m_outcome->result.tensors[static_cast<std::size_t>(row)].node);
+    }
+    return m_outcome->firstDivergence ? QString::fromStdString(m_outcome->firstDivergence->node) : QString();
+}
+
+void ComparePanel::chooseReproFolder()
+{
+    const QString node = reproNode();
+    if (node.isEmpty()) {
+        QMessageBox::information(this, tr("Extract Repro"), tr("No tensor goes out of tolerance on its own: pick a suspect first."));
+        return;
+    }
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the repro around %1").arg(node));
+    if (dir.isEmpty())
+        return;
+    const bool holdsFiles = !QDir(dir).isEmpty(QDir::AllEntries | QDir::NoDotAndDotDot);
+    if (holdsFiles && QMessageBox::question(this, tr("Extract Repro"), tr("%1 holds files. Write the repro into it anyway?").arg(dir)) !=
+                          QMessageBox::Yes)
+        return;
+    extractRepro(dir, holdsFiles);
+}
+
+void ComparePanel::extractRepro(const QString &dir, bool replace)
+{
+    const QString nodeName = reproNode();
+    if (!m_workbench || !m_outcome || nodeName.isEmpty() || m_extracting) {
+        emit reproFinished({}, tr("No tensor goes out of tolerance on its own: pick a suspect first."));
+        return;
+    }
+    const ir::Model &compiled = *m_outcome->compiled->model;
+    ir::NodeId node;
+    for (const ir::NodeId n : compiled.graph(compiled.mainGraph()).nodes)
+        if (compiled.node(n).alive && QString::fromStdString(compare::displayNameOf(compiled.node(n))) == nodeName)
+            node = n;
+    std::string verdict; // the whole-model kernel check of that node, when it was made
+    for (std::size_t i = 0; i < m_outcome->failingSuspects.size() && i < m_outcome->kernelChecks.size(); ++i)
+        if (QString::fromStdString(m_outcome->failingSuspects[i].tensor->node) == nodeName)
+            verdict = m_outcome->kernelChecks[i].explanation;
+    m_extracting = true;
+    m_reproButton->setEnabled(false);
+    m_summary->setText(tr("Cutting a repro around %1…").arg(nodeName));
+    struct Written {
+        QString summary, error;
+    };
+    auto *watcher = new QFutureWatcher<Written>(this);
+    connect(watcher, &QFutureWatcher<Written>::finished, this, [this, watcher] {
+        const Written written = watcher->result();
+        watcher->deleteLater();
+        m_extracting = false;
+        m_reproButton->setEnabled(m_outcome != nullptr);
+        m_summary->setText(written.error.isEmpty() ? written.summary : written.error);
+        emit reproFinished(written.summary, written.error);
+    });
+    watcher->setFuture(QtConcurrent::run([workbench = m_workbench, outcome = m_outcome, node, nodeName, verdict, dir, replace] {
+        auto repro = workbench->extractRepro(*outcome, node);
+        if (!repro)
+            return Written{{}, QString::fromStdString(repro.error().format())};
+        const session::ComparisonRequest &request = outcome->request;
+        compare::ReproStory story{workbench->model().sourcePath, nodeName.toStdString(), outcome->compiled->model->node(node).opType,
+                                  "cpu:" + request.precision, request.pipeline, "the Portolan workbench's compare dock", {},
+                                  verdict, request.tolerance.value_or(compare::defaultTolerance(request.precision))};
+        if (auto st = compare::writeRepro(*repro, dir.toStdString(), compare::reproReadme(*repro, story), replace); !st)
+            return Written{{}, QString::fromStdString(st.error().format())};
+        return Written{tr("Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.", nullptr,
+                          static_cast<int>(repro->nodes.size()))
+                           .arg(nodeName, dir, repro->reproduces() ? tr("OUT OF TOLERANCE against") : tr("within tolerance of")),
+                       {}};
+    }));
 }
 
 void ComparePanel::setPrecision(const QString &precision) { m_precision->setCurrentText(precision); }
@@ -234,6 +320,7 @@ void ComparePanel::adopt(std::shared_ptr<const session::ComparisonOutcome> outco
     emit resultAboutToChange();
     m_outcome = std::move(outcome);
     m_table->setOutcome(m_outcome);
+    m_reproButton->setEnabled(!m_extracting);
     const auto &r = m_outcome->result;
     std::size_t failing = 0;
     for (const auto &t : r.tensors)
@@ -336,26 +423,9 @@ QString ComparePanel::heatLabel() const { return m_metric->currentText(); }
 
 std::unordered_map<std::uint32_t, double> ComparePanel::heat() const
 {
-    std::unordered_map<std::uint32_t, double> heat;
     if (!m_outcome || !m_workbench || !m_workbench->hasModel())
-        return heat;
-    const ir::Model &model = m_workbench->model();
-    for (const auto &t : m_outcome->result.tensors) {
-        if (!t.inA.valid() || t.inA.index >= model.valueCapacity())
-            continue;
-        const ir::Value &value = model.value(t.inA);
-        if (!value.producer.valid())
-            continue;
-        double v = 0;
-        switch (heatMetric()) {
-        case HeatMetric::NormalizedError: v = compare::normalizedError(t.metrics); break;
-        case HeatMetric::MaxAbs: v = t.metrics.mismatch.empty() ? t.metrics.maxAbs : INFINITY; break;
-        case HeatMetric::CosineDistance: v = t.metrics.mismatch.empty() ? 1 - t.metrics.cosine : INFINITY; break;
-        }
-        double &slot = heat[value.producer.index]; // a node's heat is its worst output's
-        slot = std::max(slot, std::isnan(v) ? INFINITY : v);
-    }
-    return heat;
+        return {};
+    return compare::nodeHeat(m_outcome->result, m_workbench->model(), heatMetric());
 }
 
 } // namespace portolan::views

@@ -5,6 +5,7 @@
 // gets on the canvas.
 #pragma once
 
+#include "compare/NodeHeat.h"
 #include "session/Workbench.h"
 
 #include <QWidget>
@@ -31,7 +32,7 @@ class ComparePanel : public QWidget {
     Q_OBJECT
 public:
     /// What the canvas heat shows per node.
-    enum class HeatMetric { NormalizedError, MaxAbs, CosineDistance };
+    using HeatMetric = compare::HeatMetric;
 
     explicit ComparePanel(QWidget *parent = nullptr);
 
@@ -45,6 +46,12 @@ public:
     bool isRunning() const { return m_running; }
     const session::ComparisonOutcome *outcome() const { return m_outcome.get(); }
     const ComparisonTableModel *table() const { return m_table; }
+    /// The node a repro is cut around: the selected suspect's, else the first divergence's ("" for none).
+    QString reproNode() const;
+    /// `portolan repro` for the last comparison: cuts around reproNode() off the GUI thread and writes
+    /// the folder (a folder holding files only with `replace`); reproFinished says how it went.
+    void extractRepro(const QString &dir, bool replace);
+    bool isExtracting() const { return m_extracting; }
 
     /// Per node of the open model (by id), the chosen metric of its worst compared output.
     std::unordered_map<std::uint32_t, double> heat() const;
@@ -59,6 +66,8 @@ signals:
     void tensorActivated(ir::ValueId value);
     /// The outcome is about to be replaced.
     void resultAboutToChange();
+    /// A repro was written (`summary` says where and whether it fails) or could not be (`error`).
+    void reproFinished(const QString &summary, const QString &error);
 
 private:
     struct RunOutcome;
@@ -66,10 +75,12 @@ private:
     void fillChart();
     void fillSuspects();
     void activateRow(int row);
+    void chooseReproFolder();
 
     std::shared_ptr<const session::Workbench> m_workbench; ///< jobs hold it too: a model switch mid-run is safe
     std::shared_ptr<const session::ComparisonOutcome> m_outcome;
     bool m_running = false;
+    bool m_extracting = false;
 
     QLineEdit *m_pipeline = nullptr;
     QComboBox *m_precision = nullptr;
@@ -80,6 +91,7 @@ private:
     QLineEdit *m_rtol = nullptr;
     QComboBox *m_metric = nullptr;
     QPushButton *m_runButton = nullptr;
+    QPushButton *m_reproButton = nullptr;
     QProgressBar *m_progress = nullptr;
     QLabel *m_summary = nullptr;
     ComparisonTableModel *m_table = nullptr;

@@ -37,6 +37,9 @@ public:
     /// Node id → why the chosen target cannot run it; empty without a target.
     std::unordered_map<std::uint32_t, QString> unsupportedNodes() const;
     const QTreeWidget *tree() const { return m_tree; }
+    /// The last check against the chosen target, and the dynamic dims; nullptr when there is none.
+    const diagnose::TargetCheck *check() const { return m_check ? &*m_check : nullptr; }
+    const diagnose::ShapeAnalysis *shapes() const { return m_shapes ? &*m_shapes : nullptr; }
 
     /// What a check hands back to the GUI thread (defined in the .cpp).
     struct CheckOutcome;

@@ -22,29 +22,42 @@ namespace portolan::views {
 namespace {
 
 const char *const kStripUrl = "portolan:strip.png";
+const char *const kHeatUrl = "portolan:heat.png";
 /// A page holds the verdict, the outputs, the chart and this many suspects (the rest are in the JSON).
 constexpr std::size_t kSuspectsOnAPage = 5;
-/// How far a long report is shrunk to stay on one page: 9 pt text at 0.7 is 6.3 pt, still legible printed.
-constexpr double kSmallestScale = 0.7;
+/// How far a long report is shrunk to stay on one page: 9 pt text at 0.65 is 5.9 pt, still legible printed.
+constexpr double kSmallestScale = 0.65;
+
+/// An SVG drawn into an image `width` device pixels wide, its height by the SVG's aspect.
+QImage svgImage(const std::string &svgText, int width)
+{
+    QSvgRenderer svg(QByteArray::fromStdString(svgText));
+    const QSize size = svg.defaultSize();
+    QImage image(width, std::max(1, width * size.height() / std::max(1, size.width())), QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    svg.render(&painter, QRectF(QPointF(0, 0), QSizeF(image.size())));
+    return image;
+}
 
 } // namespace
 
 void layOutReport(const report::PortReport &report, QTextDocument &document, int width, int dpi)
 {
-    QImage strip(width, width * report::kStripHeight / report::kStripWidth, QImage::Format_ARGB32_Premultiplied);
-    strip.fill(Qt::white);
-    {
-        QPainter painter(&strip);
-        QSvgRenderer svg(QByteArray::fromStdString(report::errorStripSvg(report)));
-        svg.render(&painter, QRectF(QPointF(0, 0), QSizeF(strip.size())));
+    document.addResource(QTextDocument::ImageResource, QUrl(kStripUrl), svgImage(report::errorStripSvg(report), width));
+    // Qt sizes <img> in pixels of 1/96 inch and scales them to the device: the pictures at full width
+    report::HtmlImages images{kStripUrl, {}, width * 96 / dpi * 97 / 100, 0};
+    if (!report.heatSvg.empty()) {
+        const QImage heat = svgImage(report.heatSvg, width);
+        document.addResource(QTextDocument::ImageResource, QUrl(kHeatUrl), heat);
+        images.heat = kHeatUrl;
+        images.heatHeight = images.width * heat.height() / heat.width();
     }
-    document.addResource(QTextDocument::ImageResource, QUrl(kStripUrl), strip);
     document.setDocumentMargin(0);
     report::PortReport page = report;
     if (page.suspects.size() > kSuspectsOnAPage)
         page.suspects.resize(kSuspectsOnAPage);
-    // Qt sizes <img> in pixels of 1/96 inch and scales them to the device: the chart at full width
-    document.setHtml(QString::fromStdString(report::reportHtml(page, kStripUrl, width * 96 / dpi * 97 / 100)));
+    document.setHtml(QString::fromStdString(report::reportHtml(page, images)));
 }
 
 support::Status writeReportPdf(const report::PortReport &report, const QString &path)

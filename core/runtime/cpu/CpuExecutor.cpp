@@ -96,4 +96,18 @@ support::Expected<NamedValues> CpuExecutor::run(const NamedValues &feeds, const 
     return it->second->run(*bound, options, m_reference, m_profiling);
 }
 
+std::optional<ProfileFigures> CpuExecutor::lastFigures() const
+{
+    if (!m_last)
+        return std::nullopt;
+    ProfileFigures figures;
+    figures.arenaBytes = m_last->memoryPlan().arenaBytes;
+    figures.weightBytes = m_weightBytes;
+    figures.flops = static_cast<std::uint64_t>(m_last->flops());
+    for (const NodeProfile &n : m_last->nodes())
+        if (n.implementation == "reference")
+            ++figures.fallbacks[n.opType];
+    return figures;
+}
+
 } // namespace portolan::runtime::cpu

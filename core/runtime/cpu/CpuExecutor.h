@@ -7,8 +7,10 @@
 #include "runtime/cpu/CompiledGraph.h"
 #include "runtime/reference/Interpreter.h"
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace portolan::runtime::cpu {
@@ -17,6 +19,12 @@ struct ExecutorStats {
     std::size_t profilesCompiled = 0; ///< distinct input shapes compiled
     std::size_t cacheHits = 0;        ///< runs that reused a compiled profile
     double compileSeconds = 0;
+};
+
+/// What the last run's compiled profile costs: the port report's speed-and-memory figures.
+struct ProfileFigures {
+    std::uint64_t arenaBytes = 0, weightBytes = 0, flops = 0;
+    std::map<std::string, int> fallbacks; ///< op type → nodes left on reference kernels
 };
 
 class CpuExecutor {
@@ -39,6 +47,8 @@ public:
     const CompiledGraph *lastProfile() const { return m_last; }
     /// Bytes of the model's initializers (what the weights cost, beside the arena).
     std::size_t weightBytes() const { return m_weightBytes; }
+    /// The last run's profile in figures; nullopt before the first run.
+    std::optional<ProfileFigures> lastFigures() const;
 
 private:
     const ir::Model &m_model;

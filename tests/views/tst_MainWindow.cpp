@@ -245,6 +245,8 @@ private slots:
         for (std::size_t b = 0; b < canvas->scene()->boxes().size(); ++b)
             if (const QColor c = canvas->heatColorOfBox(b); c.isValid())
                 QVERIFY(c.hsvHueF() >= worstHue - 1e-6f);
+        if (auto *dock = qobject_cast<QDockWidget *>(panel->parentWidget()))
+            dock->raise(); // the results beside the heat
         saveScreenshot(window, "main_window_compare_heat");
 
         // File → Export Port Report: the comparison with the chosen target's check, in each format

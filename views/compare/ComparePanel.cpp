@@ -99,9 +99,10 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     m_reproButton->setToolTip(tr("Cut the selected suspect (or the first divergence) out as a standalone model with the "
                                  "inputs B gave it and the reference's outputs, shrunk while it still fails"));
     connect(m_reproButton, &QPushButton::clicked, this, &ComparePanel::chooseReproFolder);
-    auto *runRow = new QHBoxLayout;
+    auto *runRow = new QHBoxLayout; // buttons at their size; the progress bar, when shown, between them
     runRow->addWidget(m_runButton);
     runRow->addWidget(m_progress, 1);
+    runRow->addStretch();
     runRow->addWidget(m_reproButton);
 
     m_table = new ComparisonTableModel(this);

@@ -195,298 +195,330 @@
 <context>
     <name>portolan::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="62"/>
+        <location filename="../app/gui/MainWindow.cpp" line="64"/>
         <source>Portolan</source>
         <translation>Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="117"/>
+        <location filename="../app/gui/MainWindow.cpp" line="119"/>
         <source>Open an ONNX model (File → Open…) to see its summary.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seine Zusammenfassung zu sehen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="126"/>
+        <location filename="../app/gui/MainWindow.cpp" line="128"/>
         <source>Groups</source>
         <translation>Gruppen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="127"/>
+        <location filename="../app/gui/MainWindow.cpp" line="129"/>
         <source>Inspector</source>
         <translation>Inspektor</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="128"/>
+        <location filename="../app/gui/MainWindow.cpp" line="130"/>
         <source>Summary</source>
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="445"/>
+        <location filename="../app/gui/MainWindow.cpp" line="504"/>
         <source>Layout failed</source>
         <translation>Layout fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="187"/>
+        <location filename="../app/gui/MainWindow.cpp" line="189"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="71"/>
+        <location filename="../app/gui/MainWindow.cpp" line="73"/>
         <source>Main graph</source>
         <translation>Hauptgraph</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="130"/>
+        <location filename="../app/gui/MainWindow.cpp" line="132"/>
         <source>Pipeline</source>
         <translation>Pipeline</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="145"/>
-        <location filename="../app/gui/MainWindow.cpp" line="171"/>
+        <location filename="../app/gui/MainWindow.cpp" line="147"/>
+        <location filename="../app/gui/MainWindow.cpp" line="173"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="148"/>
+        <location filename="../app/gui/MainWindow.cpp" line="150"/>
         <source>Findings</source>
         <translation>Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="188"/>
+        <location filename="../app/gui/MainWindow.cpp" line="190"/>
         <source>&amp;Open…</source>
         <translation>Ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="189"/>
+        <location filename="../app/gui/MainWindow.cpp" line="191"/>
+        <source>&amp;Save Session…</source>
+        <translation>Sitzung &amp;speichern…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="192"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="190"/>
+        <location filename="../app/gui/MainWindow.cpp" line="193"/>
         <source>Open &amp;Sample Model</source>
         <translation>&amp;Beispielmodell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="192"/>
+        <location filename="../app/gui/MainWindow.cpp" line="195"/>
         <source>&amp;Export View…</source>
         <translation>Ansicht &amp;exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="192"/>
+        <location filename="../app/gui/MainWindow.cpp" line="195"/>
         <source>Ctrl+E</source>
         <translation>Ctrl+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="193"/>
+        <location filename="../app/gui/MainWindow.cpp" line="196"/>
         <source>Export Port &amp;Report…</source>
         <translation>Port-&amp;Bericht exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="193"/>
+        <location filename="../app/gui/MainWindow.cpp" line="196"/>
         <source>Ctrl+Shift+E</source>
         <translation>Ctrl+Shift+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="195"/>
+        <location filename="../app/gui/MainWindow.cpp" line="198"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="196"/>
+        <location filename="../app/gui/MainWindow.cpp" line="199"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="197"/>
+        <location filename="../app/gui/MainWindow.cpp" line="200"/>
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="197"/>
+        <location filename="../app/gui/MainWindow.cpp" line="200"/>
         <source>Ctrl+0</source>
         <translation>Ctrl+0</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="202"/>
+        <location filename="../app/gui/MainWindow.cpp" line="205"/>
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="203"/>
+        <location filename="../app/gui/MainWindow.cpp" line="206"/>
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="208"/>
+        <location filename="../app/gui/MainWindow.cpp" line="211"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="209"/>
+        <location filename="../app/gui/MainWindow.cpp" line="212"/>
         <source>&amp;About Portolan</source>
         <translation>Ü&amp;ber Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="211"/>
+        <location filename="../app/gui/MainWindow.cpp" line="214"/>
         <source>Search</source>
         <translation>Suche</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="215"/>
+        <location filename="../app/gui/MainWindow.cpp" line="218"/>
         <source>Search nodes, ops (op:Conv), tensors (tensor:x)…</source>
         <translation>Knoten, Operatoren (op:Conv), Tensoren (tensor:x) suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222"/>
+        <location filename="../app/gui/MainWindow.cpp" line="225"/>
         <source>Previous</source>
         <translation>Zurück</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223"/>
+        <location filename="../app/gui/MainWindow.cpp" line="226"/>
         <source>Next</source>
         <translation>Weiter</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225"/>
+        <location filename="../app/gui/MainWindow.cpp" line="228"/>
         <source>Fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248"/>
-        <location filename="../app/gui/MainWindow.cpp" line="336"/>
+        <location filename="../app/gui/MainWindow.cpp" line="251"/>
+        <location filename="../app/gui/MainWindow.cpp" line="389"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="282"/>
+        <location filename="../app/gui/MainWindow.cpp" line="285"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="320"/>
+        <location filename="../app/gui/MainWindow.cpp" line="327"/>
         <source>Sample model</source>
         <translation>Beispielmodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="320"/>
+        <location filename="../app/gui/MainWindow.cpp" line="327"/>
         <source>The bundled sample model is missing from this build.</source>
         <translation>Das mitgelieferte Beispielmodell fehlt in diesem Build.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="337"/>
+        <location filename="../app/gui/MainWindow.cpp" line="343"/>
+        <location filename="../app/gui/MainWindow.cpp" line="390"/>
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="355"/>
+        <location filename="../app/gui/MainWindow.cpp" line="356"/>
+        <source>Open a model first: a session is a model and how it is looked at.</source>
+        <translation>Öffnen Sie zuerst ein Modell: Eine Sitzung ist ein Modell und die Art, es zu betrachten.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="358"/>
+        <source>The bundled sample has no file of its own to point to; open a model file to save a session.</source>
+        <translation>Das mitgelieferte Beispiel hat keine eigene Datei, auf die verwiesen werden kann; öffnen Sie eine Modelldatei, um eine Sitzung zu speichern.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="373"/>
+        <location filename="../app/gui/MainWindow.cpp" line="379"/>
+        <source>Save Session</source>
+        <translation>Sitzung speichern</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="373"/>
+        <source>Portolan sessions (*.portolan)</source>
+        <translation>Portolan-Sitzungen (*.portolan)</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="381"/>
+        <source>Session saved to %1</source>
+        <translation>Sitzung nach %1 gespeichert</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="414"/>
         <source>%1 — %2 nodes, %3 initializers (%4), %5 findings</source>
         <translation>%1 — %2 Knoten, %3 Initialisierer (%4), %5 Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="361"/>
+        <location filename="../app/gui/MainWindow.cpp" line="420"/>
         <source>%1 — Portolan</source>
         <translation>%1 — Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="382"/>
+        <location filename="../app/gui/MainWindow.cpp" line="441"/>
         <source>no match</source>
         <translation>kein Treffer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="396"/>
+        <location filename="../app/gui/MainWindow.cpp" line="455"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="459"/>
+        <location filename="../app/gui/MainWindow.cpp" line="518"/>
         <source>main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="538"/>
-        <location filename="../app/gui/MainWindow.cpp" line="539"/>
+        <location filename="../app/gui/MainWindow.cpp" line="597"/>
+        <location filename="../app/gui/MainWindow.cpp" line="598"/>
         <source>Input model</source>
         <translation>Eingabemodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="553"/>
+        <location filename="../app/gui/MainWindow.cpp" line="612"/>
         <source>made by %1 from: %2</source>
         <translation>erzeugt von %1 aus: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="554"/>
+        <location filename="../app/gui/MainWindow.cpp" line="613"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="568"/>
+        <location filename="../app/gui/MainWindow.cpp" line="627"/>
         <source>Before %1 — %2 nodes, struck through: removed</source>
         <translation>Vor %1 — %2 Knoten, durchgestrichen: entfernt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="569"/>
+        <location filename="../app/gui/MainWindow.cpp" line="628"/>
         <source>After %1 — %2 nodes, green: created</source>
         <translation>Nach %1 — %2 Knoten, grün: erzeugt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="572"/>
+        <location filename="../app/gui/MainWindow.cpp" line="631"/>
         <source>Pass diff</source>
         <translation>Pass-Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="578"/>
+        <location filename="../app/gui/MainWindow.cpp" line="637"/>
         <source>Open ONNX Model</source>
         <translation>ONNX-Modell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="578"/>
-        <source>ONNX models (*.onnx);;All files (*)</source>
-        <translation>ONNX-Modelle (*.onnx);;Alle Dateien (*)</translation>
+        <location filename="../app/gui/MainWindow.cpp" line="638"/>
+        <source>ONNX models (*.onnx);;Portolan sessions (*.portolan);;All files (*)</source>
+        <translation>ONNX-Modelle (*.onnx);;Portolan-Sitzungen (*.portolan);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="588"/>
-        <location filename="../app/gui/MainWindow.cpp" line="594"/>
+        <location filename="../app/gui/MainWindow.cpp" line="648"/>
+        <location filename="../app/gui/MainWindow.cpp" line="654"/>
         <source>Export View</source>
         <translation>Ansicht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="588"/>
+        <location filename="../app/gui/MainWindow.cpp" line="648"/>
         <source>SVG image (*.svg);;PNG image (*.png)</source>
         <translation>SVG-Bild (*.svg);;PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="594"/>
+        <location filename="../app/gui/MainWindow.cpp" line="654"/>
         <source>Cannot write %1.</source>
         <translation>%1 kann nicht geschrieben werden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="599"/>
+        <location filename="../app/gui/MainWindow.cpp" line="659"/>
         <source>Run a comparison first (the Compare dock): the report is about its result.</source>
         <translation>Führen Sie zuerst einen Vergleich aus (Vergleichsleiste): Der Bericht handelt von seinem Ergebnis.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="627"/>
-        <location filename="../app/gui/MainWindow.cpp" line="630"/>
-        <location filename="../app/gui/MainWindow.cpp" line="635"/>
+        <location filename="../app/gui/MainWindow.cpp" line="687"/>
+        <location filename="../app/gui/MainWindow.cpp" line="690"/>
+        <location filename="../app/gui/MainWindow.cpp" line="695"/>
         <source>Export Port Report</source>
         <translation>Port-Bericht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="631"/>
+        <location filename="../app/gui/MainWindow.cpp" line="691"/>
         <source>PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)</source>
         <translation>PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="637"/>
+        <location filename="../app/gui/MainWindow.cpp" line="697"/>
         <source>Port report written to %1</source>
         <translation>Port-Bericht nach %1 geschrieben</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="676"/>
+        <location filename="../app/gui/MainWindow.cpp" line="736"/>
         <source>About Portolan</source>
         <translation>Über Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="677"/>
+        <location filename="../app/gui/MainWindow.cpp" line="737"/>
         <source>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;A workbench for porting ONNX models to accelerators.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank zum Portieren von ONNX-Modellen auf Beschleuniger.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</translation>
     </message>
@@ -494,165 +526,165 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="51"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="52"/>
         <source>seeded random inputs; or a test_data_set folder</source>
         <translation>Zufallseingaben mit Startwert; oder ein test_data_set-Ordner</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="52"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="53"/>
         <source>…</source>
         <translation>…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="54"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="55"/>
         <source>Inputs (input_K.pb)</source>
         <translation>Eingaben (input_K.pb)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="62"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="63"/>
         <source>symbolic inputs: name=1,3,224,224; other=1,128</source>
         <translation>symbolische Eingaben: name=1,3,224,224; andere=1,128</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="65"/>
         <location filename="../views/compare/ComparePanel.cpp" line="66"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="67"/>
         <source>by precision</source>
         <translation>nach Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="68"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
         <source>max error / reference scale</source>
         <translation>max. Fehler / Referenzskala</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="68"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
         <source>max abs error</source>
         <translation>max. absoluter Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="68"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
         <source>1 − cosine</source>
         <translation>1 − Kosinus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="70"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="71"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="75"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="76"/>
         <source>Reference interpreter (A) against the compiled CPU executor (B).</source>
         <translation>Referenzinterpreter (A) gegen den kompilierten CPU-Executor (B).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="83"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="84"/>
         <source>seed</source>
         <translation>Startwert</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="89"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="90"/>
         <source>atol</source>
         <translation>atol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="91"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="92"/>
         <source>rtol</source>
         <translation>rtol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="93"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="94"/>
         <source>B: pipeline, precision</source>
         <translation>B: Pipeline, Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="94"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="95"/>
         <source>Inputs</source>
         <translation>Eingaben</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="95"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="96"/>
         <source>Shapes</source>
         <translation>Formen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="96"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="97"/>
         <source>Tolerance</source>
         <translation>Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="97"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="98"/>
         <source>Heat on graph</source>
         <translation>Wärmebild im Graphen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="98"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="99"/>
         <source>Extract Repro…</source>
         <translation>Repro herauslösen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="99"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="100"/>
         <source>Cut the selected suspect (or the first divergence) out as a standalone model with the inputs B gave it and the reference&apos;s outputs, shrunk while it still fails</source>
         <translation>Den gewählten Verdächtigen (oder die erste Abweichung) als eigenständiges Modell herauslösen, mit den Eingaben, die B ihm gab, und den Ausgaben der Referenz; verkleinert, solange der Fehler bleibt</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="123"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="125"/>
         <source>Suspect</source>
         <translation>Verdächtig</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="123"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="125"/>
         <source>Error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="123"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="125"/>
         <source>Why</source>
         <translation>Warum</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="128"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="130"/>
         <source>Suspects</source>
         <translation>Verdächtige</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="129"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="131"/>
         <source>Tensors</source>
         <translation>Tensoren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="130"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="132"/>
         <source>Error by depth</source>
         <translation>Fehler nach Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="172"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="179"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="174"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="181"/>
         <source>Extract Repro</source>
         <translation>Repro herauslösen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="172"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="189"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="174"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="191"/>
         <source>No tensor goes out of tolerance on its own: pick a suspect first.</source>
         <translation>Kein Tensor verlässt die Toleranz von selbst: wählen Sie zuerst einen Verdächtigen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="175"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="177"/>
         <source>Folder for the repro around %1</source>
         <translation>Ordner für das Repro um %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="179"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="181"/>
         <source>%1 holds files. Write the repro into it anyway?</source>
         <translation>%1 enthält Dateien. Das Repro trotzdem hineinschreiben?</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="203"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="205"/>
         <source>Cutting a repro around %1…</source>
         <translation>Repro um %1 wird herausgelöst…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="226"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="228"/>
         <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
         <translation>
             <numerusform>Repro um %1 (%n Knoten) nach %2 geschrieben: B ist dort %3 der Referenz.</numerusform>
@@ -660,65 +692,65 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="228"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="230"/>
         <source>OUT OF TOLERANCE against</source>
         <translation>AUSSERHALB DER TOLERANZ gegenüber</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="228"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="230"/>
         <source>within tolerance of</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="282"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="320"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="328"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="366"/>
         <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
         <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="332"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="378"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="370"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="416"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="332"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="370"/>
         <source>OUT OF TOLERANCE</source>
         <translation>AUSSERHALB DER TOLERANZ</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="336"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="374"/>
         <source>
 First divergence: %1 (%2), output %3.</source>
         <translation>
 Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="363"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="401"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="375"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="413"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="379"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="417"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="394"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="432"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="399"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="437"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>

@@ -38,6 +38,8 @@
 #include <QTreeView>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <utility>
+
 // The resources live in a static library: name them so the linker keeps them.
 static void initResources() { Q_INIT_RESOURCE(samples); }
 
@@ -186,6 +188,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::chooseFile);
+    file->addAction(tr("&Save Session…"), QKeySequence::Save, this, &MainWindow::chooseSessionFile);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addAction(tr("Open &Sample Model"), this, &MainWindow::openSample);
     file->addSeparator();
@@ -305,6 +308,10 @@ static std::shared_ptr<MainWindow::LoadResult> loadInBackground(const std::funct
 
 void MainWindow::openFile(const QString &path)
 {
+    if (path.endsWith(QLatin1String(".portolan"), Qt::CaseInsensitive)) {
+        openSession(path);
+        return;
+    }
     const std::string file = path.toStdString();
     startLoad([file, path] {
         auto result = loadInBackground([&file](session::Workbench &w) { return w.open(file); }, QFileInfo(path).fileName());
@@ -329,9 +336,55 @@ void MainWindow::openSample()
     }, "mini_encoder");
 }
 
+void MainWindow::openSession(const QString &path)
+{
+    auto session = session::readSession(path.toStdString());
+    if (!session) {
+        QMessageBox::critical(this, tr("Cannot open %1").arg(QFileInfo(path).fileName()),
+                              QString::fromStdString(session.error().format()));
+        emit modelLoaded(false);
+        return;
+    }
+    const QString model = QString::fromStdString(session->model);
+    m_pendingSession = std::move(*session);
+    openFile(model);
+}
+
+QString MainWindow::saveSession(const QString &path)
+{
+    if (!m_workbench)
+        return tr("Open a model first: a session is a model and how it is looked at.");
+    if (m_modelPath.isEmpty())
+        return tr("The bundled sample has no file of its own to point to; open a model file to save a session.");
+    session::SessionFile s;
+    s.model = m_modelPath.toStdString();
+    s.pipeline = m_pipeline->pipelineText().toStdString();
+    s.compare = m_compare->form();
+    s.target = m_findings->targetId().toStdString();
+    // The file dialog asked before replacing the file.
+    if (auto status = session::writeSession(s, path.toStdString(), true); !status)
+        return QString::fromStdString(status.error().format());
+    rememberRecent(QFileInfo(path).absoluteFilePath());
+    return {};
+}
+
+void MainWindow::chooseSessionFile()
+{
+    QString path = QFileDialog::getSaveFileName(this, tr("Save Session"), {}, tr("Portolan sessions (*.portolan)"));
+    if (path.isEmpty())
+        return;
+    if (!path.endsWith(QLatin1String(".portolan")))
+        path += QLatin1String(".portolan");
+    if (const QString error = saveSession(path); !error.isEmpty())
+        QMessageBox::critical(this, tr("Save Session"), error);
+    else
+        m_statusLabel->setText(tr("Session saved to %1").arg(path));
+}
+
 void MainWindow::finishLoad(const std::shared_ptr<LoadResult> &result)
 {
     m_loading = false;
+    const std::optional<session::SessionFile> pending = std::exchange(m_pendingSession, std::nullopt);
     if (!result->error.isEmpty()) {
         m_statusLabel->setText(m_workbench ? m_statusLabel->text() : tr("No model"));
         QMessageBox::critical(this, tr("Cannot open %1").arg(result->title), result->error);
@@ -349,6 +402,12 @@ void MainWindow::finishLoad(const std::shared_ptr<LoadResult> &result)
     m_canvas->setGraph(&model, model.mainGraph());
     m_pipeline->setWorkbench(m_workbench);
     m_compare->setWorkbench(m_workbench);
+    m_modelPath = result->path;
+    if (pending) { // before the docks see the model: the target is checked once, on the session's choice
+        m_pipeline->setPipelineText(QString::fromStdString(pending->pipeline));
+        m_compare->setForm(pending->compare);
+        m_findings->setTarget(QString::fromStdString(pending->target));
+    }
     m_findings->setWorkbench(m_workbench, result->summary.findings);
     m_summaryView->setPlainText(QString::fromStdString(analysis::summaryText(result->summary)));
     const auto &s = result->summary;
@@ -575,7 +634,8 @@ void MainWindow::showPassDiff(int step)
 
 void MainWindow::chooseFile()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open ONNX Model"), {}, tr("ONNX models (*.onnx);;All files (*)"));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open ONNX Model"), {},
+                                                      tr("ONNX models (*.onnx);;Portolan sessions (*.portolan);;All files (*)"));
     if (!path.isEmpty())
         openFile(path);
 }

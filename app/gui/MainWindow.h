@@ -4,11 +4,13 @@
 
 #include "analysis/GraphSearch.h"
 #include "analysis/ModelSummary.h"
+#include "session/SessionFile.h"
 #include "session/Workbench.h"
 
 #include <QMainWindow>
 
 #include <memory>
+#include <optional>
 
 class QLabel;
 class QLineEdit;
@@ -34,8 +36,12 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    /// Opens a model file; bad input ends in an error dialog, never a crash.
+    /// Opens a model file, or a `.portolan` session; bad input ends in an error dialog, never a crash.
     void openFile(const QString &path);
+    /// Opens a session: its model, then its pipeline, compare form and target.
+    void openSession(const QString &path);
+    /// Saves the open model and the docks' settings as a session at `path`, replacing it; the error, or "".
+    QString saveSession(const QString &path);
     /// Opens the sample model bundled as a Qt resource.
     void openSample();
     /// True while a model is loading (tests wait on this).
@@ -80,6 +86,7 @@ private:
     void chooseFile();
     void exportView();
     void exportPortReport();
+    void chooseSessionFile();
     QString needsComparison() const;
     void showAbout();
     void rememberRecent(const QString &path);
@@ -118,6 +125,8 @@ private:
     std::vector<analysis::SearchHit> m_hits;
     std::size_t m_hitIndex = 0;
     bool m_loading = false;
+    QString m_modelPath;                              ///< the open model's file; empty for the bundled sample
+    std::optional<session::SessionFile> m_pendingSession; ///< applied once its model has loaded
 };
 
 } // namespace portolan::gui

@@ -348,6 +348,58 @@ private slots:
         QVERIFY(!window.canvas()->hasTargetOverlay());
     }
 
+    void sessionReopensWhereItWasLeft()
+    {
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath("work.portolan");
+        {
+            gui::MainWindow window;
+            window.show();
+            QVERIFY(window.saveSession(path).contains("Open a model first"));
+            QVERIFY(openFixture(window, "transformer_opset17"));
+            window.pipeline()->setPipelineText("infer-shapes,fuse-layer-norm");
+            window.comparePanel()->setPrecision("bf16");
+            window.comparePanel()->setTolerance(1e-3, 1e-2);
+            QSignalSpy checked(window.findingsPanel(), &views::FindingsPanel::checked);
+            window.findingsPanel()->setTarget("tensorrt-10");
+            QVERIFY(checked.wait(60000));
+            QCOMPARE(window.saveSession(path), QString());
+        }
+        gui::MainWindow window;
+        window.show();
+        QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
+        window.openFile(path); // a .portolan opens as a session, as from the command line or a drop
+        QVERIFY(loaded.wait(30000));
+        QVERIFY(loaded.front().at(0).toBool());
+        QVERIFY(window.windowTitle().contains("model.onnx"));
+        QCOMPARE(window.pipeline()->pipelineText(), QString("infer-shapes,fuse-layer-norm"));
+        const session::CompareForm form = window.comparePanel()->form();
+        QCOMPARE(form.precision, std::string("bf16"));
+        QCOMPARE(form.atol, std::string("0.001"));
+        QCOMPARE(form.rtol, std::string("0.01"));
+        QCOMPARE(window.findingsPanel()->targetId(), QString("tensorrt-10"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.findingsPanel()->check() != nullptr, 60000);
+        QCOMPARE(window.findingsPanel()->check()->targetId, std::string("tensorrt-10"));
+
+        // a broken session: an error dialog naming it, and the open model stays
+        QFile broken(tmp.filePath("broken.portolan"));
+        QVERIFY(broken.open(QIODevice::WriteOnly));
+        broken.write("{\"format\": \"portolan-session\", \"format_version\": 1, \"model\": 5}");
+        broken.close();
+        QString dialogText;
+        QTimer closer; // the dialog is modal: read it and close it from a timer
+        connect(&closer, &QTimer::timeout, [&] {
+            if (auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget())) {
+                dialogText = box->text();
+                box->accept();
+            }
+        });
+        closer.start(20);
+        window.openFile(broken.fileName());
+        QVERIFY2(dialogText.contains("broken.portolan") && dialogText.contains("wrong type"), qPrintable(dialogText));
+        QVERIFY(window.windowTitle().contains("model.onnx"));
+    }
+
     void corruptFileShowsErrorDialog()
     {
         QTemporaryDir dir;

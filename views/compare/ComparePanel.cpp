@@ -29,6 +29,7 @@
 #include <QValueAxis>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <cmath>
 
 namespace portolan::views {
@@ -237,6 +238,42 @@ void ComparePanel::setTolerance(double atol, double rtol)
 {
     m_atol->setText(QString::number(atol));
     m_rtol->setText(QString::number(rtol));
+}
+
+namespace {
+
+/// The heat metrics in the combo box's order, by their session names.
+constexpr const char *kMetricKeys[] = {"normalized-error", "max-abs", "cosine-distance"};
+
+} // namespace
+
+session::CompareForm ComparePanel::form() const
+{
+    session::CompareForm f;
+    f.pipeline = m_pipeline->text().toStdString();
+    f.precision = m_precision->currentText().toStdString();
+    f.inputsDir = m_inputs->text().trimmed().toStdString();
+    f.seed = static_cast<std::uint64_t>(m_seed->value());
+    f.shapes = m_shapes->text().toStdString();
+    f.atol = m_atol->text().trimmed().toStdString();
+    f.rtol = m_rtol->text().trimmed().toStdString();
+    f.heatMetric = kMetricKeys[std::clamp(m_metric->currentIndex(), 0, 2)];
+    return f;
+}
+
+void ComparePanel::setForm(const session::CompareForm &f)
+{
+    m_pipeline->setText(QString::fromStdString(f.pipeline));
+    if (const int precision = m_precision->findText(QString::fromStdString(f.precision)); precision >= 0)
+        m_precision->setCurrentIndex(precision);
+    m_inputs->setText(QString::fromStdString(f.inputsDir));
+    m_seed->setValue(static_cast<int>(std::min<std::uint64_t>(f.seed, static_cast<std::uint64_t>(m_seed->maximum()))));
+    m_shapes->setText(QString::fromStdString(f.shapes));
+    m_atol->setText(QString::fromStdString(f.atol));
+    m_rtol->setText(QString::fromStdString(f.rtol));
+    for (int i = 0; i < 3; ++i)
+        if (f.heatMetric == kMetricKeys[i])
+            m_metric->setCurrentIndex(i);
 }
 
 support::Expected<session::ComparisonRequest> ComparePanel::request() const

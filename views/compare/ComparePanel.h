@@ -6,6 +6,7 @@
 #pragma once
 
 #include "compare/NodeHeat.h"
+#include "session/SessionFile.h"
 #include "session/Workbench.h"
 
 #include <QWidget>
@@ -42,6 +43,9 @@ public:
     void setPrecision(const QString &precision);
     void setInputsDir(const QString &dir);
     void setTolerance(double atol, double rtol);
+    /// The form as typed (for a session file), and back.
+    session::CompareForm form() const;
+    void setForm(const session::CompareForm &form);
     void run();
     bool isRunning() const { return m_running; }
     const session::ComparisonOutcome *outcome() const { return m_outcome.get(); }

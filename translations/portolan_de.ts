@@ -526,165 +526,175 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="52"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="74"/>
         <source>seeded random inputs; or a test_data_set folder</source>
         <translation>Zufallseingaben mit Startwert; oder ein test_data_set-Ordner</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="53"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="75"/>
         <source>…</source>
         <translation>…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="55"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="77"/>
         <source>Inputs (input_K.pb)</source>
         <translation>Eingaben (input_K.pb)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="63"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="85"/>
         <source>symbolic inputs: name=1,3,224,224; other=1,128</source>
         <translation>symbolische Eingaben: name=1,3,224,224; andere=1,128</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="66"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="67"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="88"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="89"/>
         <source>by precision</source>
         <translation>nach Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="91"/>
         <source>max error / reference scale</source>
         <translation>max. Fehler / Referenzskala</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="91"/>
         <source>max abs error</source>
         <translation>max. absoluter Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="91"/>
         <source>1 − cosine</source>
         <translation>1 − Kosinus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="71"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="93"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="76"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="98"/>
         <source>Reference interpreter (A) against the compiled CPU executor (B).</source>
         <translation>Referenzinterpreter (A) gegen den kompilierten CPU-Executor (B).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="84"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="106"/>
         <source>seed</source>
         <translation>Startwert</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="90"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="112"/>
         <source>atol</source>
         <translation>atol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="92"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="114"/>
         <source>rtol</source>
         <translation>rtol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="94"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="116"/>
         <source>B: pipeline, precision</source>
         <translation>B: Pipeline, Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="95"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="117"/>
         <source>Inputs</source>
         <translation>Eingaben</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="96"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="118"/>
         <source>Shapes</source>
         <translation>Formen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="97"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="119"/>
         <source>Tolerance</source>
         <translation>Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="98"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="120"/>
         <source>Heat on graph</source>
         <translation>Wärmebild im Graphen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="99"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="121"/>
         <source>Extract Repro…</source>
         <translation>Repro herauslösen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="100"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="122"/>
         <source>Cut the selected suspect (or the first divergence) out as a standalone model with the inputs B gave it and the reference&apos;s outputs, shrunk while it still fails</source>
         <translation>Den gewählten Verdächtigen (oder die erste Abweichung) als eigenständiges Modell herauslösen, mit den Eingaben, die B ihm gab, und den Ausgaben der Referenz; verkleinert, solange der Fehler bleibt</translation>
     </message>
     <message>
         <location filename="../views/compare/ComparePanel.cpp" line="125"/>
+        <source>Bisect Precision</source>
+        <translation>Genauigkeit bisektieren</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="126"/>
+        <source>Find the nodes to keep at fp32 for B&apos;s outputs to meet the tolerance</source>
+        <translation>Die Knoten finden, die bei fp32 bleiben müssen, damit die Ausgaben von B die Toleranz einhalten</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="151"/>
         <source>Suspect</source>
         <translation>Verdächtig</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="125"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="151"/>
         <source>Error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="125"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="151"/>
         <source>Why</source>
         <translation>Warum</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="130"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="156"/>
         <source>Suspects</source>
         <translation>Verdächtige</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="131"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="157"/>
         <source>Tensors</source>
         <translation>Tensoren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="132"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="158"/>
         <source>Error by depth</source>
         <translation>Fehler nach Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="174"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="181"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="207"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="214"/>
         <source>Extract Repro</source>
         <translation>Repro herauslösen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="174"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="191"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="207"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="224"/>
         <source>No tensor goes out of tolerance on its own: pick a suspect first.</source>
         <translation>Kein Tensor verlässt die Toleranz von selbst: wählen Sie zuerst einen Verdächtigen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="177"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="210"/>
         <source>Folder for the repro around %1</source>
         <translation>Ordner für das Repro um %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="181"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="214"/>
         <source>%1 holds files. Write the repro into it anyway?</source>
         <translation>%1 enthält Dateien. Das Repro trotzdem hineinschreiben?</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="205"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="238"/>
         <source>Cutting a repro around %1…</source>
         <translation>Repro um %1 wird herausgelöst…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="228"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="249"/>
         <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
         <translation>
             <numerusform>Repro um %1 (%n Knoten) nach %2 geschrieben: B ist dort %3 der Referenz.</numerusform>
@@ -692,65 +702,80 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="230"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="251"/>
         <source>OUT OF TOLERANCE against</source>
         <translation>AUSSERHALB DER TOLERANZ gegenüber</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="230"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="251"/>
         <source>within tolerance of</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="320"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="268"/>
+        <source>Bisecting: which nodes must stay at fp32…</source>
+        <translation>Bisektion: welche Knoten bei fp32 bleiben müssen…</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="274"/>
+        <source>B already meets the tolerance at %1: nothing to keep at fp32.</source>
+        <translation>B hält die Toleranz bei %1 bereits ein: nichts muss bei fp32 bleiben.</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="280"/>
+        <source>Keep %1 of the %2 nodes %3 lowers at fp32 (worst output error %4 of its scale, %5 runs):%6</source>
+        <translation>%1 der %2 Knoten, die %3 absenkt, bei fp32 lassen (schlechtester Ausgabefehler %4 seiner Skala, %5 Läufe):%6</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="382"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="366"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="428"/>
         <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
         <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="370"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="416"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="432"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="478"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="370"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="432"/>
         <source>OUT OF TOLERANCE</source>
         <translation>AUSSERHALB DER TOLERANZ</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="374"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="436"/>
         <source>
 First divergence: %1 (%2), output %3.</source>
         <translation>
 Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="401"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="463"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="413"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="475"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="417"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="479"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="432"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="494"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="437"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="499"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>

@@ -16,6 +16,16 @@ enum class HeatMetric {
     CosineDistance,  ///< 1 − cosine
 };
 
+/// The ends of a heat map's log colour scale: its smallest positive and its largest finite value,
+/// at least a decade apart (the canvas and the report's thumbnail share it).
+struct HeatRange {
+    double low = 1e-12, high = 1e-11;
+    /// Where `value` falls on the scale: 0 at `low` (or below), 1 at `high` (or above).
+    double position(double value) const;
+};
+
+HeatRange heatRange(const std::unordered_map<std::uint32_t, double> &heat);
+
 /// Node id of `modelA` → the metric of its worst compared output; infinite where the two runs'
 /// tensors could not be compared (a shape or type mismatch) or the error is NaN.
 std::unordered_map<std::uint32_t, double> nodeHeat(const ComparisonResult &result, const ir::Model &modelA,

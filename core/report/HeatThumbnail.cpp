@@ -1,6 +1,7 @@
 // Laying the graph out with the layered engine and writing it as SVG (see HeatThumbnail.h).
 #include "report/HeatThumbnail.h"
 
+#include "compare/NodeHeat.h"
 #include "ir/NameScopes.h"
 #include "layout/GraphScene.h"
 
@@ -33,11 +34,11 @@ std::string escaped(const std::string &text)
 }
 
 /// The canvas's scale: hue from green (low) to red (high), HSV saturation 0.75, value 0.95.
-std::string heatColour(double value, double low, double high)
+std::string heatColour(double value, const compare::HeatRange &range)
 {
     if (!std::isfinite(value))
         return "#7a1050"; // not comparable, or NaN: beyond the scale
-    const double t = std::clamp((std::log10(std::max(value, low)) - std::log10(low)) / std::max(1e-9, std::log10(high) - std::log10(low)), 0.0, 1.0);
+    const double t = range.position(value);
     const double hue = (1 - t) * 120, s = 0.75, v = 0.95; // degrees
     const double c = v * s, x = c * (1 - std::fabs(std::fmod(hue / 60, 2) - 1)), m = v - c;
     const double r = hue < 60 ? c : x, g = hue < 60 ? x : c; // hue stays within 0..120: red to green
@@ -81,7 +82,6 @@ std::string heatThumbnailSvg(const ir::Model &model, const std::unordered_map<st
 
     // Each box's heat: its node's, or for a collapsed group its worst node's (constants have none).
     std::vector<double> boxHeat(scene->boxes().size(), std::numeric_limits<double>::quiet_NaN());
-    double low = INFINITY, high = 0;
     for (const auto &[node, v] : heat) {
         if (node >= model.nodeCapacity() || model.node(ir::NodeId(node)).isConstant())
             continue;
@@ -89,14 +89,8 @@ std::string heatThumbnailSvg(const ir::Model &model, const std::unordered_map<st
             double &slot = boxHeat[*box];
             slot = std::isnan(slot) ? v : std::max(slot, v);
         }
-        if (std::isfinite(v)) {
-            if (v > 0)
-                low = std::min(low, v);
-            high = std::max(high, v);
-        }
     }
-    low = std::isfinite(low) ? std::max(low, 1e-12) : 1e-12;
-    high = std::max(high, low * 10);
+    const compare::HeatRange range = compare::heatRange(heat);
 
     // Rotated a quarter turn: the scene's y (data flow) becomes x.
     const layout::Rect bounds = scene->bounds();
@@ -127,7 +121,7 @@ std::string heatThumbnailSvg(const ir::Model &model, const std::unordered_map<st
         if (box.kind == layout::BoxKind::ExpandedGroup)
             continue;
         const bool terminal = box.kind == layout::BoxKind::GraphInput || box.kind == layout::BoxKind::GraphOutput;
-        const std::string fill = terminal ? "#ffffff" : std::isnan(boxHeat[i]) ? "#dcdde0" : heatColour(boxHeat[i], low, high);
+        const std::string fill = terminal ? "#ffffff" : std::isnan(boxHeat[i]) ? "#dcdde0" : heatColour(boxHeat[i], range);
         std::string label;
         if (box.kind == layout::BoxKind::Node) {
             const ir::Node &node = model.node(box.node);
@@ -144,7 +138,7 @@ std::string heatThumbnailSvg(const ir::Model &model, const std::unordered_map<st
                fill + "\" stroke=\"#6b7078\" stroke-width=\"0.4\"><title>" + escaped(label) + "</title></rect>";
     }
     svg += "<text x=\"0\" y=\"" + num(h + 13) + "\" font-size=\"10\" fill=\"#555\">the graph, data flowing left to right; fill: max "
-           "|error| / scale of the node's worst output, log scale, green " + exponent(low) + " to red " + exponent(high) +
+           "|error| / scale of the node's worst output, log scale, green " + exponent(range.low) + " to red " + exponent(range.high) +
            "; grey: not compared</text></svg>";
     return svg;
 }

@@ -7,6 +7,7 @@
 #include "ir/Model.h"
 #include "ir/ModelLoader.h"
 #include "passes/PassManager.h"
+#include "compare/PrecisionBisection.h"
 #include "compare/Repro.h"
 #include "session/Comparison.h"
 #include "support/Expected.h"
@@ -55,6 +56,9 @@ public:
     /// shrunk while it still fails. Runs B once more; reads the model only.
     support::Expected<compare::Repro> extractRepro(const ComparisonOutcome &outcome, ir::NodeId node, int depth = 0,
                                                   bool shrink = true) const;
+    /// `portolan bisect-precision` for a comparison made here: the nodes of B's model to keep at
+    /// fp32 for its outputs to meet the comparison's tolerance. Runs B many times; reads the model only.
+    support::Expected<compare::BisectionResult> bisectPrecision(const ComparisonOutcome &outcome) const;
 
 private:
     support::Status adopt(support::Expected<ir::LoadedModel> loaded);

@@ -120,4 +120,25 @@ support::Expected<compare::Repro> Workbench::extractRepro(const ComparisonOutcom
                                  {node, depth, tolerance, shrink});
 }
 
+support::Expected<compare::BisectionResult> Workbench::bisectPrecision(const ComparisonOutcome &outcome) const
+{
+    if (!m_model)
+        return support::makeError("no-model", "no model is open");
+    auto precision = runtime::cpu::parsePrecision(outcome.request.precision);
+    if (!precision)
+        return precision.takeError();
+    if (*precision == runtime::cpu::Precision::Fp32)
+        return support::makeError("bad-usage", "B runs at fp32: there is no precision to bisect");
+    auto feeds = comparisonFeeds(*m_model, outcome.request);
+    if (!feeds)
+        return feeds.takeError();
+    auto expected = runtime::Interpreter(*m_model).run(*feeds);
+    if (!expected)
+        return expected.takeError();
+    runtime::cpu::PrecisionPolicy policy;
+    policy.precision = *precision;
+    return compare::bisectPrecision(*outcome.compiled->model, policy, *feeds, *expected,
+                                    outcome.request.tolerance.value_or(compare::defaultTolerance(outcome.request.precision)));
+}
+
 } // namespace portolan::session

@@ -348,6 +348,30 @@ private slots:
         QVERIFY(!window.canvas()->hasTargetOverlay());
     }
 
+    void bisectionFindsTheNodesToKeepAtFp32()
+    {
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(openFixture(window, "transformer_opset17"));
+        auto *panel = window.comparePanel();
+        panel->setInputsDir(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/test_data_set_0"));
+        panel->setPrecision("fp16");
+        panel->setTolerance(1e-4, 1e-4); // fp16 misses it; some nodes kept at fp32 meet it
+        QSignalSpy finished(panel, &views::ComparePanel::finished);
+        panel->run();
+        QVERIFY(finished.wait(120000));
+        QVERIFY(!panel->outcome()->result.outputsPassed());
+        QSignalSpy bisected(panel, &views::ComparePanel::bisectionFinished);
+        panel->bisectPrecision();
+        QVERIFY(panel->isBisecting());
+        QVERIFY(bisected.wait(120000));
+        const QString summary = bisected.front().at(0).toString(), error = bisected.front().at(1).toString();
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY2(summary.contains("--keep-fp32 'node:"), qPrintable(summary));
+        qInfo("%s", qPrintable(summary));
+        QVERIFY(!panel->isBisecting());
+    }
+
     void sessionReopensWhereItWasLeft()
     {
         QTemporaryDir tmp;

@@ -38,6 +38,28 @@ namespace {
 constexpr double kHeatFloor = 1e-12; ///< errors below this read as this (a log scale has no zero)
 }
 
+namespace {
+
+/// Runs `job` on a worker thread and hands its result to `done` on `owner`'s thread.
+template <typename Job, typename Done>
+void runInBackground(QObject *owner, Job job, Done done)
+{
+    using Result = std::invoke_result_t<Job>;
+    auto *watcher = new QFutureWatcher<Result>(owner);
+    QObject::connect(watcher, &QFutureWatcher<Result>::finished, owner, [watcher, done] {
+        done(watcher->result());
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run(std::move(job)));
+}
+
+/// What a background job hands back: a line for the user, or why it failed.
+struct JobOutcome {
+    QString summary, error;
+};
+
+} // namespace
+
 struct ComparePanel::RunOutcome {
     std::shared_ptr<const session::ComparisonOutcome> outcome;
     QString error;
@@ -100,11 +122,15 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     m_reproButton->setToolTip(tr("Cut the selected suspect (or the first divergence) out as a standalone model with the "
                                  "inputs B gave it and the reference's outputs, shrunk while it still fails"));
     connect(m_reproButton, &QPushButton::clicked, this, &ComparePanel::chooseReproFolder);
+    m_bisectButton = new QPushButton(tr("Bisect Precision"), this);
+    m_bisectButton->setToolTip(tr("Find the nodes to keep at fp32 for B's outputs to meet the tolerance"));
+    connect(m_bisectButton, &QPushButton::clicked, this, &ComparePanel::bisectPrecision);
     auto *runRow = new QHBoxLayout; // buttons at their size; the progress bar, when shown, between them
     runRow->addWidget(m_runButton);
     runRow->addWidget(m_progress, 1);
     runRow->addStretch();
     runRow->addWidget(m_reproButton);
+    runRow->addWidget(m_bisectButton);
 
     m_table = new ComparisonTableModel(this);
     m_sorted = new QSortFilterProxyModel(this);
@@ -151,8 +177,15 @@ void ComparePanel::setWorkbench(std::shared_ptr<const session::Workbench> workbe
     m_chart->setChart(new QChart);
     delete old;
     m_runButton->setEnabled(m_workbench && m_workbench->hasModel() && !m_running);
-    m_reproButton->setEnabled(false);
+    updateActions();
     emit heatChanged();
+}
+
+void ComparePanel::updateActions()
+{
+    m_reproButton->setEnabled(m_outcome && !m_extracting);
+    m_bisectButton->setEnabled(m_outcome && !m_bisecting && m_outcome->request.precision != "fp32" &&
+                               !m_outcome->result.outputsPassed());
 }
 
 QString ComparePanel::reproNode() const
@@ -201,35 +234,64 @@ void ComparePanel::extractRepro(const QString &dir, bool replace)
         if (QString::fromStdString(m_outcome->failingSuspects[i].tensor->node) == nodeName)
             verdict = m_outcome->kernelChecks[i].explanation;
     m_extracting = true;
-    m_reproButton->setEnabled(false);
+    updateActions();
     m_summary->setText(tr("Cutting a repro around %1…").arg(nodeName));
-    struct Written {
-        QString summary, error;
-    };
-    auto *watcher = new QFutureWatcher<Written>(this);
-    connect(watcher, &QFutureWatcher<Written>::finished, this, [this, watcher] {
-        const Written written = watcher->result();
-        watcher->deleteLater();
-        m_extracting = false;
-        m_reproButton->setEnabled(m_outcome != nullptr);
-        m_summary->setText(written.error.isEmpty() ? written.summary : written.error);
-        emit reproFinished(written.summary, written.error);
-    });
-    watcher->setFuture(QtConcurrent::run([workbench = m_workbench, outcome = m_outcome, node, nodeName, verdict, dir, replace] {
+    auto job = [workbench = m_workbench, outcome = m_outcome, node, nodeName, verdict, dir, replace] {
         auto repro = workbench->extractRepro(*outcome, node);
         if (!repro)
-            return Written{{}, QString::fromStdString(repro.error().format())};
+            return JobOutcome{{}, QString::fromStdString(repro.error().format())};
         const session::ComparisonRequest &request = outcome->request;
         compare::ReproStory story{workbench->model().sourcePath, nodeName.toStdString(), outcome->compiled->model->node(node).opType,
                                   "cpu:" + request.precision, request.pipeline, "the Portolan workbench's compare dock", {},
                                   verdict, request.tolerance.value_or(compare::defaultTolerance(request.precision))};
         if (auto st = compare::writeRepro(*repro, dir.toStdString(), compare::reproReadme(*repro, story), replace); !st)
-            return Written{{}, QString::fromStdString(st.error().format())};
-        return Written{tr("Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.", nullptr,
+            return JobOutcome{{}, QString::fromStdString(st.error().format())};
+        return JobOutcome{tr("Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.", nullptr,
                           static_cast<int>(repro->nodes.size()))
                            .arg(nodeName, dir, repro->reproduces() ? tr("OUT OF TOLERANCE against") : tr("within tolerance of")),
                        {}};
-    }));
+    };
+    runInBackground(this, std::move(job), [this](const JobOutcome &written) {
+        m_extracting = false;
+        updateActions();
+        m_summary->setText(written.error.isEmpty() ? written.summary : written.error);
+        emit reproFinished(written.summary, written.error);
+    });
+}
+
+void ComparePanel::bisectPrecision()
+{
+    if (!m_workbench || !m_outcome || m_bisecting)
+        return;
+    m_bisecting = true;
+    updateActions();
+    m_summary->setText(tr("Bisecting: which nodes must stay at fp32…"));
+    auto job = [workbench = m_workbench, outcome = m_outcome] {
+        auto result = workbench->bisectPrecision(*outcome);
+        if (!result)
+            return JobOutcome{{}, QString::fromStdString(result.error().format())};
+        if (result->neededNothing)
+            return JobOutcome{tr("B already meets the tolerance at %1: nothing to keep at fp32.")
+                                  .arg(QString::fromStdString(outcome->request.precision)),
+                              {}};
+        QString rules;
+        for (const std::string &name : result->keepFp32)
+            rules += QStringLiteral(" --keep-fp32 'node:%1'").arg(QString::fromStdString(name));
+        return JobOutcome{tr("Keep %1 of the %2 nodes %3 lowers at fp32 (worst output error %4 of its scale, %5 runs):%6")
+                              .arg(result->keepFp32.size())
+                              .arg(result->candidates)
+                              .arg(QString::fromStdString(outcome->request.precision))
+                              .arg(result->worstError, 0, 'g', 3)
+                              .arg(result->runs)
+                              .arg(rules),
+                          {}};
+    };
+    runInBackground(this, std::move(job), [this](const JobOutcome &found) {
+        m_bisecting = false;
+        updateActions();
+        m_summary->setText(found.error.isEmpty() ? found.summary : found.error);
+        emit bisectionFinished(found.summary, found.error);
+    });
 }
 
 void ComparePanel::setPrecision(const QString &precision) { m_precision->setCurrentText(precision); }
@@ -358,7 +420,7 @@ void ComparePanel::adopt(std::shared_ptr<const session::ComparisonOutcome> outco
     emit resultAboutToChange();
     m_outcome = std::move(outcome);
     m_table->setOutcome(m_outcome);
-    m_reproButton->setEnabled(!m_extracting);
+    updateActions();
     const auto &r = m_outcome->result;
     std::size_t failing = 0;
     for (const auto &t : r.tensors)

@@ -56,6 +56,10 @@ public:
     /// the folder (a folder holding files only with `replace`); reproFinished says how it went.
     void extractRepro(const QString &dir, bool replace);
     bool isExtracting() const { return m_extracting; }
+    /// `portolan bisect-precision` for the last comparison, off the GUI thread: the nodes to keep at
+    /// fp32 for B's outputs to meet the tolerance; bisectionFinished says which.
+    void bisectPrecision();
+    bool isBisecting() const { return m_bisecting; }
 
     /// Per node of the open model (by id), the chosen metric of its worst compared output.
     std::unordered_map<std::uint32_t, double> heat() const;
@@ -72,6 +76,8 @@ signals:
     void resultAboutToChange();
     /// A repro was written (`summary` says where and whether it fails) or could not be (`error`).
     void reproFinished(const QString &summary, const QString &error);
+    /// A bisection ended: `summary` names the nodes to keep at fp32 (as --keep-fp32 rules), or `error` says why not.
+    void bisectionFinished(const QString &summary, const QString &error);
 
 private:
     struct RunOutcome;
@@ -80,11 +86,13 @@ private:
     void fillSuspects();
     void activateRow(int row);
     void chooseReproFolder();
+    void updateActions();
 
     std::shared_ptr<const session::Workbench> m_workbench; ///< jobs hold it too: a model switch mid-run is safe
     std::shared_ptr<const session::ComparisonOutcome> m_outcome;
     bool m_running = false;
     bool m_extracting = false;
+    bool m_bisecting = false;
 
     QLineEdit *m_pipeline = nullptr;
     QComboBox *m_precision = nullptr;
@@ -96,6 +104,7 @@ private:
     QComboBox *m_metric = nullptr;
     QPushButton *m_runButton = nullptr;
     QPushButton *m_reproButton = nullptr;
+    QPushButton *m_bisectButton = nullptr;
     QProgressBar *m_progress = nullptr;
     QLabel *m_summary = nullptr;
     ComparisonTableModel *m_table = nullptr;

@@ -357,16 +357,7 @@ void GraphCanvas::setHeat(std::unordered_map<std::uint32_t, double> heat, const 
 {
     m_heat = std::move(heat);
     m_heatLabel = label;
-    m_heatLow = INFINITY;
-    m_heatHigh = 0;
-    for (const auto &[node, v] : m_heat)
-        if (std::isfinite(v)) {
-            if (v > 0)
-                m_heatLow = std::min(m_heatLow, v);
-            m_heatHigh = std::max(m_heatHigh, v);
-        }
-    m_heatLow = std::isfinite(m_heatLow) ? std::max(m_heatLow, 1e-12) : 1e-12;
-    m_heatHigh = std::max(m_heatHigh, m_heatLow * 10);
+    m_heatRange = compare::heatRange(m_heat);
     spreadHeat();
     update();
 }
@@ -411,8 +402,7 @@ QColor GraphCanvas::heatColor(double value) const
 {
     if (!std::isfinite(value))
         return QColor(0x7a, 0x10, 0x50); // could not compare, or NaN: beyond the scale
-    const double low = std::log10(m_heatLow), high = std::log10(m_heatHigh);
-    const double t = std::clamp((std::log10(std::max(value, m_heatLow)) - low) / std::max(1e-9, high - low), 0.0, 1.0);
+    const double t = m_heatRange.position(value);
     return QColor::fromHsvF(static_cast<float>((1 - t) * 0.33), 0.75f, m_palette.dark ? 0.7f : 0.95f);
 }
 
@@ -768,11 +758,11 @@ void GraphCanvas::paintHeatLegend(QPainter &painter)
     const QRectF bar(frame.left() + 8, frame.top() + fm.height() + 8, frame.width() - 16, 12);
     QLinearGradient gradient(bar.topLeft(), bar.topRight());
     for (int k = 0; k <= 10; ++k)
-        gradient.setColorAt(k / 10.0, heatColor(std::pow(10.0, std::log10(m_heatLow) + (std::log10(m_heatHigh) - std::log10(m_heatLow)) * k / 10.0)));
+        gradient.setColorAt(k / 10.0, heatColor(std::pow(10.0, std::log10(m_heatRange.low) + (std::log10(m_heatRange.high) - std::log10(m_heatRange.low)) * k / 10.0)));
     painter.fillRect(bar, gradient);
     const QRectF labels(bar.left(), bar.bottom() + 2, bar.width(), fm.height());
-    painter.drawText(labels, Qt::AlignLeft, QString::number(m_heatLow, 'g', 2));
-    painter.drawText(labels, Qt::AlignRight, QString::number(m_heatHigh, 'g', 2));
+    painter.drawText(labels, Qt::AlignLeft, QString::number(m_heatRange.low, 'g', 2));
+    painter.drawText(labels, Qt::AlignRight, QString::number(m_heatRange.high, 'g', 2));
     painter.drawText(labels, Qt::AlignHCenter, tr("log scale"));
     painter.setPen(m_palette.mutedText);
     painter.drawText(QRectF(bar.left(), labels.bottom() + 2, bar.width(), fm.height()), Qt::AlignLeft,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "graph/BoxLabel.h"
+#include "compare/NodeHeat.h"
 #include "graph/GraphPalette.h"
 #include "layout/GraphScene.h"
 
@@ -154,7 +155,7 @@ private:
     std::unordered_map<std::uint32_t, QString> m_notes;
     std::unordered_map<std::uint32_t, double> m_heat;
     std::vector<double> m_boxHeat; ///< per box, NaN where there is none
-    double m_heatLow = 0, m_heatHigh = 0;
+    compare::HeatRange m_heatRange;
     QString m_heatLabel;
     std::unordered_map<std::uint32_t, QString> m_unsupported; ///< node id → why the target cannot run it
     std::vector<bool> m_boxUnsupported;

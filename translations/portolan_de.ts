@@ -526,175 +526,180 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="74"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="75"/>
         <source>seeded random inputs; or a test_data_set folder</source>
         <translation>Zufallseingaben mit Startwert; oder ein test_data_set-Ordner</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="75"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="76"/>
         <source>…</source>
         <translation>…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="77"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="78"/>
         <source>Inputs (input_K.pb)</source>
         <translation>Eingaben (input_K.pb)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="85"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="86"/>
         <source>symbolic inputs: name=1,3,224,224; other=1,128</source>
         <translation>symbolische Eingaben: name=1,3,224,224; andere=1,128</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="88"/>
         <location filename="../views/compare/ComparePanel.cpp" line="89"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="90"/>
         <source>by precision</source>
         <translation>nach Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="91"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="92"/>
         <source>max error / reference scale</source>
         <translation>max. Fehler / Referenzskala</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="91"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="92"/>
         <source>max abs error</source>
         <translation>max. absoluter Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="91"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="92"/>
         <source>1 − cosine</source>
         <translation>1 − Kosinus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="93"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="94"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="98"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="96"/>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="102"/>
         <source>Reference interpreter (A) against the compiled CPU executor (B).</source>
         <translation>Referenzinterpreter (A) gegen den kompilierten CPU-Executor (B).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="106"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="110"/>
         <source>seed</source>
         <translation>Startwert</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="112"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="116"/>
         <source>atol</source>
         <translation>atol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="114"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="118"/>
         <source>rtol</source>
         <translation>rtol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="116"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="120"/>
         <source>B: pipeline, precision</source>
         <translation>B: Pipeline, Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="117"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="121"/>
         <source>Inputs</source>
         <translation>Eingaben</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="118"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="122"/>
         <source>Shapes</source>
         <translation>Formen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="119"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="123"/>
         <source>Tolerance</source>
         <translation>Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="120"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="124"/>
         <source>Heat on graph</source>
         <translation>Wärmebild im Graphen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="121"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="125"/>
         <source>Extract Repro…</source>
         <translation>Repro herauslösen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="122"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="126"/>
         <source>Cut the selected suspect (or the first divergence) out as a standalone model with the inputs B gave it and the reference&apos;s outputs, shrunk while it still fails</source>
         <translation>Den gewählten Verdächtigen (oder die erste Abweichung) als eigenständiges Modell herauslösen, mit den Eingaben, die B ihm gab, und den Ausgaben der Referenz; verkleinert, solange der Fehler bleibt</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="125"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="129"/>
         <source>Bisect Precision</source>
         <translation>Genauigkeit bisektieren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="126"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="130"/>
         <source>Find the nodes to keep at fp32 for B&apos;s outputs to meet the tolerance</source>
         <translation>Die Knoten finden, die bei fp32 bleiben müssen, damit die Ausgaben von B die Toleranz einhalten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="151"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="156"/>
         <source>Suspect</source>
         <translation>Verdächtig</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="151"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="156"/>
         <source>Error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="151"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="156"/>
         <source>Why</source>
         <translation>Warum</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="156"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="161"/>
         <source>Suspects</source>
         <translation>Verdächtige</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="157"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="162"/>
         <source>Tensors</source>
         <translation>Tensoren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="158"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="163"/>
         <source>Error by depth</source>
         <translation>Fehler nach Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="207"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="214"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="212"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="219"/>
         <source>Extract Repro</source>
         <translation>Repro herauslösen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="207"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="224"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="212"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="229"/>
         <source>No tensor goes out of tolerance on its own: pick a suspect first.</source>
         <translation>Kein Tensor verlässt die Toleranz von selbst: wählen Sie zuerst einen Verdächtigen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="210"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="215"/>
         <source>Folder for the repro around %1</source>
         <translation>Ordner für das Repro um %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="214"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="219"/>
         <source>%1 holds files. Write the repro into it anyway?</source>
         <translation>%1 enthält Dateien. Das Repro trotzdem hineinschreiben?</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="238"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="243"/>
         <source>Cutting a repro around %1…</source>
         <translation>Repro um %1 wird herausgelöst…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="249"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="254"/>
         <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
         <translation>
             <numerusform>Repro um %1 (%n Knoten) nach %2 geschrieben: B ist dort %3 der Referenz.</numerusform>
@@ -702,80 +707,90 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="251"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="256"/>
         <source>OUT OF TOLERANCE against</source>
         <translation>AUSSERHALB DER TOLERANZ gegenüber</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="251"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="256"/>
         <source>within tolerance of</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="268"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="273"/>
         <source>Bisecting: which nodes must stay at fp32…</source>
         <translation>Bisektion: welche Knoten bei fp32 bleiben müssen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="274"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="279"/>
         <source>B already meets the tolerance at %1: nothing to keep at fp32.</source>
         <translation>B hält die Toleranz bei %1 bereits ein: nichts muss bei fp32 bleiben.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="280"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="285"/>
         <source>Keep %1 of the %2 nodes %3 lowers at fp32 (worst output error %4 of its scale, %5 runs):%6</source>
         <translation>%1 der %2 Knoten, die %3 absenkt, bei fp32 lassen (schlechtester Ausgabefehler %4 seiner Skala, %5 Läufe):%6</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="382"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="390"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="428"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="418"/>
+        <source>Cancelled.</source>
+        <translation>Abgebrochen.</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="437"/>
+        <source>Cancelling…</source>
+        <translation>Wird abgebrochen…</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="450"/>
         <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
         <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="432"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="478"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="454"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="500"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="432"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="454"/>
         <source>OUT OF TOLERANCE</source>
         <translation>AUSSERHALB DER TOLERANZ</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="436"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="458"/>
         <source>
 First divergence: %1 (%2), output %3.</source>
         <translation>
 Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="463"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="485"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="475"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="497"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="479"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="501"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="494"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="516"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="499"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="521"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>
@@ -995,72 +1010,72 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
 <context>
     <name>portolan::views::GraphCanvas</name>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="444"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="434"/>
         <source>Not on %1:</source>
         <translation>Nicht auf %1:</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="667"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="657"/>
         <source>Laying out the graph…</source>
         <translation>Graph wird angeordnet…</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="667"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="657"/>
         <source>Open an ONNX model (File → Open…) to see its graph.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seinen Graphen zu sehen.</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="690"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="680"/>
         <source>Conv / MatMul / attention</source>
         <translation>Conv / MatMul / Attention</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="691"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="681"/>
         <source>activation</source>
         <translation>Aktivierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="692"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="682"/>
         <source>normalization</source>
         <translation>Normalisierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="693"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="683"/>
         <source>pooling / resize</source>
         <translation>Pooling / Skalierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="694"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="684"/>
         <source>elementwise / reduction</source>
         <translation>elementweise / Reduktion</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="695"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="685"/>
         <source>shape / data movement</source>
         <translation>Form / Datenbewegung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="696"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="686"/>
         <source>quantization</source>
         <translation>Quantisierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="697"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="687"/>
         <source>control flow</source>
         <translation>Kontrollfluss</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="698"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="688"/>
         <source>constant</source>
         <translation>Konstante</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="699"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="689"/>
         <source>custom domain</source>
         <translation>eigene Domäne</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/graph/GraphCanvas.cpp" line="741"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="731"/>
         <source>%1: %n node(s) it cannot run, framed dashed</source>
         <translation>
             <numerusform>%1: %n Knoten, den es nicht ausführen kann, gestrichelt umrandet</numerusform>
@@ -1068,17 +1083,17 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="776"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="766"/>
         <source>log scale</source>
         <translation>log. Skala</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="779"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="769"/>
         <source>grey: not compared</source>
         <translation>grau: nicht verglichen</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="1005"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="995"/>
         <source>Portolan graph</source>
         <translation>Portolan-Graph</translation>
     </message>

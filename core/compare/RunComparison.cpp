@@ -179,6 +179,7 @@ support::Expected<ComparisonResult> compareRuns(const RunSide &a, const RunSide 
     KeepObserver keep(readers, store);
     runtime::RunOptions runA;
     runA.observer = &keep;
+    runA.cancel = options.cancel;
     support::Expected<runtime::NamedValues> outA = runtime::NamedValues{};
     result.secondsA = timed([&] { outA = a.run(feeds, runA); });
     if (!outA)
@@ -189,6 +190,7 @@ support::Expected<ComparisonResult> compareRuns(const RunSide &a, const RunSide 
     CompareObserver compare(*a.model, *b.model, alignment, readers, store, options, result);
     runtime::RunOptions runB;
     runB.observer = &compare;
+    runB.cancel = options.cancel;
     support::Expected<runtime::NamedValues> outB = runtime::NamedValues{};
     result.secondsB = timed([&] { outB = b.run(feeds, runB); });
     if (!outB)

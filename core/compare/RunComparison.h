@@ -10,6 +10,7 @@
 #include "runtime/reference/Interpreter.h"
 #include "support/Expected.h"
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <string>
@@ -45,6 +46,7 @@ struct ComparisonOptions {
     std::map<std::string, Tolerance> overrides; ///< by A's tensor name
     std::size_t memoryBudget = 0;               ///< bytes of A's tensors held in memory; 0: a quarter of RAM
     double epsilon = 1e-8;
+    const std::atomic<bool> *cancel = nullptr; ///< set from another thread: the runs stop with "cancelled"
 };
 
 struct ComparedTensor {

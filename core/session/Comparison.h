@@ -27,6 +27,8 @@ struct ComparisonRequest {
     std::map<std::string, runtime::Shape> shapes; ///< dims for symbolic inputs, by input name
     std::optional<compare::Tolerance> tolerance;  ///< default: the precision's
     bool kernelCheck = true;            ///< re-run failing suspects alone on the reference kernels
+    /// Set (from any thread) to stop the runs: compare() then fails with "cancelled".
+    std::shared_ptr<std::atomic<bool>> cancel;
 };
 
 /// Everything a comparison produced. Suspects and the first divergence point into `result`: keep

@@ -77,6 +77,7 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
 
     compare::ComparisonOptions comparison;
     comparison.tolerance = request.tolerance.value_or(compare::defaultTolerance(request.precision));
+    comparison.cancel = request.cancel.get();
     const auto alignment = compare::alignByProvenance(model, optimized, outcome->compiled->provenance);
     auto result = compare::compareRuns(a, b, alignment, *feeds, comparison);
     if (!result)

@@ -372,6 +372,26 @@ private slots:
         QVERIFY(!panel->isBisecting());
     }
 
+    void comparisonCanBeCancelled()
+    {
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(openFixture(window, "transformer_opset17"));
+        auto *panel = window.comparePanel();
+        panel->setInputsDir(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/test_data_set_0"));
+        QSignalSpy finished(panel, &views::ComparePanel::finished);
+        panel->run();
+        panel->cancel(); // before the worker reaches the first node: the runs stop there
+        QVERIFY(finished.wait(60000));
+        QCOMPARE(finished.front().at(0).toString(), QString()); // asked for: no error dialog
+        QVERIFY(!panel->isRunning());
+        QVERIFY(!panel->outcome());
+        // and the next run goes through
+        panel->run();
+        QVERIFY(finished.wait(120000));
+        QVERIFY(panel->outcome());
+    }
+
     void sessionReopensWhereItWasLeft()
     {
         QTemporaryDir tmp;

@@ -63,6 +63,7 @@ struct JobOutcome {
 struct ComparePanel::RunOutcome {
     std::shared_ptr<const session::ComparisonOutcome> outcome;
     QString error;
+    bool cancelled = false;
 };
 
 ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
@@ -92,6 +93,9 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     connect(m_metric, &QComboBox::currentIndexChanged, this, &ComparePanel::heatChanged);
     m_runButton = new QPushButton(tr("Compare"), this);
     connect(m_runButton, &QPushButton::clicked, this, &ComparePanel::run);
+    m_cancelButton = new QPushButton(tr("Cancel"), this);
+    m_cancelButton->setVisible(false);
+    connect(m_cancelButton, &QPushButton::clicked, this, &ComparePanel::cancel);
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 0); // busy: the runs report no fraction
     m_progress->setVisible(false);
@@ -128,6 +132,7 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     auto *runRow = new QHBoxLayout; // buttons at their size; the progress bar, when shown, between them
     runRow->addWidget(m_runButton);
     runRow->addWidget(m_progress, 1);
+    runRow->addWidget(m_cancelButton);
     runRow->addStretch();
     runRow->addWidget(m_reproButton);
     runRow->addWidget(m_bisectButton);
@@ -376,20 +381,42 @@ void ComparePanel::run()
         emit finished(m_summary->text());
         return;
     }
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    r->cancel = m_cancel;
     m_running = true;
     m_runButton->setEnabled(false);
+    m_cancelButton->setVisible(true);
     m_progress->setVisible(true);
     m_summary->setText(tr("Running A and B…"));
     std::shared_ptr<const session::Workbench> workbench = m_workbench;
-    auto *watcher = new QFutureWatcher<std::shared_ptr<RunOutcome>>(this);
-    connect(watcher, &QFutureWatcher<std::shared_ptr<RunOutcome>>::finished, this, [this, watcher, workbench] {
-        auto outcome = watcher->result();
-        watcher->deleteLater();
+    auto job = [workbench, request = std::move(*r)] {
+        auto outcome = std::make_shared<RunOutcome>();
+        try {
+            auto result = workbench->compare(request);
+            if (result)
+                outcome->outcome = std::move(*result);
+            else if (result.error().primary.code == "cancelled")
+                outcome->cancelled = true;
+            else
+                outcome->error = QString::fromStdString(result.error().format());
+        } catch (const std::exception &e) {
+            outcome->error = QString::fromUtf8(e.what());
+        }
+        return outcome;
+    };
+    runInBackground(this, std::move(job), [this, workbench](const std::shared_ptr<RunOutcome> &outcome) {
         m_running = false;
+        m_cancel.reset();
         m_runButton->setEnabled(m_workbench && m_workbench->hasModel());
+        m_cancelButton->setVisible(false);
         m_progress->setVisible(false);
         if (workbench != m_workbench) { // another model was opened meanwhile: this result is of the old one
             m_summary->clear();
+            return;
+        }
+        if (outcome->cancelled) { // asked for: no dialog
+            m_summary->setText(tr("Cancelled."));
+            emit finished({});
             return;
         }
         if (!outcome->error.isEmpty()) {
@@ -400,19 +427,14 @@ void ComparePanel::run()
         adopt(std::move(outcome->outcome));
         emit finished({});
     });
-    watcher->setFuture(QtConcurrent::run([workbench, request = std::move(*r)] {
-        auto outcome = std::make_shared<RunOutcome>();
-        try {
-            auto result = workbench->compare(request);
-            if (result)
-                outcome->outcome = std::move(*result);
-            else
-                outcome->error = QString::fromStdString(result.error().format());
-        } catch (const std::exception &e) {
-            outcome->error = QString::fromUtf8(e.what());
-        }
-        return outcome;
-    }));
+}
+
+void ComparePanel::cancel()
+{
+    if (!m_cancel)
+        return;
+    m_cancel->store(true);
+    m_summary->setText(tr("Cancelling…"));
 }
 
 void ComparePanel::adopt(std::shared_ptr<const session::ComparisonOutcome> outcome)

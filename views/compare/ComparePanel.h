@@ -11,6 +11,7 @@
 
 #include <QWidget>
 
+#include <atomic>
 #include <memory>
 #include <unordered_map>
 
@@ -47,6 +48,8 @@ public:
     session::CompareForm form() const;
     void setForm(const session::CompareForm &form);
     void run();
+    /// Stops a running comparison: it finishes with no result and no error ("Cancelled.").
+    void cancel();
     bool isRunning() const { return m_running; }
     const session::ComparisonOutcome *outcome() const { return m_outcome.get(); }
     const ComparisonTableModel *table() const { return m_table; }
@@ -91,6 +94,7 @@ private:
     std::shared_ptr<const session::Workbench> m_workbench; ///< jobs hold it too: a model switch mid-run is safe
     std::shared_ptr<const session::ComparisonOutcome> m_outcome;
     bool m_running = false;
+    std::shared_ptr<std::atomic<bool>> m_cancel; ///< the running comparison's stop flag
     bool m_extracting = false;
     bool m_bisecting = false;
 
@@ -103,6 +107,7 @@ private:
     QLineEdit *m_rtol = nullptr;
     QComboBox *m_metric = nullptr;
     QPushButton *m_runButton = nullptr;
+    QPushButton *m_cancelButton = nullptr;
     QPushButton *m_reproButton = nullptr;
     QPushButton *m_bisectButton = nullptr;
     QProgressBar *m_progress = nullptr;

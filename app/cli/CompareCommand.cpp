@@ -26,6 +26,7 @@
 #include "runtime/cpu/CpuExecutor.h"
 #include "session/ModelFindings.h"
 #include "support/JsonWriter.h"
+#include "support/NumberText.h"
 
 #include <algorithm>
 #include <cmath>
@@ -76,15 +77,6 @@ support::Expected<SideSpec> parseSide(const std::string &text)
     }
     return support::makeError("bad-side", "'" + text + "' is not reference, cpu, cpu:PRECISION (fp32, fp16, bf16, int8), import:PATH "
                                           "or external:CMD {model} {inputs} {outputs}");
-}
-
-std::string sizeText(double x)
-{
-    char buffer[32];
-    if (std::isinf(x))
-        return x > 0 ? "inf" : "-inf";
-    std::snprintf(buffer, sizeof buffer, "%.3g", x);
-    return buffer;
 }
 
 void writeMetrics(support::JsonWriter &w, const compare::ComparedTensor &t)
@@ -141,8 +133,8 @@ void printTensor(const compare::ComparedTensor &t)
         return;
     }
     std::printf("    %-40s %-4s max abs %-8s (%-8s of scale)  cos %.6f  SNR %-6s dB", t.name.substr(0, 40).c_str(),
-                m.passed ? "ok" : "FAIL", sizeText(m.maxAbs).c_str(), sizeText(compare::normalizedError(t)).c_str(),
-                m.cosine, sizeText(m.snrDb).c_str());
+                m.passed ? "ok" : "FAIL", support::shortNumber(m.maxAbs).c_str(), support::shortNumber(compare::normalizedError(t)).c_str(),
+                m.cosine, support::shortNumber(m.snrDb).c_str());
     if (m.top1)
         std::printf("  top-1 %.3f top-5 %.3f", *m.top1, *m.top5);
     if (m.actualNans || m.actualInfs)
@@ -368,16 +360,10 @@ int compareCommand(const QStringList &arguments, Mode mode)
     // introduced or propagated: the failing suspects' nodes alone on the reference kernels
     std::map<const compare::Suspect *, compare::KernelCheck> kernelChecks;
     if (!passed && !parser.isSet(noKernelCheck)) {
-        std::vector<compare::Suspect> failing;
-        for (const compare::Suspect &s : suspects)
-            if (!s.tensor->metrics.passed)
-                failing.push_back(s);
-        auto checks = compare::checkSuspectKernels(*b, *feeds, failing, options);
+        auto checks = compare::checkSuspectKernels(*b, *feeds, compare::failingSuspects(suspects), options);
         if (!checks)
             return fail(checks.error().format());
-        for (std::size_t i = 0, j = 0; i < suspects.size() && j < checks->size(); ++i)
-            if (!suspects[i].tensor->metrics.passed)
-                kernelChecks[&suspects[i]] = (*checks)[j++];
+        kernelChecks = compare::checksBySuspect(suspects, *checks);
     }
 
     if (writesReport) {
@@ -498,8 +484,8 @@ int compareCommand(const QStringList &arguments, Mode mode)
 
     std::printf("Compared %s with %s on %s%s: %zu tensors aligned, %zu compared (atol %s, rtol %s)\n", result->labelA.c_str(),
                 result->labelB.c_str(), path.c_str(), pipelineText.empty() ? "" : (" (cpu after " + pipelineText + ")").c_str(),
-                result->alignedValues, result->tensors.size(), sizeText(options.tolerance.atol).c_str(),
-                sizeText(options.tolerance.rtol).c_str());
+                result->alignedValues, result->tensors.size(), support::shortNumber(options.tolerance.atol).c_str(),
+                support::shortNumber(options.tolerance.rtol).c_str());
     std::printf("  outputs:\n");
     for (const compare::ComparedTensor *t : result->outputs())
         printTensor(*t);
@@ -514,7 +500,7 @@ int compareCommand(const QStringList &arguments, Mode mode)
         std::printf("  suspects:\n");
         for (const compare::Suspect &s : suspects) {
             std::printf("    %-40s %-20s error %-8s  %s\n", s.tensor->node.substr(0, 40).c_str(), s.tensor->opType.c_str(),
-                        sizeText(s.error).c_str(), s.why.c_str());
+                        support::shortNumber(s.error).c_str(), s.why.c_str());
             if (const auto it = kernelChecks.find(&s); it != kernelChecks.end())
                 std::printf("    %-40s   re-run alone: %s\n", "", it->second.explanation.c_str());
         }

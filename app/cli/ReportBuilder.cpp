@@ -85,7 +85,7 @@ report::ReportTarget targetSummary(const diagnose::TargetCheck &c)
         t.modelProblems.push_back(std::string(support::severityName(d.severity)) + ": " + d.message);
     t.fallbackPartitions = c.partitions.fallbackPartitions;
     t.crossingTensors = c.partitions.crossingTensors;
-    if (c.combined && c.combined->tried && c.combined->failure.empty()) {
+    if (c.combined && c.combined->ran()) {
         t.combinedPipeline = c.combined->pipeline;
         t.unsupportedAfterCombined = c.combined->unsupportedAfter;
     }

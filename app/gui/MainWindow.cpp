@@ -3,6 +3,7 @@
 
 #include "analysis/SummaryFormat.h"
 #include "cli/ReportBuilder.h"
+#include "common/Background.h"
 #include "common/ScopeTreeModel.h"
 #include "graph/GraphCanvas.h"
 #include "inspector/InspectorPanel.h"
@@ -19,7 +20,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
-#include <QFutureWatcher>
 #include <QHeaderView>
 #include <QIcon>
 #include <QLabel>
@@ -36,7 +36,6 @@
 #include <QTabWidget>
 #include <QToolBar>
 #include <QTreeView>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <utility>
 
@@ -283,12 +282,7 @@ void MainWindow::startLoad(std::function<std::shared_ptr<LoadResult>()> job, con
 {
     m_loading = true;
     m_statusLabel->setText(tr("Loading %1…").arg(title));
-    auto *watcher = new QFutureWatcher<std::shared_ptr<LoadResult>>(this);
-    connect(watcher, &QFutureWatcher<std::shared_ptr<LoadResult>>::finished, this, [this, watcher] {
-        finishLoad(watcher->result());
-        watcher->deleteLater();
-    });
-    watcher->setFuture(QtConcurrent::run(std::move(job)));
+    views::runInBackground(this, std::move(job), [this](const std::shared_ptr<LoadResult> &result) { finishLoad(result); });
 }
 
 // Runs on a worker thread: loading, checking and summarizing touch no widget.
@@ -664,15 +658,11 @@ QString MainWindow::writePortReport(const QString &path)
     const session::ComparisonOutcome *outcome = m_compare->outcome();
     if (!m_workbench || !outcome)
         return needsComparison();
-    // The kernel checks are in the failing suspects' order; the report keys them by suspect.
-    std::map<const compare::Suspect *, compare::KernelCheck> kernelChecks;
-    for (std::size_t i = 0, j = 0; i < outcome->suspects.size() && j < outcome->kernelChecks.size(); ++i)
-        if (!outcome->suspects[i].tensor->metrics.passed)
-            kernelChecks[&outcome->suspects[i]] = outcome->kernelChecks[j++];
+    const auto kernelChecks = compare::checksBySuspect(outcome->suspects, outcome->kernelChecks);
     const session::ComparisonRequest &request = outcome->request;
     cli::ReportInputs inputs{m_workbench->model().sourcePath, &m_workbench->model(), outcome->compiled->model.get(),
                              &outcome->result, &outcome->suspects, &kernelChecks, outcome->firstDivergence, request.pipeline,
-                             request.tolerance.value_or(compare::defaultTolerance(request.precision)),
+                             request.effectiveTolerance(),
                              outcome->figures ? &*outcome->figures : nullptr, &m_workbench->findings(), m_findings->shapes(),
                              m_findings->check()};
     // The file dialog asked before replacing the file.

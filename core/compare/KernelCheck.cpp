@@ -107,4 +107,22 @@ support::Expected<std::vector<KernelCheck>> checkSuspectKernels(const RunSide &b
     return checks;
 }
 
+std::vector<Suspect> failingSuspects(const std::vector<Suspect> &ranked)
+{
+    std::vector<Suspect> failing;
+    for (const Suspect &s : ranked)
+        if (!s.tensor->metrics.passed)
+            failing.push_back(s);
+    return failing;
+}
+
+std::map<const Suspect *, KernelCheck> checksBySuspect(const std::vector<Suspect> &ranked, const std::vector<KernelCheck> &checks)
+{
+    std::map<const Suspect *, KernelCheck> bySuspect;
+    for (std::size_t i = 0, j = 0; i < ranked.size() && j < checks.size(); ++i)
+        if (!ranked[i].tensor->metrics.passed)
+            bySuspect[&ranked[i]] = checks[j++];
+    return bySuspect;
+}
+
 } // namespace portolan::compare

@@ -7,6 +7,10 @@
 
 #include "compare/Divergence.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace portolan::compare {
 
 enum class KernelVerdict {
@@ -27,5 +31,11 @@ struct KernelCheck {
 support::Expected<std::vector<KernelCheck>> checkSuspectKernels(const RunSide &b, const runtime::NamedValues &feeds,
                                                                 const std::vector<Suspect> &suspects,
                                                                 const ComparisonOptions &options);
+
+/// The suspects out of tolerance, in rank order: the ones checkSuspectKernels is given.
+std::vector<Suspect> failingSuspects(const std::vector<Suspect> &ranked);
+/// Each failing suspect of `ranked` with its check, `checks` being checkSuspectKernels' answer for
+/// failingSuspects(ranked).
+std::map<const Suspect *, KernelCheck> checksBySuspect(const std::vector<Suspect> &ranked, const std::vector<KernelCheck> &checks);
 
 } // namespace portolan::compare

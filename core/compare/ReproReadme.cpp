@@ -1,23 +1,11 @@
 // The repro's README (see ReproReadme.h).
 #include "compare/ReproReadme.h"
 
-#include <cmath>
-#include <cstdio>
+#include "support/NumberText.h"
 
 namespace portolan::compare {
 
-namespace {
-
-std::string sizeText(double x)
-{
-    if (std::isinf(x))
-        return x > 0 ? "inf" : "-inf";
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.3g", x);
-    return buffer;
-}
-
-} // namespace
+using support::shortNumber;
 
 std::string reproReadme(const Repro &repro, const ReproStory &story)
 {
@@ -39,18 +27,18 @@ std::string reproReadme(const Repro &repro, const ReproStory &story)
     text += "\n\n## What fails\n\n";
     text += "Run " + runB + (repro.standalone ? " on this model alone" : " (in its run of the whole model)") +
             " against the reference interpreter on the very same inputs (`test_data_set_0/output_K.pb`), at atol " +
-            sizeText(tolerance.atol) + ", rtol " + sizeText(tolerance.rtol) + ":\n\n";
+            shortNumber(tolerance.atol) + ", rtol " + shortNumber(tolerance.rtol) + ":\n\n";
     for (std::size_t k = 0; k < repro.metrics.size(); ++k) {
         const TensorMetrics &m = repro.metrics[k];
         text += "- `" + repro.expected[k].first + "`: " + (m.passed ? "within tolerance" : "OUT OF TOLERANCE") + ", max abs error " +
-                sizeText(m.maxAbs) + " (" + sizeText(normalizedError(m)) +
-                " of its scale), cosine " + sizeText(m.cosine) + ", SNR " + sizeText(m.snrDb) + " dB\n";
+                shortNumber(m.maxAbs) + " (" + shortNumber(normalizedError(m)) +
+                " of its scale), cosine " + shortNumber(m.cosine) + ", SNR " + shortNumber(m.snrDb) + " dB\n";
     }
     if (!verdict.empty())
         text += "\nIn the whole model, re-run alone on the reference kernel: " + verdict + ".\n";
     text += "\n## Run it\n\n- `portolan conform .` runs the reference interpreter against `output_K.pb`.\n"
-            "- `portolan compare model.onnx --inputs test_data_set_0 --b " + runB + " -O0 --atol " + sizeText(tolerance.atol) +
-            " --rtol " + sizeText(tolerance.rtol) + "` shows the error on its own.\n"
+            "- `portolan compare model.onnx --inputs test_data_set_0 --b " + runB + " -O0 --atol " + shortNumber(tolerance.atol) +
+            " --rtol " + shortNumber(tolerance.rtol) + "` shows the error on its own.\n"
             "- Any runtime: the inputs are `test_data_set_0/input_K.pb` (TensorProto, named), the expected outputs "
             "`output_K.pb`; the weights are embedded in `model.onnx`.\n";
     text += "\n## Versions\n\nPortolan " + std::string(PORTOLAN_VERSION) + ", ONNX IR " + std::to_string(repro.model.ir_version()) +

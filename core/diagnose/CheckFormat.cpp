@@ -86,7 +86,7 @@ std::string fixLine(const Fix &f, std::size_t groupSize)
 
 bool fixWorthShowing(const Fix &f)
 {
-    return !(f.tried && f.failure.empty() && f.fixedNodes == 0);
+    return !(f.ran() && f.fixedNodes == 0);
 }
 
 std::string checkText(const TargetCheck &c)

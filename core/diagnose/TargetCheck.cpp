@@ -63,7 +63,7 @@ std::optional<Fix> combinedFix(const TargetCheck &check, const ir::Model &model,
     for (const ProblemGroup &g : check.groups) {
         const Fix *best = nullptr; // the one fixing most of the group; the earlier on a tie
         for (const Fix &f : g.fixes)
-            if (f.tried && f.failure.empty() && f.fixedNodes > (best ? best->fixedNodes : 0))
+            if (f.ran() && f.fixedNodes > (best ? best->fixedNodes : 0))
                 best = &f;
         if (best)
             chosen.emplace_back(&g, best);

@@ -67,6 +67,9 @@ struct Fix {
     std::size_t fixedNodes = 0;
     std::size_t unsupportedAfter = 0;
     std::vector<std::string> createdOps; ///< op types the fix introduced
+
+    /// The pipeline was tried and ran through (its counts are measured).
+    bool ran() const { return tried && failure.empty(); }
 };
 
 /// The nodes of one op type that fail for one cause; or, for a rule of the target's rather than

@@ -1,26 +1,18 @@
 // The report's three writers over one PortReport.
 #include "report/PortReport.h"
 
+#include "diagnose/TargetCheck.h"
 #include "support/JsonWriter.h"
+#include "support/NumberText.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace portolan::report {
 
 namespace {
 
-std::string number(double x)
-{
-    if (std::isnan(x))
-        return "nan";
-    if (std::isinf(x))
-        return x > 0 ? "inf" : "-inf";
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.3g", x);
-    return buffer;
-}
+using support::shortNumber;
 
 std::string html(const std::string &text)
 {
@@ -42,7 +34,7 @@ void jsonNumber(support::JsonWriter &w, const char *key, double v)
     if (std::isfinite(v))
         w.field(key, v);
     else
-        w.field(key, number(v));
+        w.field(key, shortNumber(v));
 }
 
 /// The ops whose count changed between the two models: "FusedConv 0 → 3".
@@ -87,9 +79,8 @@ std::string targetVerdict(const ReportTarget &t)
         return line + "all " + std::to_string(t.nodes) + " nodes supported";
     line += std::to_string(t.unsupportedNodes) + " of " + std::to_string(t.nodes) + " nodes unsupported";
     if (t.unsupportedNodes > 0)
-        line += "; with them on the host the model runs in " + std::to_string(t.fallbackPartitions) + " fallback partition" +
-                (t.fallbackPartitions == 1 ? "" : "s") + ", " + std::to_string(t.crossingTensors) + " tensor" +
-                (t.crossingTensors == 1 ? "" : "s") + " crossing each run";
+        line += "; with them on the host the model runs in " + diagnose::counted(t.fallbackPartitions, "fallback partition") +
+                ", " + diagnose::counted(t.crossingTensors, "tensor") + " crossing each run";
     return line;
 }
 
@@ -301,18 +292,18 @@ std::string reportMarkdown(const PortReport &r)
 {
     std::string md = "# Port report: " + r.model + "\n\n";
     md += "**" + std::string(r.passed ? "Outputs within tolerance" : "Outputs OUT OF TOLERANCE") + "** — " + r.runB + " against " +
-          r.runA + (r.pipeline.empty() ? "" : " (after " + r.pipeline + ")") + ", atol " + number(r.tolerance.atol) + ", rtol " +
-          number(r.tolerance.rtol) + ".\n\n";
+          r.runA + (r.pipeline.empty() ? "" : " (after " + r.pipeline + ")") + ", atol " + shortNumber(r.tolerance.atol) + ", rtol " +
+          shortNumber(r.tolerance.rtol) + ".\n\n";
     md += "| output | verdict | max abs error | of scale | cosine | SNR dB | top-1 | top-5 |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
     for (const ReportOutput &o : r.outputs)
-        md += "| " + o.name + " | " + (o.passed ? "ok" : "FAIL") + " | " + number(o.maxAbs) + " | " + number(o.normalizedError) +
-              " | " + number(o.cosine) + " | " + number(o.snrDb) + " | " + (o.top1 ? number(*o.top1) : "—") + " | " +
-              (o.top5 ? number(*o.top5) : "—") + " |\n";
+        md += "| " + o.name + " | " + (o.passed ? "ok" : "FAIL") + " | " + shortNumber(o.maxAbs) + " | " + shortNumber(o.normalizedError) +
+              " | " + shortNumber(o.cosine) + " | " + shortNumber(o.snrDb) + " | " + (o.top1 ? shortNumber(*o.top1) : "—") + " | " +
+              (o.top5 ? shortNumber(*o.top5) : "—") + " |\n";
     md += "\n**First divergence:** " + (r.firstDivergence.empty() ? std::string("none") : r.firstDivergence) + "\n\n";
     if (!r.suspects.empty()) {
         md += "| suspect | op | error | why | re-run alone |\n|---|---|---:|---|---|\n";
         for (const ReportSuspect &s : r.suspects)
-            md += "| " + s.node + " | " + s.opType + " | " + number(s.error) + " | " + s.why + " | " + s.verdict + " |\n";
+            md += "| " + s.node + " | " + s.opType + " | " + shortNumber(s.error) + " | " + s.why + " | " + s.verdict + " |\n";
         md += "\n";
     }
     md += "**Model:** " + std::to_string(r.nodesBefore) + " nodes → " + std::to_string(r.nodesAfter) + " after the passes";
@@ -327,9 +318,9 @@ std::string reportMarkdown(const PortReport &r)
               r, [](const std::string &h) { return "## " + h + "\n\n"; },
               [](const std::string &p) { return p.empty() ? p : p + "\n\n"; },
               [](const Table &t) { return markdownTable(t) + "\n"; });
-    md += "**Speed and memory:** " + r.runA + " " + number(r.secondsA * 1e3) + " ms, " + r.runB + " " + number(r.secondsB * 1e3) +
-          " ms; arena " + number(static_cast<double>(r.arenaBytes) / (1 << 20)) + " MiB, weights " +
-          number(static_cast<double>(r.weightBytes) / (1 << 20)) + " MiB, " + number(static_cast<double>(r.flops) / 1e9) + " GFLOP.\n\n";
+    md += "**Speed and memory:** " + r.runA + " " + shortNumber(r.secondsA * 1e3) + " ms, " + r.runB + " " + shortNumber(r.secondsB * 1e3) +
+          " ms; arena " + shortNumber(static_cast<double>(r.arenaBytes) / (1 << 20)) + " MiB, weights " +
+          shortNumber(static_cast<double>(r.weightBytes) / (1 << 20)) + " MiB, " + shortNumber(static_cast<double>(r.flops) / 1e9) + " GFLOP.\n\n";
     md += "*" + r.generatedBy + " · " + r.environment + " · model sha256 " + r.modelHash + "*\n";
     return md;
 }
@@ -339,24 +330,24 @@ std::string errorStripSvg(const PortReport &r)
 {
     const double width = kStripWidth, height = kStripHeight - 20;
     const double bar = r.layers.empty() ? 0 : width / static_cast<double>(r.layers.size());
-    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + number(width) + "\" height=\"" + number(height + 20) +
-                      "\" viewBox=\"0 0 " + number(width) + " " + number(height + 20) + "\" role=\"img\" aria-label=\"error per layer\">";
-    svg += "<rect width=\"" + number(width) + "\" height=\"" + number(height) + "\" fill=\"#f6f6f6\"/>";
+    std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + shortNumber(width) + "\" height=\"" + shortNumber(height + 20) +
+                      "\" viewBox=\"0 0 " + shortNumber(width) + " " + shortNumber(height + 20) + "\" role=\"img\" aria-label=\"error per layer\">";
+    svg += "<rect width=\"" + shortNumber(width) + "\" height=\"" + shortNumber(height) + "\" fill=\"#f6f6f6\"/>";
     for (const int decade : {-9, -6, -3, 0}) {
         const double y = height * (1 - (decade + 9) / 9.0);
-        svg += "<line x1=\"0\" x2=\"" + number(width) + "\" y1=\"" + number(y) + "\" y2=\"" + number(y) +
-               "\" stroke=\"#ddd\"/><text x=\"2\" y=\"" + number(std::max(10.0, y - 2)) + "\" font-size=\"9\" fill=\"#888\">1e" +
+        svg += "<line x1=\"0\" x2=\"" + shortNumber(width) + "\" y1=\"" + shortNumber(y) + "\" y2=\"" + shortNumber(y) +
+               "\" stroke=\"#ddd\"/><text x=\"2\" y=\"" + shortNumber(std::max(10.0, y - 2)) + "\" font-size=\"9\" fill=\"#888\">1e" +
                std::to_string(decade) + "</text>";
     }
     for (std::size_t i = 0; i < r.layers.size(); ++i) {
         const ReportLayer &l = r.layers[i];
         const double level = l.error > 0 ? std::clamp((std::log10(l.error) + 9) / 9, 0.02, 1.0) : 0.0;
         const double h = height * level;
-        svg += "<rect x=\"" + number(static_cast<double>(i) * bar) + "\" y=\"" + number(height - h) + "\" width=\"" +
-               number(std::max(1.0, bar - 1)) + "\" height=\"" + number(h) + "\" fill=\"" + (l.passed ? "#4a7ab5" : "#c8423b") +
-               "\"><title>" + html(l.node + " (" + l.opType + "): " + number(l.error)) + "</title></rect>";
+        svg += "<rect x=\"" + shortNumber(static_cast<double>(i) * bar) + "\" y=\"" + shortNumber(height - h) + "\" width=\"" +
+               shortNumber(std::max(1.0, bar - 1)) + "\" height=\"" + shortNumber(h) + "\" fill=\"" + (l.passed ? "#4a7ab5" : "#c8423b") +
+               "\"><title>" + html(l.node + " (" + l.opType + "): " + shortNumber(l.error)) + "</title></rect>";
     }
-    svg += "<text x=\"0\" y=\"" + number(height + 14) + "\" font-size=\"10\" fill=\"#555\">compared tensors in run order; "
+    svg += "<text x=\"0\" y=\"" + shortNumber(height + 14) + "\" font-size=\"10\" fill=\"#555\">compared tensors in run order; "
            "height: max |error| / scale, log scale; red: out of tolerance</text></svg>";
     return svg;
 }
@@ -366,14 +357,14 @@ std::string reportHtml(const PortReport &r, const HtmlImages &images)
     std::string body = "<h1>Port report: " + html(r.model) + "</h1>";
     body += std::string("<p class=\"") + (r.passed ? "ok" : "bad") + "\"><b>" +
             (r.passed ? "Outputs within tolerance" : "Outputs OUT OF TOLERANCE") + "</b> — " + html(r.runB) + " against " +
-            html(r.runA) + (r.pipeline.empty() ? "" : " (after " + html(r.pipeline) + ")") + ", atol " + number(r.tolerance.atol) +
-            ", rtol " + number(r.tolerance.rtol) + "</p>";
+            html(r.runA) + (r.pipeline.empty() ? "" : " (after " + html(r.pipeline) + ")") + ", atol " + shortNumber(r.tolerance.atol) +
+            ", rtol " + shortNumber(r.tolerance.rtol) + "</p>";
     body += "<table width=\"100%\"><tr><th>output</th><th>verdict</th><th>max abs error</th><th>of scale</th><th>cosine</th><th>SNR dB</th>"
             "<th>top-1</th><th>top-5</th></tr>";
     for (const ReportOutput &o : r.outputs)
-        body += "<tr><td>" + html(o.name) + "</td><td>" + (o.passed ? "ok" : "<b>FAIL</b>") + "</td><td>" + number(o.maxAbs) +
-                "</td><td>" + number(o.normalizedError) + "</td><td>" + number(o.cosine) + "</td><td>" + number(o.snrDb) +
-                "</td><td>" + (o.top1 ? number(*o.top1) : "—") + "</td><td>" + (o.top5 ? number(*o.top5) : "—") + "</td></tr>";
+        body += "<tr><td>" + html(o.name) + "</td><td>" + (o.passed ? "ok" : "<b>FAIL</b>") + "</td><td>" + shortNumber(o.maxAbs) +
+                "</td><td>" + shortNumber(o.normalizedError) + "</td><td>" + shortNumber(o.cosine) + "</td><td>" + shortNumber(o.snrDb) +
+                "</td><td>" + (o.top1 ? shortNumber(*o.top1) : "—") + "</td><td>" + (o.top5 ? shortNumber(*o.top5) : "—") + "</td></tr>";
     body += "</table><h2>Where the error starts</h2><p>First divergence: <b>" +
             html(r.firstDivergence.empty() ? std::string("none") : r.firstDivergence) + "</b></p>" +
             (images.strip.empty() ? errorStripSvg(r)
@@ -386,7 +377,7 @@ std::string reportHtml(const PortReport &r, const HtmlImages &images)
     if (!r.suspects.empty()) {
         body += "<table width=\"100%\"><tr><th>suspect</th><th>op</th><th>error</th><th>why</th><th>re-run alone</th></tr>";
         for (const ReportSuspect &s : r.suspects)
-            body += "<tr><td>" + html(s.node) + "</td><td>" + html(s.opType) + "</td><td>" + number(s.error) + "</td><td>" +
+            body += "<tr><td>" + html(s.node) + "</td><td>" + html(s.opType) + "</td><td>" + shortNumber(s.error) + "</td><td>" +
                     html(s.why) + "</td><td>" + html(s.verdict) + "</td></tr>";
         body += "</table>";
     }
@@ -403,9 +394,9 @@ std::string reportHtml(const PortReport &r, const HtmlImages &images)
     body += "</p>" + beforeItRuns(
                 r, [](const std::string &h) { return "<h2>" + html(h) + "</h2>"; },
                 [](const std::string &p) { return p.empty() ? p : "<p>" + html(p) + "</p>"; }, htmlTable);
-    body += "<h2>Speed and memory</h2><p>" + html(r.runA) + " " + number(r.secondsA * 1e3) + " ms; " + html(r.runB) + " " +
-            number(r.secondsB * 1e3) + " ms; arena " + number(static_cast<double>(r.arenaBytes) / (1 << 20)) + " MiB; weights " +
-            number(static_cast<double>(r.weightBytes) / (1 << 20)) + " MiB; " + number(static_cast<double>(r.flops) / 1e9) +
+    body += "<h2>Speed and memory</h2><p>" + html(r.runA) + " " + shortNumber(r.secondsA * 1e3) + " ms; " + html(r.runB) + " " +
+            shortNumber(r.secondsB * 1e3) + " ms; arena " + shortNumber(static_cast<double>(r.arenaBytes) / (1 << 20)) + " MiB; weights " +
+            shortNumber(static_cast<double>(r.weightBytes) / (1 << 20)) + " MiB; " + shortNumber(static_cast<double>(r.flops) / 1e9) +
             " GFLOP</p><p class=\"foot\">" + html(r.generatedBy) + " · " + html(r.environment) + " · model sha256 " +
             html(r.modelHash) + "</p>";
     return "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Port report: " + html(r.model) +

@@ -29,6 +29,9 @@ struct ComparisonRequest {
     bool kernelCheck = true;            ///< re-run failing suspects alone on the reference kernels
     /// Set (from any thread) to stop the runs: compare() then fails with "cancelled".
     std::shared_ptr<std::atomic<bool>> cancel;
+
+    /// The tolerance asked for, else the precision's default.
+    compare::Tolerance effectiveTolerance() const { return tolerance.value_or(compare::defaultTolerance(precision)); }
 };
 
 /// Everything a comparison produced. Suspects and the first divergence point into `result`: keep

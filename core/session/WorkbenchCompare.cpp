@@ -76,7 +76,7 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     const compare::RunSide b = compiledSide(executor, optimized, request.precision);
 
     compare::ComparisonOptions comparison;
-    comparison.tolerance = request.tolerance.value_or(compare::defaultTolerance(request.precision));
+    comparison.tolerance = request.effectiveTolerance();
     comparison.cancel = request.cancel.get();
     const auto alignment = compare::alignByProvenance(model, optimized, outcome->compiled->provenance);
     auto result = compare::compareRuns(a, b, alignment, *feeds, comparison);
@@ -87,9 +87,7 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     outcome->suspects = compare::rankSuspects(outcome->result, optimized);
     outcome->firstDivergence = compare::firstDivergence(outcome->result, optimized);
     if (request.kernelCheck && !outcome->result.outputsPassed()) {
-        for (const auto &s : outcome->suspects)
-            if (!s.tensor->metrics.passed)
-                outcome->failingSuspects.push_back(s);
+        outcome->failingSuspects = compare::failingSuspects(outcome->suspects);
         auto checks = compare::checkSuspectKernels(b, *feeds, outcome->failingSuspects, comparison);
         if (!checks)
             return checks.takeError();
@@ -115,8 +113,7 @@ support::Expected<compare::Repro> Workbench::extractRepro(const ComparisonOutcom
     runtime::cpu::CompileOptions options;
     options.precision.precision = *precision;
     runtime::cpu::CpuExecutor executor(optimized, options);
-    const compare::Tolerance tolerance =
-        outcome.request.tolerance.value_or(compare::defaultTolerance(outcome.request.precision));
+    const compare::Tolerance tolerance = outcome.request.effectiveTolerance();
     return compare::extractRepro(compiledSide(executor, optimized, outcome.request.precision), *feeds,
                                  {node, depth, tolerance, shrink});
 }
@@ -139,7 +136,7 @@ support::Expected<compare::BisectionResult> Workbench::bisectPrecision(const Com
     runtime::cpu::PrecisionPolicy policy;
     policy.precision = *precision;
     return compare::bisectPrecision(*outcome.compiled->model, policy, *feeds, *expected,
-                                    outcome.request.tolerance.value_or(compare::defaultTolerance(outcome.request.precision)));
+                                    outcome.request.effectiveTolerance());
 }
 
 } // namespace portolan::session

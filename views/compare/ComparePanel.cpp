@@ -1,5 +1,6 @@
 #include "compare/ComparePanel.h"
 
+#include "common/Background.h"
 #include "compare/ComparisonTableModel.h"
 #include "compare/ReproReadme.h"
 #include "runtime/InputGeneration.h"
@@ -10,7 +11,6 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFormLayout>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -27,7 +27,6 @@
 #include <QTableView>
 #include <QTreeWidget>
 #include <QValueAxis>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -39,19 +38,6 @@ constexpr double kHeatFloor = 1e-12; ///< errors below this read as this (a log 
 }
 
 namespace {
-
-/// Runs `job` on a worker thread and hands its result to `done` on `owner`'s thread.
-template <typename Job, typename Done>
-void runInBackground(QObject *owner, Job job, Done done)
-{
-    using Result = std::invoke_result_t<Job>;
-    auto *watcher = new QFutureWatcher<Result>(owner);
-    QObject::connect(watcher, &QFutureWatcher<Result>::finished, owner, [watcher, done] {
-        done(watcher->result());
-        watcher->deleteLater();
-    });
-    watcher->setFuture(QtConcurrent::run(std::move(job)));
-}
 
 /// What a background job hands back: a line for the user, or why it failed.
 struct JobOutcome {
@@ -248,7 +234,7 @@ void ComparePanel::extractRepro(const QString &dir, bool replace)
         const session::ComparisonRequest &request = outcome->request;
         compare::ReproStory story{workbench->model().sourcePath, nodeName.toStdString(), outcome->compiled->model->node(node).opType,
                                   "cpu:" + request.precision, request.pipeline, "the Portolan workbench's compare dock", {},
-                                  verdict, request.tolerance.value_or(compare::defaultTolerance(request.precision))};
+                                  verdict, request.effectiveTolerance()};
         if (auto st = compare::writeRepro(*repro, dir.toStdString(), compare::reproReadme(*repro, story), replace); !st)
             return JobOutcome{{}, QString::fromStdString(st.error().format())};
         return JobOutcome{tr("Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.", nullptr,

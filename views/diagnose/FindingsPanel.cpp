@@ -1,16 +1,15 @@
 // The findings dock (see FindingsPanel.h).
 #include "diagnose/FindingsPanel.h"
 
+#include "common/Background.h"
 #include "diagnose/CheckFormat.h"
 
 #include <QComboBox>
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QTreeWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace portolan::views {
 
@@ -108,6 +107,7 @@ void FindingsPanel::startCheck()
     const int generation = ++m_generation;
     m_check.reset();
     m_shapes.reset();
+    m_namedNodes.clear(); // found again once the dim sources are known (adopt)
     m_shapeError.clear();
     if (!m_workbench || !m_workbench->hasModel()) {
         m_checking = false;
@@ -122,15 +122,7 @@ void FindingsPanel::startCheck()
     m_checking = true;
     m_summary->setText(profile ? tr("Checking against %1…").arg(qs(profile->name)) : tr("Tracing dynamic dims…"));
     rebuildTree();
-    std::shared_ptr<const session::Workbench> workbench = m_workbench;
-    auto *watcher = new QFutureWatcher<std::shared_ptr<CheckOutcome>>(this);
-    connect(watcher, &QFutureWatcher<std::shared_ptr<CheckOutcome>>::finished, this, [this, watcher] {
-        const std::shared_ptr<CheckOutcome> outcome = watcher->result();
-        watcher->deleteLater();
-        if (outcome->generation == m_generation) // else another model or target was chosen meanwhile
-            adopt(*outcome);
-    });
-    watcher->setFuture(QtConcurrent::run([workbench, profile, generation] {
+    auto job = [workbench = m_workbench, profile, generation] {
         auto outcome = std::make_shared<CheckOutcome>();
         outcome->generation = generation;
         diagnose::ShapeOptions options;
@@ -142,7 +134,11 @@ void FindingsPanel::startCheck()
         if (profile)
             outcome->check = workbench->checkTarget(*profile);
         return outcome;
-    }));
+    };
+    runInBackground(this, std::move(job), [this](const std::shared_ptr<CheckOutcome> &outcome) {
+        if (outcome->generation == m_generation) // else another model or target was chosen meanwhile
+            adopt(*outcome);
+    });
 }
 
 void FindingsPanel::adopt(const CheckOutcome &outcome)
@@ -151,6 +147,7 @@ void FindingsPanel::adopt(const CheckOutcome &outcome)
     m_check = outcome.check;
     m_shapes = outcome.shapes;
     m_shapeError = outcome.shapeError;
+    locateNamedNodes();
     rebuildTree();
     emit checked();
 }
@@ -166,21 +163,39 @@ QTreeWidgetItem *FindingsPanel::addSection(const QString &title, bool expanded)
     return item;
 }
 
+void FindingsPanel::locateNamedNodes()
+{
+    m_namedNodes.clear();
+    if (!m_workbench || !m_workbench->hasModel())
+        return;
+    // Diagnostics name a graph by its name, an unnamed main graph "main"; a dim source's node is in the main graph.
+    for (const support::Diagnostic &d : m_findings)
+        if (!d.node.empty())
+            m_namedNodes.emplace(std::pair{d.graph, d.node}, ir::NodeId());
+    if (m_shapes)
+        for (const diagnose::DimSource &d : m_shapes->sources)
+            if (!d.node.empty())
+                m_namedNodes.emplace(std::pair{std::string("main"), d.node}, ir::NodeId());
+    if (m_namedNodes.empty())
+        return;
+    const ir::Model &model = m_workbench->model();
+    for (std::size_t g = 0; g < model.graphCount(); ++g) {
+        const ir::Graph &graph = model.graph(ir::GraphId(static_cast<std::uint32_t>(g)));
+        for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+            const std::string name = model.node(graph.nodes[i]).displayName(i);
+            for (const std::string &graphName : {graph.name, graph.isMain() ? std::string("main") : std::string()})
+                if (const auto it = m_namedNodes.find({graphName, name}); it != m_namedNodes.end() && !it->second.valid())
+                    it->second = graph.nodes[i];
+        }
+    }
+}
+
 std::optional<ir::NodeId> FindingsPanel::nodeNamed(const std::string &graph, const std::string &name) const
 {
-    if (!m_workbench || name.empty())
+    const auto it = m_namedNodes.find({graph, name});
+    if (it == m_namedNodes.end() || !it->second.valid())
         return std::nullopt;
-    const ir::Model &model = m_workbench->model();
-    // Diagnostics name a graph by its name, an unnamed main graph "main".
-    for (std::size_t g = 0; g < model.graphCount(); ++g) {
-        const ir::Graph &candidate = model.graph(ir::GraphId(static_cast<std::uint32_t>(g)));
-        if (!graph.empty() && graph != candidate.name && !(graph == "main" && candidate.isMain()))
-            continue;
-        for (std::size_t i = 0; i < candidate.nodes.size(); ++i)
-            if (model.node(candidate.nodes[i]).displayName(i) == name)
-                return candidate.nodes[i];
-    }
-    return std::nullopt;
+    return it->second;
 }
 
 void FindingsPanel::rebuildTree()
@@ -231,7 +246,7 @@ void FindingsPanel::rebuildTree()
                     .arg(c.partitions.targetPartitions)
                     .arg(c.partitions.fallbackPartitions)
                     .arg(c.partitions.crossingTensors));
-        if (c.combined && c.combined->tried && c.combined->failure.empty())
+        if (c.combined && c.combined->ran())
             row(section, tr("Every pass fix together"), std::nullopt, {},
                 tr("portolan optimize --pipeline '%1' leaves %2 unsupported").arg(qs(c.combined->pipeline)).arg(c.combined->unsupportedAfter));
     } else {

@@ -11,6 +11,7 @@
 
 #include <QWidget>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -54,6 +55,8 @@ private:
     void adopt(const CheckOutcome &outcome);
     void rebuildTree();
     QTreeWidgetItem *addSection(const QString &title, bool expanded);
+    /// Finds the nodes the findings and the dynamic-dim sources name, in one pass over the model.
+    void locateNamedNodes();
     std::optional<ir::NodeId> nodeNamed(const std::string &graph, const std::string &name) const;
 
     QComboBox *m_targets = nullptr;
@@ -65,6 +68,8 @@ private:
     std::optional<diagnose::TargetCheck> m_check;
     std::optional<diagnose::ShapeAnalysis> m_shapes;
     QString m_shapeError;
+    /// (graph, display name) → node, for the names the rows show: diagnostics name a node, not its id.
+    std::map<std::pair<std::string, std::string>, ir::NodeId> m_namedNodes;
     bool m_checking = false;
     int m_generation = 0; ///< results of an older request are dropped
 };

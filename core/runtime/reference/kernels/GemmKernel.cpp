@@ -1,39 +1,223 @@
-// gemmTile4: 4 rows × 8 columns of double accumulators per step of K, which GCC keeps in registers
-// (8 ymm with AVX2); target_clones picks the AVX2 build at load time where the CPU has it.
+// gemmInDouble, laid out as the GotoBLAS/BLIS papers describe: the product is cut into tasks of
+// kRowBlock × kColBlock elements of C (the unit of parallelism); each task walks K in steps of kDepth,
+// packs its slice of B into kPanelCols-wide panels and its slice of A into kPanelRows-tall panels (as
+// doubles, zero-padded), and runs the micro-kernel on every panel pair with the B panel held in L1 and
+// A streamed from L2. C's task block is summed in double across all of K and then handed to the sink.
 #include "runtime/reference/kernels/GemmKernel.h"
+
+#include "support/ParallelFor.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <immintrin.h>
+#include <string_view>
+#include <vector>
 
 namespace portolan::runtime::kernels {
 
-__attribute__((target_clones("avx2", "default")))
-void gemmTile4(const float *a, std::int64_t lda, const float *b, std::int64_t ldb, std::int64_t K,
-               std::int64_t count, double (*acc)[256])
+namespace {
+
+constexpr std::int64_t kPanelRows = 8;   // micro-kernel rows: one broadcast of A each
+constexpr std::int64_t kPanelCols = 16;  // micro-kernel columns: two 512-bit vectors of doubles
+constexpr std::int64_t kDepth = 256;     // K per packed block: a B panel is 32 KiB, an L1's worth
+constexpr std::int64_t kRowBlock = 128;  // A's packed block is 256 KiB, held in L2
+constexpr std::int64_t kColBlock = 256;  // C's task block is 256 KiB
+static_assert(kRowBlock % kPanelRows == 0 && kColBlock % kPanelCols == 0);
+
+/// c[r·ldc + j] += Σ_k ap[k·8 + r] · bp[k·16 + j] for the 8 × 16 tile at c.
+using MicroKernel = void (*)(const double *ap, const double *bp, std::int64_t depth, double *c, std::int64_t ldc);
+
+__attribute__((target("avx512f"))) void microAvx512(const double *ap, const double *bp, std::int64_t depth,
+                                                    double *c, std::int64_t ldc)
 {
-    constexpr std::int64_t W = 8;
-    const std::int64_t strips = count / W * W;
-    for (std::int64_t j0 = 0; j0 < strips; j0 += W) {
-        double c[4][W] = {};
-        for (std::int64_t k = 0; k < K; ++k) {
-            const float *bk = b + k * ldb + j0;
-            double bv[W];
-            for (std::int64_t j = 0; j < W; ++j)
-                bv[j] = static_cast<double>(bk[j]);
-            for (std::int64_t r = 0; r < 4; ++r) {
-                const double av = static_cast<double>(a[r * lda + k]);
-                for (std::int64_t j = 0; j < W; ++j)
-                    c[r][j] += av * bv[j];
+    __m512d sum[kPanelRows][2];
+#pragma GCC unroll 8
+    for (int r = 0; r < kPanelRows; ++r) {
+        sum[r][0] = _mm512_loadu_pd(c + r * ldc);
+        sum[r][1] = _mm512_loadu_pd(c + r * ldc + 8);
+    }
+    for (std::int64_t k = 0; k < depth; ++k, ap += kPanelRows, bp += kPanelCols) {
+        const __m512d b0 = _mm512_loadu_pd(bp), b1 = _mm512_loadu_pd(bp + 8);
+#pragma GCC unroll 8
+        for (int r = 0; r < kPanelRows; ++r) {
+            const __m512d a = _mm512_set1_pd(ap[r]);
+            sum[r][0] = _mm512_fmadd_pd(a, b0, sum[r][0]);
+            sum[r][1] = _mm512_fmadd_pd(a, b1, sum[r][1]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < kPanelRows; ++r) {
+        _mm512_storeu_pd(c + r * ldc, sum[r][0]);
+        _mm512_storeu_pd(c + r * ldc + 8, sum[r][1]);
+    }
+}
+
+/// AVX2 has 16 vector registers: the 8 × 16 tile goes as four 4 × 8 quarters of 8 accumulators each.
+__attribute__((target("avx2,fma"))) void microAvx2(const double *ap, const double *bp, std::int64_t depth,
+                                                   double *c, std::int64_t ldc)
+{
+    for (int rows = 0; rows < kPanelRows; rows += 4)
+        for (int cols = 0; cols < kPanelCols; cols += 8) {
+            double *tile = c + rows * ldc + cols;
+            __m256d sum[4][2];
+#pragma GCC unroll 4
+            for (int r = 0; r < 4; ++r) {
+                sum[r][0] = _mm256_loadu_pd(tile + r * ldc);
+                sum[r][1] = _mm256_loadu_pd(tile + r * ldc + 4);
+            }
+            const double *a = ap + rows, *b = bp + cols;
+            for (std::int64_t k = 0; k < depth; ++k, a += kPanelRows, b += kPanelCols) {
+                const __m256d b0 = _mm256_loadu_pd(b), b1 = _mm256_loadu_pd(b + 4);
+#pragma GCC unroll 4
+                for (int r = 0; r < 4; ++r) {
+                    const __m256d av = _mm256_broadcast_sd(a + r);
+                    sum[r][0] = _mm256_fmadd_pd(av, b0, sum[r][0]);
+                    sum[r][1] = _mm256_fmadd_pd(av, b1, sum[r][1]);
+                }
+            }
+#pragma GCC unroll 4
+            for (int r = 0; r < 4; ++r) {
+                _mm256_storeu_pd(tile + r * ldc, sum[r][0]);
+                _mm256_storeu_pd(tile + r * ldc + 4, sum[r][1]);
             }
         }
-        for (std::int64_t r = 0; r < 4; ++r)
-            for (std::int64_t j = 0; j < W; ++j)
-                acc[r][j0 + j] = c[r][j];
-    }
-    for (std::int64_t r = 0; r < 4; ++r) // the last columns, fewer than W
-        for (std::int64_t j = strips; j < count; ++j) {
-            double sum = 0;
-            for (std::int64_t k = 0; k < K; ++k)
-                sum += static_cast<double>(a[r * lda + k]) * static_cast<double>(b[k * ldb + j]);
-            acc[r][j] = sum;
+}
+
+void microPlain(const double *ap, const double *bp, std::int64_t depth, double *c, std::int64_t ldc)
+{
+    for (std::int64_t k = 0; k < depth; ++k, ap += kPanelRows, bp += kPanelCols)
+        for (int r = 0; r < kPanelRows; ++r)
+            for (int j = 0; j < kPanelCols; ++j)
+                c[r * ldc + j] += ap[r] * bp[j];
+}
+
+struct NamedKernel {
+    std::string_view name;
+    MicroKernel kernel;
+    bool (*supported)();
+};
+
+const NamedKernel kKernels[] = {
+    {"avx512", microAvx512, [] { return __builtin_cpu_supports("avx512f") != 0; }},
+    {"avx2", microAvx2, [] { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }},
+    {"plain", microPlain, [] { return true; }},
+};
+
+const NamedKernel *bestKernel()
+{
+    __builtin_cpu_init();
+    for (const NamedKernel &k : kKernels)
+        if (k.supported())
+            return &k;
+    return &kKernels[std::size(kKernels) - 1];
+}
+
+std::atomic<const NamedKernel *> &activeKernel()
+{
+    static std::atomic<const NamedKernel *> active{bestKernel()};
+    return active;
+}
+
+/// Ap[panel][k][r] = A(row0 + panel·8 + r, k0 + k) for the rows below `rows`, 0 past them.
+template <typename T>
+void packRows(StridedMatrix<T> a, std::int64_t row0, std::int64_t rows, std::int64_t k0, std::int64_t depth,
+              double *ap)
+{
+    for (std::int64_t p = 0; p * kPanelRows < rows; ++p, ap += depth * kPanelRows)
+        for (std::int64_t r = 0; r < kPanelRows; ++r) {
+            const std::int64_t i = p * kPanelRows + r;
+            if (i >= rows) {
+                for (std::int64_t k = 0; k < depth; ++k)
+                    ap[k * kPanelRows + r] = 0;
+                continue;
+            }
+            const T *src = a.data + (row0 + i) * a.rowStride + k0 * a.colStride;
+            for (std::int64_t k = 0; k < depth; ++k)
+                ap[k * kPanelRows + r] = static_cast<double>(src[k * a.colStride]);
         }
+}
+
+/// Bp[panel][k][j] = B(k0 + k, col0 + panel·16 + j) for the columns below `cols`, 0 past them.
+template <typename T>
+void packCols(StridedMatrix<T> b, std::int64_t k0, std::int64_t depth, std::int64_t col0, std::int64_t cols,
+              double *bp)
+{
+    for (std::int64_t p = 0; p * kPanelCols < cols; ++p, bp += depth * kPanelCols) {
+        const std::int64_t width = std::min(kPanelCols, cols - p * kPanelCols);
+        for (std::int64_t k = 0; k < depth; ++k) {
+            const T *src = b.data + (k0 + k) * b.rowStride + (col0 + p * kPanelCols) * b.colStride;
+            double *dst = bp + k * kPanelCols;
+            if (b.colStride == 1 && width == kPanelCols) {
+                for (std::int64_t j = 0; j < kPanelCols; ++j) // a fixed trip count: one vector conversion
+                    dst[j] = static_cast<double>(src[j]);
+            } else {
+                for (std::int64_t j = 0; j < width; ++j)
+                    dst[j] = static_cast<double>(src[j * b.colStride]);
+                std::fill(dst + width, dst + kPanelCols, 0.0);
+            }
+        }
+    }
+}
+
+std::int64_t roundUp(std::int64_t v, std::int64_t step) { return (v + step - 1) / step * step; }
+
+} // namespace
+
+template <typename T>
+void gemmInDouble(StridedMatrix<T> a, StridedMatrix<T> b, std::int64_t M, std::int64_t N, std::int64_t K,
+                  const SumRowSink &sink, bool parallel)
+{
+    if (M <= 0 || N <= 0)
+        return;
+    const MicroKernel micro = activeKernel().load()->kernel;
+    const std::int64_t rowBlocks = (M + kRowBlock - 1) / kRowBlock, colBlocks = (N + kColBlock - 1) / kColBlock;
+    const bool worthIt = parallel && M * N * std::max<std::int64_t>(K, 1) > (std::int64_t(1) << 22);
+    support::parallelFor(rowBlocks * colBlocks, worthIt, [&](std::int64_t first, std::int64_t last) {
+        // sized for the blocks this chunk meets, so a small product allocates little
+        const std::int64_t rowsMax = roundUp(std::min(M, kRowBlock), kPanelRows);
+        const std::int64_t colsMax = roundUp(std::min(N, kColBlock), kPanelCols);
+        const std::int64_t depthMax = std::clamp<std::int64_t>(K, 1, kDepth);
+        std::vector<double> ap(static_cast<std::size_t>(rowsMax * depthMax));
+        std::vector<double> bp(static_cast<std::size_t>(colsMax * depthMax));
+        std::vector<double> c(static_cast<std::size_t>(rowsMax * colsMax));
+        for (std::int64_t task = first; task < last; ++task) {
+            const std::int64_t row0 = task / colBlocks * kRowBlock, col0 = task % colBlocks * kColBlock;
+            const std::int64_t rows = std::min(kRowBlock, M - row0), cols = std::min(kColBlock, N - col0);
+            const std::int64_t rowPanels = roundUp(rows, kPanelRows) / kPanelRows;
+            const std::int64_t colPanels = roundUp(cols, kPanelCols) / kPanelCols;
+            const std::int64_t ldc = colPanels * kPanelCols;
+            std::fill(c.begin(), c.end(), 0.0);
+            for (std::int64_t k0 = 0; k0 < K; k0 += kDepth) {
+                const std::int64_t depth = std::min(kDepth, K - k0);
+                packCols(b, k0, depth, col0, cols, bp.data());
+                packRows(a, row0, rows, k0, depth, ap.data());
+                for (std::int64_t cp = 0; cp < colPanels; ++cp) // B's panel stays in L1 across A's panels
+                    for (std::int64_t rp = 0; rp < rowPanels; ++rp)
+                        micro(ap.data() + rp * depth * kPanelRows, bp.data() + cp * depth * kPanelCols, depth,
+                              c.data() + rp * kPanelRows * ldc + cp * kPanelCols, ldc);
+            }
+            for (std::int64_t r = 0; r < rows; ++r)
+                sink(row0 + r, col0, c.data() + r * ldc, cols);
+        }
+    });
+}
+
+template void gemmInDouble<float>(StridedMatrix<float>, StridedMatrix<float>, std::int64_t, std::int64_t,
+                                  std::int64_t, const SumRowSink &, bool);
+template void gemmInDouble<double>(StridedMatrix<double>, StridedMatrix<double>, std::int64_t, std::int64_t,
+                                   std::int64_t, const SumRowSink &, bool);
+
+const char *gemmMicroKernelName() { return activeKernel().load()->name.data(); }
+
+bool useGemmMicroKernel(std::string_view name)
+{
+    for (const NamedKernel &k : kKernels)
+        if (k.name == name && k.supported()) {
+            activeKernel().store(&k);
+            return true;
+        }
+    return false;
 }
 
 } // namespace portolan::runtime::kernels

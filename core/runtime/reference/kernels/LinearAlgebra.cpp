@@ -32,6 +32,14 @@ void multiply(const T *a, std::int64_t rowStride, std::int64_t colStride, const 
               std::int64_t N, std::int64_t K, Store &&store)
 {
     using A = Accumulator<T>;
+    if constexpr (std::is_same_v<A, double>) { // float and double data: the packed kernel
+        gemmInDouble<T>({a, rowStride, colStride}, {b, N, 1}, M, N, K,
+                        [&](std::int64_t i, std::int64_t j0, const double *sums, std::int64_t width) {
+                            store(i, j0, sums, width);
+                        },
+                        M * N * K > (std::int64_t(1) << 22));
+        return;
+    }
     const std::int64_t panels = (N + kPanelCols - 1) / kPanelCols;
     // column panels are disjoint in the output, so they can go to different cores
     support::parallelFor(panels, M * N * K > (std::int64_t(1) << 22), [&](std::int64_t first, std::int64_t last) {
@@ -41,15 +49,6 @@ void multiply(const T *a, std::int64_t rowStride, std::int64_t colStride, const 
             const std::int64_t chunked = width - width % kChunk;
             for (std::int64_t i0 = 0; i0 < M; i0 += kPanelRows) {
                 const std::int64_t height = std::min(kPanelRows, M - i0);
-                if constexpr (std::is_same_v<T, float> && std::is_same_v<A, double>) {
-                    if (height == kPanelRows && colStride == 1) { // row-major float A: the register-blocked tile
-                        auto *rows = reinterpret_cast<double(*)[kPanelCols]>(panel.data());
-                        gemmTile4(a + i0 * rowStride, rowStride, b + j0, N, K, width, rows);
-                        for (std::int64_t r = 0; r < height; ++r)
-                            store(i0 + r, j0, panel.data() + r * kPanelCols, width);
-                        continue;
-                    }
-                }
                 std::fill(panel.begin(), panel.end(), A(0));
                 for (std::int64_t k = 0; k < K; ++k) {
                     const T *bRow = b + k * N + j0;

@@ -168,12 +168,22 @@ inline void gemmPanel(const TA *a, std::int64_t lda, const TB *b, std::int64_t l
 } // namespace detail
 
 /// c(m, p) = Σ_k a[m·K + k] · b[k·P + p], summed in Acc and handed to store(m, p0, acc, count) one block of
-/// columns at a time. A 4-row × 256-column accumulator keeps a panel of b in cache across all rows of a.
+/// columns at a time. Float and double data summed in double take the packed kernel (GemmKernel.h); the
+/// rest, integers, a 4-row × 256-column accumulator that keeps a panel of b in cache across all rows of a.
 /// With `parallel`, column blocks are spread over the cores: store must then write only (m, p0..p0+count).
 template <typename Acc, typename TA, typename TB, typename Store>
 void blockedGemm(const TA *a, const TB *b, std::int64_t M, std::int64_t K, std::int64_t P, Store &&store,
                  bool parallel = false)
 {
+    if constexpr (std::is_same_v<Acc, double> && std::is_same_v<TA, TB> &&
+                  (std::is_same_v<TA, float> || std::is_same_v<TA, double>)) { // the packed kernel
+        gemmInDouble<TA>({a, K, 1}, {b, P, 1}, M, P, K,
+                         [&](std::int64_t m, std::int64_t p0, const double *sums, std::int64_t count) {
+                             store(m, p0, sums, count);
+                         },
+                         parallel);
+        return;
+    }
     constexpr std::int64_t rows = 4, cols = 256;
     const std::int64_t blocks = (P + cols - 1) / cols;
     const bool worthIt = parallel && M * K * P > (std::int64_t(1) << 22);
@@ -187,14 +197,6 @@ void blockedGemm(const TA *a, const TB *b, std::int64_t M, std::int64_t K, std::
                 for (std::int64_t r = 0; r < mr; ++r)
                     std::fill(acc[r], acc[r] + count, Acc(0));
                 const TA *arow = a + m0 * K;
-                if constexpr (std::is_same_v<Acc, double> && std::is_same_v<TA, float> && std::is_same_v<TB, float>) {
-                    if (mr == rows) { // float data, double sums: the register-blocked kernel
-                        gemmTile4(arow, K, b + p0, P, K, count, acc);
-                        for (std::int64_t r = 0; r < mr; ++r)
-                            store(m0 + r, p0, acc[r], count);
-                        continue;
-                    }
-                }
                 if (mr == rows && count == cols) // a fixed trip count lets the compiler vectorize at -O2
                     detail::gemmPanel<Acc, TA, TB, rows, cols>(arow, K, b + p0, P, K, cols, acc);
                 else

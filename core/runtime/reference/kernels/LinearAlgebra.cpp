@@ -104,13 +104,17 @@ support::Status matMul(KernelContext &ctx)
     if (!out)
         return out.takeError();
 
-    const std::int64_t batches = elementCount(*batch);
+    // One B for every batch of A (a [S, 1, K] × [K, N] projection): A's batches are rows of one product,
+    // so B is packed once instead of once per batch.
+    const bool sharedB = elementCount(bBatch) == 1 && elementCount(aBatch) == elementCount(*batch);
+    const std::int64_t batches = sharedB ? 1 : elementCount(*batch);
+    const std::int64_t rows = sharedB ? elementCount(*batch) * M : M;
     const bool known = visitNumeric(a.dataType(), [&]<typename T>() {
         T *y = out->mutableData<T>();
         BroadcastWalker walk(*batch, {aBatch, bBatch});
         for (std::int64_t p = 0; p < batches; ++p, walk.next()) {
             T *yBatch = y + p * M * N;
-            multiply(a.data<T>() + walk.offset(0) * M * K, K, 1, b.data<T>() + walk.offset(1) * K * N, M, N, K,
+            multiply(a.data<T>() + walk.offset(0) * M * K, K, 1, b.data<T>() + walk.offset(1) * K * N, rows, N, K,
                      [&](std::int64_t i, std::int64_t j0, const auto *acc, std::int64_t width) {
                          for (std::int64_t j = 0; j < width; ++j)
                              yBatch[i * N + j0 + j] = static_cast<T>(acc[j]);

@@ -11,6 +11,8 @@
 #include <atomic>
 #include <cstring>
 #include <immintrin.h>
+#include <memory>
+#include <mutex>
 #include <string_view>
 #include <vector>
 
@@ -160,6 +162,47 @@ void packCols(StridedMatrix<T> b, std::int64_t k0, std::int64_t depth, std::int6
     }
 }
 
+/// One core's packing and sum buffers. They are kept between products (a pool, since the cores' threads
+/// come and go with each parallelFor): fresh ones would cost page faults and zeroing on every call.
+struct Scratch {
+    std::vector<double> rows, cols, sums;
+};
+
+class ScratchPool {
+public:
+    std::unique_ptr<Scratch> take()
+    {
+        const std::lock_guard lock(mutex_);
+        if (free_.empty())
+            return std::make_unique<Scratch>();
+        auto s = std::move(free_.back());
+        free_.pop_back();
+        return s;
+    }
+    void give(std::unique_ptr<Scratch> s)
+    {
+        const std::lock_guard lock(mutex_);
+        free_.push_back(std::move(s));
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<std::unique_ptr<Scratch>> free_;
+};
+
+ScratchPool &scratchPool()
+{
+    static ScratchPool pool;
+    return pool;
+}
+
+/// Grows v to at least n elements; what it held is not kept.
+void reserveAtLeast(std::vector<double> &v, std::int64_t n)
+{
+    if (static_cast<std::int64_t>(v.size()) < n)
+        v.resize(static_cast<std::size_t>(n));
+}
+
 std::int64_t roundUp(std::int64_t v, std::int64_t step) { return (v + step - 1) / step * step; }
 
 } // namespace
@@ -178,28 +221,31 @@ void gemmInDouble(StridedMatrix<T> a, StridedMatrix<T> b, std::int64_t M, std::i
         const std::int64_t rowsMax = roundUp(std::min(M, kRowBlock), kPanelRows);
         const std::int64_t colsMax = roundUp(std::min(N, kColBlock), kPanelCols);
         const std::int64_t depthMax = std::clamp<std::int64_t>(K, 1, kDepth);
-        std::vector<double> ap(static_cast<std::size_t>(rowsMax * depthMax));
-        std::vector<double> bp(static_cast<std::size_t>(colsMax * depthMax));
-        std::vector<double> c(static_cast<std::size_t>(rowsMax * colsMax));
+        std::unique_ptr<Scratch> scratch = scratchPool().take();
+        reserveAtLeast(scratch->rows, rowsMax * depthMax);
+        reserveAtLeast(scratch->cols, colsMax * depthMax);
+        reserveAtLeast(scratch->sums, rowsMax * colsMax);
+        double *ap = scratch->rows.data(), *bp = scratch->cols.data(), *c = scratch->sums.data();
         for (std::int64_t task = first; task < last; ++task) {
             const std::int64_t row0 = task / colBlocks * kRowBlock, col0 = task % colBlocks * kColBlock;
             const std::int64_t rows = std::min(kRowBlock, M - row0), cols = std::min(kColBlock, N - col0);
             const std::int64_t rowPanels = roundUp(rows, kPanelRows) / kPanelRows;
             const std::int64_t colPanels = roundUp(cols, kPanelCols) / kPanelCols;
             const std::int64_t ldc = colPanels * kPanelCols;
-            std::fill(c.begin(), c.end(), 0.0);
+            std::fill(c, c + rowPanels * kPanelRows * ldc, 0.0);
             for (std::int64_t k0 = 0; k0 < K; k0 += kDepth) {
                 const std::int64_t depth = std::min(kDepth, K - k0);
-                packCols(b, k0, depth, col0, cols, bp.data());
-                packRows(a, row0, rows, k0, depth, ap.data());
+                packCols(b, k0, depth, col0, cols, bp);
+                packRows(a, row0, rows, k0, depth, ap);
                 for (std::int64_t cp = 0; cp < colPanels; ++cp) // B's panel stays in L1 across A's panels
                     for (std::int64_t rp = 0; rp < rowPanels; ++rp)
-                        micro(ap.data() + rp * depth * kPanelRows, bp.data() + cp * depth * kPanelCols, depth,
-                              c.data() + rp * kPanelRows * ldc + cp * kPanelCols, ldc);
+                        micro(ap + rp * depth * kPanelRows, bp + cp * depth * kPanelCols, depth,
+                              c + rp * kPanelRows * ldc + cp * kPanelCols, ldc);
             }
             for (std::int64_t r = 0; r < rows; ++r)
-                sink(row0 + r, col0, c.data() + r * ldc, cols);
+                sink(row0 + r, col0, c + r * ldc, cols);
         }
+        scratchPool().give(std::move(scratch));
     });
 }
 

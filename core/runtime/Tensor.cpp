@@ -23,13 +23,24 @@ std::string shapeString(const Shape &shape)
     return out + "]";
 }
 
-static std::shared_ptr<std::byte[]> allocateBytes(std::size_t bytes)
+/// At least one byte, so data() is never null; value-initialized (zero-filled) only when asked.
+static std::shared_ptr<std::byte[]> allocateBytes(std::size_t bytes, bool zeroFilled = true)
 {
-    // value-initialized: zero-filled; at least one byte so data() is never null
-    return std::shared_ptr<std::byte[]>(new std::byte[bytes ? bytes : 1]());
+    const std::size_t size = bytes ? bytes : 1;
+    return std::shared_ptr<std::byte[]>(zeroFilled ? new std::byte[size]() : new std::byte[size]);
 }
 
 Tensor Tensor::zeros(int dataType, Shape shape)
+{
+    return owned(dataType, std::move(shape), true);
+}
+
+Tensor Tensor::uninitialized(int dataType, Shape shape)
+{
+    return owned(dataType, std::move(shape), false);
+}
+
+Tensor Tensor::owned(int dataType, Shape shape, bool zeroFilled)
 {
     Tensor t;
     t.m_dataType = dataType;
@@ -39,7 +50,7 @@ Tensor Tensor::zeros(int dataType, Shape shape)
         t.m_strings = std::make_shared<std::vector<std::string>>(static_cast<std::size_t>(t.m_size));
         return t;
     }
-    auto buffer = allocateBytes(t.byteSize());
+    auto buffer = allocateBytes(t.byteSize(), zeroFilled);
     t.m_data = buffer.get();
     t.m_owner = std::move(buffer);
     t.m_ownsData = true;
@@ -91,7 +102,7 @@ void Tensor::makeUnique()
 {
     if (m_dataType == onnx::TensorProto::STRING || m_writableView || (m_ownsData && m_owner.use_count() == 1))
         return;
-    auto buffer = allocateBytes(byteSize());
+    auto buffer = allocateBytes(byteSize(), false);
     if (byteSize())
         std::memcpy(buffer.get(), m_data, byteSize());
     m_data = buffer.get();

@@ -30,6 +30,9 @@ public:
     /// Zero-filled tensor with owned storage (empty strings for STRING). Bytes are not checked here:
     /// kernels allocate through KernelContext, which enforces the memory cap first.
     static Tensor zeros(int dataType, Shape shape);
+    /// Owned storage left as it was allocated, for a kernel that writes every element (no zeroing
+    /// pass over a buffer about to be overwritten). STRING tensors still start as empty strings.
+    static Tensor uninitialized(int dataType, Shape shape);
     /// Read-only view of `data`, kept alive by `owner` (a mapped file, a TensorProto…).
     static Tensor view(int dataType, Shape shape, const void *data, std::shared_ptr<const void> owner);
     /// Writable view of memory another object owns (a planned arena): writes go to `data`, never to
@@ -70,6 +73,7 @@ public:
     Tensor clone() const;
 
 private:
+    static Tensor owned(int dataType, Shape shape, bool zeroFilled);
     void makeUnique();
 
     int m_dataType = 0;

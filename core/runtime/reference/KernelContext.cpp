@@ -81,7 +81,7 @@ ir::GraphId KernelContext::attrGraph(const char *name) const
     return a && !a->subgraphs.empty() ? a->subgraphs.front() : ir::GraphId();
 }
 
-support::Expected<Tensor> KernelContext::allocate(int dataType, const Shape &shape)
+support::Status KernelContext::reserve(int dataType, const Shape &shape)
 {
     std::int64_t count = 1;
     for (const auto d : shape) {
@@ -100,7 +100,21 @@ support::Expected<Tensor> KernelContext::allocate(int dataType, const Shape &sha
                      std::to_string(m_budget.cap) + " bytes (" + std::to_string(m_budget.live) +
                      " in use; raise it with --max-memory)");
     m_allocatedHere += static_cast<std::size_t>(bytes);
+    return support::Status::ok();
+}
+
+support::Expected<Tensor> KernelContext::allocate(int dataType, const Shape &shape)
+{
+    if (auto st = reserve(dataType, shape); !st)
+        return st.error();
     return Tensor::zeros(dataType, shape);
+}
+
+support::Expected<Tensor> KernelContext::allocateUninitialized(int dataType, const Shape &shape)
+{
+    if (auto st = reserve(dataType, shape); !st)
+        return st.error();
+    return Tensor::uninitialized(dataType, shape);
 }
 
 void KernelContext::setOutput(std::size_t i, Tensor tensor)

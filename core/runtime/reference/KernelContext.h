@@ -83,6 +83,8 @@ public:
     bool wantsOutput(std::size_t i) const { return i < m_node.outputs.size() && m_node.outputs[i].valid(); }
     /// A zero-filled tensor for an output or scratch, after checking dims and the memory budget.
     support::Expected<Tensor> allocate(int dataType, const Shape &shape);
+    /// The same checks, storage not zeroed: for an output or scratch the kernel writes in full.
+    support::Expected<Tensor> allocateUninitialized(int dataType, const Shape &shape);
     void setOutput(std::size_t i, Tensor tensor);
     void setOutputValue(std::size_t i, RuntimeValue value);
     std::vector<RuntimeValue> &outputs() { return m_outputs; }
@@ -93,6 +95,9 @@ public:
     SubgraphRunner &subgraphs() { return m_subgraphs; }
 
 private:
+    /// Checks dims and the memory cap for a new tensor and counts its bytes as this call's.
+    support::Status reserve(int dataType, const Shape &shape);
+
     const ir::Model &m_model;
     const ir::Node &m_node;
     int m_opset;

@@ -76,7 +76,7 @@ support::Expected<Tensor> allocateBroadcast(KernelContext &ctx, const Tensor &a,
     auto shape = outputShape(ctx, a, b);
     if (!shape)
         return shape.takeError();
-    return ctx.allocate(type, *shape);
+    return ctx.allocateUninitialized(type, *shape); // broadcastApply writes every element
 }
 
 template <typename T>
@@ -302,7 +302,7 @@ support::Status where(KernelContext &ctx)
     auto shape = broadcastShapes({c.shape(), x.shape(), y.shape()});
     if (!shape)
         return ctx.error("cannot broadcast the three inputs");
-    auto out = ctx.allocate(x.dataType(), *shape);
+    auto out = ctx.allocateUninitialized(x.dataType(), *shape);
     if (!out)
         return out.takeError();
     BroadcastWalker walk(*shape, {c.shape(), x.shape(), y.shape()});
@@ -329,7 +329,7 @@ support::Status clip(KernelContext &ctx)
         return st;
     const int originalType = ctx.input(0).dataType();
     const Tensor x = toComputeType(ctx.input(0));
-    auto out = ctx.allocate(x.dataType(), x.shape());
+    auto out = ctx.allocateUninitialized(x.dataType(), x.shape());
     if (!out)
         return out.takeError();
     const bool known = visitNumeric(x.dataType(), [&]<typename T>() {
@@ -346,8 +346,12 @@ support::Status clip(KernelContext &ctx)
         }
         const T *in = x.data<T>();
         T *o = out->mutableData<T>();
-        for (std::int64_t i = 0; i < x.size(); ++i)
-            o[i] = in[i] < lo ? lo : (in[i] > hi ? hi : in[i]);
+        const T low = lo, high = hi; // locals: a store through o cannot alias them, so the loop vectorizes
+        const std::int64_t n = x.size();
+        for (std::int64_t i = 0; i < n; ++i) { // two selects, no branch (NaN passes through both)
+            const T raised = in[i] < low ? low : in[i];
+            o[i] = raised > high ? high : raised;
+        }
     });
     if (!known)
         return ctx.error("Clip does not take " + ir::dataTypeName(x.dataType()));

@@ -1,5 +1,7 @@
 // Convolution kernels: Conv, ConvTranspose, ConvInteger and QLinearConv over 1-D to N-D inputs, as a
-// gather (im2col) or scatter (col2im) table plus a blocked GEMM summing in double (int64 for integers).
+// gather (im2col) or scatter (col2im) plus a blocked GEMM summing in double (int64 for integers). 2-D
+// gathers walk rows directly; other ranks go through a table of offsets. 2-D depthwise convolutions
+// skip the GEMM, whose one-row products would waste most of its work.
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Dispatch.h"
 #include "runtime/reference/kernels/Spatial.h"
@@ -78,9 +80,102 @@ support::Expected<ConvShape> convShape(KernelContext &ctx, const Tensor &x, cons
     return cs;
 }
 
+/// The output positions [first, last) along one spatial axis whose input coordinate
+/// o·stride − pad + k·dilation, for kernel offset k, lies inside an input of `in` positions.
+struct InsideRange {
+    std::int64_t first = 0, last = 0;
+};
+InsideRange insideRange(std::int64_t k, std::int64_t stride, std::int64_t pad, std::int64_t dilation, std::int64_t in,
+                        std::int64_t out)
+{
+    const std::int64_t shift = k * dilation - pad; // the input coordinate of output 0
+    InsideRange r;
+    r.first = std::min(out, shift >= 0 ? 0 : (-shift + stride - 1) / stride);
+    r.last = shift > in - 1 ? 0 : std::min(out, (in - 1 - shift) / stride + 1);
+    r.last = std::max(r.first, r.last);
+    return r;
+}
+
+/// A 2-D window's geometry, read once, for the gathers below that walk rows instead of a table.
+struct Window2d {
+    std::int64_t H, W, OH, OW, KH, KW, sh, sw, ph, pw, dh, dw;
+    explicit Window2d(const Window &w)
+        : H(w.input[0]), W(w.input[1]), OH(w.output[0]), OW(w.output[1]), KH(w.kernel[0]), KW(w.kernel[1]),
+          sh(w.strides[0]), sw(w.strides[1]), ph(w.padsBegin[0]), pw(w.padsBegin[1]), dh(w.dilations[0]),
+          dw(w.dilations[1])
+    {
+    }
+    /// Calls f(oh, row, cols) for every output row oh whose tap (kh, kw) reads input row `row` (others
+    /// read padding); cols is the range of output columns whose tap reads inside the input, where
+    /// output column ow reads input column ow·sw + column0(kw).
+    template <typename F>
+    void forTapRows(std::int64_t kh, std::int64_t kw, F &&f) const
+    {
+        const InsideRange rows = insideRange(kh, sh, ph, dh, H, OH), cols = insideRange(kw, sw, pw, dw, W, OW);
+        for (std::int64_t oh = rows.first; oh < rows.last; ++oh)
+            f(oh, oh * sh - ph + kh * dh, cols);
+    }
+    std::int64_t column0(std::int64_t kw) const { return kw * dw - pw; }
+};
+
+/// A 2-D depthwise convolution (one input channel per group): each output plane is a sum of its
+/// channel's shifted rows, tap by tap in kernel order, with no column matrix and no product of one row.
+template <typename Acc, typename T, typename Store>
+void depthwise2d(const ConvShape &cs, const T *x, const T *w, Store &store)
+{
+    const Window2d g2(cs.window);
+    const std::int64_t mg = cs.filters / cs.group, ks = cs.kernelSize(), P = cs.outPlane(), inPlane = cs.inPlane();
+    const bool worthIt = cs.batch * cs.filters * P * ks > (std::int64_t(1) << 20);
+    support::parallelFor(cs.batch * cs.group, worthIt, [&](std::int64_t first, std::int64_t last) {
+        std::vector<Acc> acc(static_cast<std::size_t>(P));
+        for (std::int64_t ng = first; ng < last; ++ng) {
+            const std::int64_t n = ng / cs.group, g = ng % cs.group;
+            const T *src = x + (n * cs.channels + g) * inPlane;
+            for (std::int64_t m = g * mg; m < (g + 1) * mg; ++m) {
+                std::fill(acc.begin(), acc.end(), Acc(0));
+                for (std::int64_t kh = 0; kh < g2.KH; ++kh)
+                    for (std::int64_t kw = 0; kw < g2.KW; ++kw) {
+                        const Acc weight = static_cast<Acc>(w[m * ks + kh * g2.KW + kw]);
+                        const std::int64_t column0 = g2.column0(kw), sw = g2.sw;
+                        g2.forTapRows(kh, kw, [&](std::int64_t oh, std::int64_t row, InsideRange cols) {
+                            const T *in = src + row * g2.W + column0;
+                            Acc *out = acc.data() + oh * g2.OW;
+                            for (std::int64_t ow = cols.first; ow < cols.last; ++ow)
+                                out[ow] += weight * static_cast<Acc>(in[ow * sw]);
+                        });
+                    }
+                store(n, m, 0, acc.data(), P);
+            }
+        }
+    });
+}
+
+/// Columns [C/group · k, output positions] of one group's channels: column p of row (c, kh, kw) is
+/// the input that tap reads for output p, 0 in the padding.
+template <typename T>
+void gatherColumns2d(const Window2d &g2, const T *xg, std::int64_t channels, std::int64_t inPlane, T *col)
+{
+    const std::int64_t P = g2.OH * g2.OW;
+    for (std::int64_t c = 0; c < channels; ++c)
+        for (std::int64_t kh = 0; kh < g2.KH; ++kh)
+            for (std::int64_t kw = 0; kw < g2.KW; ++kw) {
+                T *dst = col + ((c * g2.KH + kh) * g2.KW + kw) * P;
+                std::fill(dst, dst + P, T(0));
+                const T *src = xg + c * inPlane;
+                const std::int64_t column0 = g2.column0(kw), sw = g2.sw;
+                g2.forTapRows(kh, kw, [&](std::int64_t oh, std::int64_t row, InsideRange cols) {
+                    const T *in = src + row * g2.W + column0;
+                    T *out = dst + oh * g2.OW;
+                    for (std::int64_t ow = cols.first; ow < cols.last; ++ow)
+                        out[ow] = in[ow * sw];
+                });
+            }
+}
+
 /// The shared core: per image and group, gathers X into columns [C/group · k, output positions] (skipped
-/// for 1×1 stride-1 unpadded kernels, where X already is that matrix) and multiplies W's rows into it.
-/// store(n, m, p0, acc, count) receives output channel m's sums for positions p0 … p0+count.
+/// for 1×1 stride-1 unpadded kernels, where X already is that matrix) and multiplies W's rows into it;
+/// 2-D depthwise convolutions sum shifted rows instead. store(n, m, p0, acc, count) receives output
+/// channel m's sums for positions p0 … p0+count.
 template <typename Acc, typename T, typename Store>
 support::Status convolve(KernelContext &ctx, const ConvShape &cs, const T *x, const T *w, Store &&store)
 {
@@ -90,26 +185,34 @@ support::Status convolve(KernelContext &ctx, const ConvShape &cs, const T *x, co
     bool pointwise = ks == 1;
     for (std::size_t i = 0; i < win.rank(); ++i)
         pointwise = pointwise && win.strides[i] == 1 && win.padsBegin[i] == 0 && win.padsEnd[i] == 0;
+    const bool planar = win.rank() == 2;
+    if (planar && cg == 1 && !pointwise) {
+        depthwise2d<Acc>(cs, x, w, store);
+        return support::Status::ok();
+    }
     Tensor table, columns;
     if (!pointwise) {
-        auto t = windowTable(ctx, win, win.output, win.input);
-        if (!t)
-            return t.takeError();
-        auto c = ctx.allocate(tensorType<T>(), {rows, P});
+        if (!planar) {
+            auto t = windowTable(ctx, win, win.output, win.input);
+            if (!t)
+                return t.takeError();
+            table = std::move(*t);
+        }
+        auto c = ctx.allocateUninitialized(tensorType<T>(), {rows, P}); // the gather writes every column
         if (!c)
             return c.takeError();
-        table = std::move(*t);
         columns = std::move(*c);
     }
-    const std::int64_t *offsets = pointwise ? nullptr : table.data<std::int64_t>();
     T *col = pointwise ? nullptr : columns.mutableData<T>();
     for (std::int64_t n = 0; n < cs.batch; ++n)
         for (std::int64_t g = 0; g < cs.group; ++g) {
             const T *xg = x + (n * cs.channels + g * cg) * inPlane;
-            if (!pointwise)
+            if (!pointwise && planar)
+                gatherColumns2d(Window2d(win), xg, cg, inPlane, col);
+            else if (!pointwise)
                 for (std::int64_t c = 0; c < cg; ++c)
                     for (std::int64_t kk = 0; kk < ks; ++kk) {
-                        const std::int64_t *off = offsets + kk * P;
+                        const std::int64_t *off = table.data<std::int64_t>() + kk * P;
                         const T *src = xg + c * inPlane;
                         T *dst = col + (c * ks + kk) * P;
                         for (std::int64_t p = 0; p < P; ++p)
@@ -202,7 +305,7 @@ support::Status conv(KernelContext &ctx)
     auto bias = readBias(ctx, 2, cs->filters);
     if (!bias)
         return bias.takeError();
-    auto out = ctx.allocate(x.dataType(), cs->outputShape());
+    auto out = ctx.allocateUninitialized(x.dataType(), cs->outputShape()); // convolve stores every output
     if (!out)
         return out.takeError();
     support::Status status;

@@ -100,7 +100,7 @@ support::Status matMul(KernelContext &ctx)
         outShape.push_back(M);
     if (b.rank() > 1)
         outShape.push_back(N);
-    auto out = ctx.allocate(a.dataType(), outShape);
+    auto out = ctx.allocateUninitialized(a.dataType(), outShape); // every batch's product is stored whole
     if (!out)
         return out.takeError();
 
@@ -157,13 +157,13 @@ support::Status gemm(KernelContext &ctx)
         cColStride = cn == 1 ? 0 : 1;
     }
     const double alpha = ctx.attrFloat("alpha", 1.0f), beta = ctx.attrFloat("beta", 1.0f);
-    auto out = ctx.allocate(a.dataType(), {M, N});
+    auto out = ctx.allocateUninitialized(a.dataType(), {M, N});
     if (!out)
         return out.takeError();
     // The core wants B row-major K×N: a transposed B is packed once (O(KN), against the O(MNK) product).
     Tensor packed = b;
     if (transB) {
-        auto scratch = ctx.allocate(b.dataType(), {K, N});
+        auto scratch = ctx.allocateUninitialized(b.dataType(), {K, N});
         if (!scratch)
             return scratch.takeError();
         packed = std::move(*scratch);

@@ -121,7 +121,7 @@ inline support::Expected<Tensor> windowTable(KernelContext &ctx, const Window &w
 {
     const std::size_t rank = w.rank();
     const std::int64_t kernelCount = planeSize(w.kernel), gridCount = planeSize(grid);
-    auto table = ctx.allocate(TensorProto::INT64, {kernelCount, gridCount});
+    auto table = ctx.allocateUninitialized(TensorProto::INT64, {kernelCount, gridCount});
     if (!table)
         return table;
     std::int64_t *out = table->mutableData<std::int64_t>();

@@ -15,14 +15,16 @@ template <typename F>
 support::Status mapFloat(KernelContext &ctx, F &&f)
 {
     const Tensor in = toComputeType(ctx.input(0));
-    auto out = ctx.allocate(in.dataType(), in.shape());
+    auto out = ctx.allocateUninitialized(in.dataType(), in.shape());
     if (!out)
         return out.takeError();
     const bool known = visitFloat(in.dataType(), [&]<typename T>() {
         const T *x = in.data<T>();
         T *y = out->mutableData<T>();
-        for (std::int64_t i = 0; i < in.size(); ++i)
-            y[i] = static_cast<T>(f(static_cast<double>(x[i])));
+        const auto fn = f; // a local copy: stores through y cannot alias its captures
+        const std::int64_t n = in.size();
+        for (std::int64_t i = 0; i < n; ++i)
+            y[i] = static_cast<T>(fn(static_cast<double>(x[i])));
     });
     if (!known)
         return ctx.error(ctx.node().opType + " needs a floating-point input");
@@ -35,14 +37,16 @@ template <typename F>
 support::Status mapInteger(KernelContext &ctx, F &&f)
 {
     const Tensor &in = ctx.input(0);
-    auto out = ctx.allocate(in.dataType(), in.shape());
+    auto out = ctx.allocateUninitialized(in.dataType(), in.shape());
     if (!out)
         return out.takeError();
     visitInteger(in.dataType(), [&]<typename T>() {
         const T *x = in.data<T>();
         T *y = out->mutableData<T>();
-        for (std::int64_t i = 0; i < in.size(); ++i)
-            y[i] = f(x[i]);
+        const auto fn = f;
+        const std::int64_t n = in.size();
+        for (std::int64_t i = 0; i < n; ++i)
+            y[i] = fn(x[i]);
     });
     ctx.setOutput(0, std::move(*out));
     return support::Status::ok();

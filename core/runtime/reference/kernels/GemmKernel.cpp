@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace portolan::runtime::kernels {
@@ -94,16 +95,133 @@ void microPlain(const double *ap, const double *bp, std::int64_t depth, double *
                 c[r * ldc + j] += ap[r] * bp[j];
 }
 
+/// Ap[panel][k][r] = A(row0 + panel·8 + r, k0 + k) for the rows below `rows`, 0 past them.
+template <typename T>
+void packRowsPlain(StridedMatrix<T> a, std::int64_t row0, std::int64_t rows, std::int64_t k0, std::int64_t depth,
+                   double *ap)
+{
+    for (std::int64_t p = 0; p * kPanelRows < rows; ++p, ap += depth * kPanelRows)
+        for (std::int64_t r = 0; r < kPanelRows; ++r) {
+            const std::int64_t i = p * kPanelRows + r;
+            if (i >= rows) {
+                for (std::int64_t k = 0; k < depth; ++k)
+                    ap[k * kPanelRows + r] = 0;
+                continue;
+            }
+            const T *src = a.data + (row0 + i) * a.rowStride + k0 * a.colStride;
+            for (std::int64_t k = 0; k < depth; ++k)
+                ap[k * kPanelRows + r] = static_cast<double>(src[k * a.colStride]);
+        }
+}
+
+/// Bp[panel][k][j] = B(k0 + k, col0 + panel·16 + j) for the columns below `cols`, 0 past them. Walks B
+/// row by row, so each of its rows is read once, front to back.
+template <typename T>
+void packColsPlain(StridedMatrix<T> b, std::int64_t k0, std::int64_t depth, std::int64_t col0, std::int64_t cols,
+                   double *bp)
+{
+    const std::int64_t fullPanels = cols / kPanelCols, tail = cols % kPanelCols;
+    for (std::int64_t k = 0; k < depth; ++k) {
+        const T *src = b.data + (k0 + k) * b.rowStride + col0 * b.colStride;
+        double *dst = bp + k * kPanelCols;
+        for (std::int64_t p = 0; p < fullPanels; ++p, src += kPanelCols * b.colStride, dst += depth * kPanelCols)
+            for (std::int64_t j = 0; j < kPanelCols; ++j)
+                dst[j] = static_cast<double>(src[j * b.colStride]);
+        if (tail) {
+            for (std::int64_t j = 0; j < tail; ++j)
+                dst[j] = static_cast<double>(src[j * b.colStride]);
+            std::fill(dst + tail, dst + kPanelCols, 0.0);
+        }
+    }
+}
+
+/// The AVX-512 packers for float data: 16 floats widened by two conversions, and A's rows turned into
+/// 8-row columns by an 8 × 8 transpose in registers. Strided or partial panels take the plain loops.
+__attribute__((target("avx512f"))) void packRowsAvx512(StridedMatrix<float> a, std::int64_t row0, std::int64_t rows,
+                                                       std::int64_t k0, std::int64_t depth, double *ap)
+{
+    if (a.colStride != 1) {
+        packRowsPlain(a, row0, rows, k0, depth, ap);
+        return;
+    }
+    const __m512i pairs0 = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), pairs1 = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+    const __m512i halves0 = _mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11), halves1 = _mm512_setr_epi64(4, 5, 6, 7, 12, 13, 14, 15);
+    const std::int64_t vectorDepth = depth - depth % 8;
+    for (std::int64_t p = 0; p * kPanelRows < rows; ++p, ap += depth * kPanelRows) {
+        if (rows - p * kPanelRows < kPanelRows) { // the last, partial panel
+            packRowsPlain(a, row0 + p * kPanelRows, rows - p * kPanelRows, k0, depth, ap);
+            break;
+        }
+        const float *src = a.data + (row0 + p * kPanelRows) * a.rowStride + k0;
+        for (std::int64_t k = 0; k < vectorDepth; k += 8) {
+            __m512d r[8], t[8], u[8];
+            for (int i = 0; i < 8; ++i)
+                r[i] = _mm512_cvtps_pd(_mm256_loadu_ps(src + i * a.rowStride + k));
+            for (int i = 0; i < 8; i += 2) { // t[i] = rows i, i+1 interleaved by column pairs
+                t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);
+                t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
+            }
+            for (int i = 0; i < 8; i += 4)
+                for (int h = 0; h < 2; ++h) { // u: four rows per column, two columns per vector
+                    u[i + h] = _mm512_permutex2var_pd(t[i + h], pairs0, t[i + h + 2]);
+                    u[i + h + 2] = _mm512_permutex2var_pd(t[i + h], pairs1, t[i + h + 2]);
+                }
+            double *dst = ap + k * kPanelRows;
+            for (int c = 0; c < 4; ++c) { // column c and c + 4 of all eight rows
+                _mm512_storeu_pd(dst + c * kPanelRows, _mm512_permutex2var_pd(u[c], halves0, u[c + 4]));
+                _mm512_storeu_pd(dst + (c + 4) * kPanelRows, _mm512_permutex2var_pd(u[c], halves1, u[c + 4]));
+            }
+        }
+        for (std::int64_t r = 0; r < kPanelRows; ++r)
+            for (std::int64_t k = vectorDepth; k < depth; ++k)
+                ap[k * kPanelRows + r] = static_cast<double>(src[r * a.rowStride + k]);
+    }
+}
+
+__attribute__((target("avx512f"))) void packColsAvx512(StridedMatrix<float> b, std::int64_t k0, std::int64_t depth,
+                                                       std::int64_t col0, std::int64_t cols, double *bp)
+{
+    if (b.colStride != 1) {
+        packColsPlain(b, k0, depth, col0, cols, bp);
+        return;
+    }
+    const std::int64_t fullPanels = cols / kPanelCols, tail = cols % kPanelCols;
+    const __mmask16 tailMask = static_cast<__mmask16>((1u << tail) - 1);
+    for (std::int64_t k = 0; k < depth; ++k) {
+        const float *src = b.data + (k0 + k) * b.rowStride + col0;
+        double *dst = bp + k * kPanelCols;
+        for (std::int64_t p = 0; p < fullPanels; ++p, src += kPanelCols, dst += depth * kPanelCols) {
+            const __m512 v = _mm512_loadu_ps(src);
+            _mm512_storeu_pd(dst, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+            _mm512_storeu_pd(dst + 8, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+        }
+        if (tail) { // zero past the end, read nothing past it
+            const __m512 v = _mm512_maskz_loadu_ps(tailMask, src);
+            _mm512_storeu_pd(dst, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+            _mm512_storeu_pd(dst + 8, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+        }
+    }
+}
+
+/// The packers a micro-kernel family uses for T.
+template <typename T>
+struct Packers {
+    void (*rows)(StridedMatrix<T>, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double *) = packRowsPlain<T>;
+    void (*cols)(StridedMatrix<T>, std::int64_t, std::int64_t, std::int64_t, std::int64_t, double *) = packColsPlain<T>;
+};
+
 struct NamedKernel {
     std::string_view name;
     MicroKernel kernel;
     bool (*supported)();
+    Packers<float> packFloat;
+    Packers<double> packDouble;
 };
 
 const NamedKernel kKernels[] = {
-    {"avx512", microAvx512, [] { return __builtin_cpu_supports("avx512f") != 0; }},
-    {"avx2", microAvx2, [] { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }},
-    {"plain", microPlain, [] { return true; }},
+    {"avx512", microAvx512, [] { return __builtin_cpu_supports("avx512f") != 0; }, {packRowsAvx512, packColsAvx512}, {}},
+    {"avx2", microAvx2, [] { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }, {}, {}},
+    {"plain", microPlain, [] { return true; }, {}, {}},
 };
 
 const NamedKernel *bestKernel()
@@ -121,45 +239,13 @@ std::atomic<const NamedKernel *> &activeKernel()
     return active;
 }
 
-/// Ap[panel][k][r] = A(row0 + panel·8 + r, k0 + k) for the rows below `rows`, 0 past them.
 template <typename T>
-void packRows(StridedMatrix<T> a, std::int64_t row0, std::int64_t rows, std::int64_t k0, std::int64_t depth,
-              double *ap)
+const Packers<T> &packersOf(const NamedKernel &k)
 {
-    for (std::int64_t p = 0; p * kPanelRows < rows; ++p, ap += depth * kPanelRows)
-        for (std::int64_t r = 0; r < kPanelRows; ++r) {
-            const std::int64_t i = p * kPanelRows + r;
-            if (i >= rows) {
-                for (std::int64_t k = 0; k < depth; ++k)
-                    ap[k * kPanelRows + r] = 0;
-                continue;
-            }
-            const T *src = a.data + (row0 + i) * a.rowStride + k0 * a.colStride;
-            for (std::int64_t k = 0; k < depth; ++k)
-                ap[k * kPanelRows + r] = static_cast<double>(src[k * a.colStride]);
-        }
-}
-
-/// Bp[panel][k][j] = B(k0 + k, col0 + panel·16 + j) for the columns below `cols`, 0 past them.
-template <typename T>
-void packCols(StridedMatrix<T> b, std::int64_t k0, std::int64_t depth, std::int64_t col0, std::int64_t cols,
-              double *bp)
-{
-    for (std::int64_t p = 0; p * kPanelCols < cols; ++p, bp += depth * kPanelCols) {
-        const std::int64_t width = std::min(kPanelCols, cols - p * kPanelCols);
-        for (std::int64_t k = 0; k < depth; ++k) {
-            const T *src = b.data + (k0 + k) * b.rowStride + (col0 + p * kPanelCols) * b.colStride;
-            double *dst = bp + k * kPanelCols;
-            if (b.colStride == 1 && width == kPanelCols) {
-                for (std::int64_t j = 0; j < kPanelCols; ++j) // a fixed trip count: one vector conversion
-                    dst[j] = static_cast<double>(src[j]);
-            } else {
-                for (std::int64_t j = 0; j < width; ++j)
-                    dst[j] = static_cast<double>(src[j * b.colStride]);
-                std::fill(dst + width, dst + kPanelCols, 0.0);
-            }
-        }
-    }
+    if constexpr (std::is_same_v<T, float>)
+        return k.packFloat;
+    else
+        return k.packDouble;
 }
 
 /// One core's packing and sum buffers. They are kept between products (a pool, since the cores' threads
@@ -205,6 +291,31 @@ void reserveAtLeast(std::vector<double> &v, std::int64_t n)
 
 std::int64_t roundUp(std::int64_t v, std::int64_t step) { return (v + step - 1) / step * step; }
 
+/// C cut into blocks of rows × cols: at most kRowBlock × kColBlock, as near equal as the panel sizes
+/// allow (197 rows are 104 + 93, not 128 + 69), and, when there are few blocks, a number of them the
+/// cores divide evenly.
+struct Tiling {
+    std::int64_t rows = 0, cols = 0, rowBlocks = 0, colBlocks = 0;
+};
+
+Tiling tile(std::int64_t M, std::int64_t N, std::int64_t workers)
+{
+    const auto even = [](std::int64_t extent, std::int64_t blocks, std::int64_t step) {
+        return roundUp((extent + blocks - 1) / blocks, step);
+    };
+    Tiling t;
+    t.rows = even(M, (M + kRowBlock - 1) / kRowBlock, kPanelRows);
+    t.rowBlocks = (M + t.rows - 1) / t.rows;
+    std::int64_t colBlocks = (N + kColBlock - 1) / kColBlock;
+    t.cols = even(N, colBlocks, kPanelCols);
+    for (std::int64_t more = colBlocks + 1; (t.rowBlocks * ((N + t.cols - 1) / t.cols)) % workers != 0 &&
+                                            t.rowBlocks * more <= 4 * workers && more * kPanelCols <= N;
+         ++more)
+        t.cols = even(N, more, kPanelCols);
+    t.colBlocks = (N + t.cols - 1) / t.cols;
+    return t;
+}
+
 } // namespace
 
 template <typename T>
@@ -213,30 +324,32 @@ void gemmInDouble(StridedMatrix<T> a, StridedMatrix<T> b, std::int64_t M, std::i
 {
     if (M <= 0 || N <= 0)
         return;
-    const MicroKernel micro = activeKernel().load()->kernel;
-    const std::int64_t rowBlocks = (M + kRowBlock - 1) / kRowBlock, colBlocks = (N + kColBlock - 1) / kColBlock;
+    const NamedKernel &active = *activeKernel().load();
+    const MicroKernel micro = active.kernel;
+    const Packers<T> &pack = packersOf<T>(active);
     const bool worthIt = parallel && M * N * std::max<std::int64_t>(K, 1) > (std::int64_t(1) << 22);
-    support::parallelFor(rowBlocks * colBlocks, worthIt, [&](std::int64_t first, std::int64_t last) {
-        // sized for the blocks this chunk meets, so a small product allocates little
-        const std::int64_t rowsMax = roundUp(std::min(M, kRowBlock), kPanelRows);
-        const std::int64_t colsMax = roundUp(std::min(N, kColBlock), kPanelCols);
+    const Tiling tiling = tile(M, N, worthIt ? static_cast<std::int64_t>(support::workerCount()) : 1);
+    std::atomic<std::int64_t> nextTask{0};
+    support::parallelFor(worthIt ? support::workerCount() : 1, worthIt, [&](std::int64_t, std::int64_t) {
+        // sized for this product's blocks, so a small product allocates little
         const std::int64_t depthMax = std::clamp<std::int64_t>(K, 1, kDepth);
         std::unique_ptr<Scratch> scratch = scratchPool().take();
-        reserveAtLeast(scratch->rows, rowsMax * depthMax);
-        reserveAtLeast(scratch->cols, colsMax * depthMax);
-        reserveAtLeast(scratch->sums, rowsMax * colsMax);
+        reserveAtLeast(scratch->rows, tiling.rows * depthMax);
+        reserveAtLeast(scratch->cols, tiling.cols * depthMax);
+        reserveAtLeast(scratch->sums, tiling.rows * tiling.cols);
         double *ap = scratch->rows.data(), *bp = scratch->cols.data(), *c = scratch->sums.data();
-        for (std::int64_t task = first; task < last; ++task) {
-            const std::int64_t row0 = task / colBlocks * kRowBlock, col0 = task % colBlocks * kColBlock;
-            const std::int64_t rows = std::min(kRowBlock, M - row0), cols = std::min(kColBlock, N - col0);
+        // tasks are claimed one at a time, so a core that finishes early takes the next
+        for (std::int64_t task; (task = nextTask.fetch_add(1)) < tiling.rowBlocks * tiling.colBlocks;) {
+            const std::int64_t row0 = task / tiling.colBlocks * tiling.rows, col0 = task % tiling.colBlocks * tiling.cols;
+            const std::int64_t rows = std::min(tiling.rows, M - row0), cols = std::min(tiling.cols, N - col0);
             const std::int64_t rowPanels = roundUp(rows, kPanelRows) / kPanelRows;
             const std::int64_t colPanels = roundUp(cols, kPanelCols) / kPanelCols;
             const std::int64_t ldc = colPanels * kPanelCols;
             std::fill(c, c + rowPanels * kPanelRows * ldc, 0.0);
             for (std::int64_t k0 = 0; k0 < K; k0 += kDepth) {
                 const std::int64_t depth = std::min(kDepth, K - k0);
-                packCols(b, k0, depth, col0, cols, bp);
-                packRows(a, row0, rows, k0, depth, ap);
+                pack.cols(b, k0, depth, col0, cols, bp);
+                pack.rows(a, row0, rows, k0, depth, ap);
                 for (std::int64_t cp = 0; cp < colPanels; ++cp) // B's panel stays in L1 across A's panels
                     for (std::int64_t rp = 0; rp < rowPanels; ++rp)
                         micro(ap + rp * depth * kPanelRows, bp + cp * depth * kPanelCols, depth,

@@ -18,6 +18,7 @@ struct Case {
     std::int64_t M, N, K;
     bool transposedA = false;
     bool parallel = false;
+    bool transposedB = false; // B(k, j) at b[j·K + k], as Gemm's transB stores it
 };
 
 /// Runs one product and returns the largest error over the bound Σ|a·b| (0 means exact), or -1 when
@@ -37,10 +38,14 @@ double worstError(const Case &cs, unsigned seed)
     const auto elementA = [&](std::int64_t i, std::int64_t k) {
         return static_cast<double>(cs.transposedA ? a[k * cs.M + i] : a[i * cs.K + k]);
     };
+    const StridedMatrix<T> bm = cs.transposedB ? StridedMatrix<T>{b.data(), 1, cs.K} : StridedMatrix<T>{b.data(), cs.N, 1};
+    const auto elementB = [&](std::int64_t k, std::int64_t j) {
+        return static_cast<double>(cs.transposedB ? b[j * cs.K + k] : b[k * cs.N + j]);
+    };
     std::vector<double> got(static_cast<std::size_t>(cs.M * cs.N), 0.0);
     std::vector<int> visits(got.size(), 0);
     std::mutex guard;
-    gemmInDouble<T>(am, {b.data(), cs.N, 1}, cs.M, cs.N, cs.K,
+    gemmInDouble<T>(am, bm, cs.M, cs.N, cs.K,
                     [&](std::int64_t row, std::int64_t col0, const double *sums, std::int64_t count) {
                         const std::lock_guard lock(guard);
                         for (std::int64_t j = 0; j < count; ++j) {
@@ -56,7 +61,7 @@ double worstError(const Case &cs, unsigned seed)
                 return -1;
             double sum = 0, bound = 0;
             for (std::int64_t k = 0; k < cs.K; ++k) {
-                const double p = elementA(i, k) * static_cast<double>(b[k * cs.N + j]);
+                const double p = elementA(i, k) * elementB(k, j);
                 sum += p;
                 bound += std::fabs(p);
             }
@@ -71,7 +76,8 @@ const std::vector<Case> &cases()
     static const std::vector<Case> all = {
         {1, 1, 1},      {1, 1000, 512}, {7, 15, 3},      {8, 16, 256},      {9, 17, 257},  {130, 257, 600},
         {33, 48, 0},    {5, 300, 40, true},              {129, 20, 513, true}, {300, 700, 70, false, true},
-        {64, 3136, 147, false, true},
+        {64, 3136, 147, false, true}, {9, 40, 21, false, false, true}, {130, 257, 600, true, false, true},
+        {197, 768, 768, false, true, true},
     };
     return all;
 }
@@ -90,7 +96,7 @@ private slots:
             for (std::size_t i = 0; i < cases().size(); ++i) {
                 const Case &c = cases()[i];
                 const std::string name = std::string(kernel) + " " + std::to_string(c.M) + "x" + std::to_string(c.N) +
-                                         "x" + std::to_string(c.K) + (c.transposedA ? " At" : "") +
+                                         "x" + std::to_string(c.K) + (c.transposedA ? " At" : "") + (c.transposedB ? " Bt" : "") +
                                          (c.parallel ? " parallel" : "");
                 QTest::newRow(name.c_str()) << QString(kernel) << int(i);
             }

@@ -6,6 +6,7 @@
 #include "runtime/reference/kernels/Dispatch.h"
 
 #include "ir/Type.h"
+#include "support/ParallelFor.h"
 
 #include <cmath>
 #include <limits>
@@ -38,28 +39,39 @@ Tensor legacyAlign(const KernelContext &ctx, const Tensor &a, const Tensor &b)
     return b.reshaped(shape);
 }
 
-/// out[i] = f(a[ia], b[ib]) over the broadcast of a and b.
+/// out[i] = f(a[ia], b[ib]) over the broadcast of a and b, row by row (see BroadcastWalker), the rows
+/// of a large output shared among the cores.
 template <typename A, typename B, typename O, typename F>
 void broadcastApply(const Tensor &a, const Tensor &b, Tensor &out, F &&f)
 {
     const A *x = a.data<A>();
     const B *y = b.data<B>();
     O *z = out.mutableData<O>();
-    const std::int64_t n = out.size();
-    if (a.shape() == b.shape()) {
-        for (std::int64_t i = 0; i < n; ++i)
-            z[i] = f(x[i], y[i]);
-    } else if (b.size() == 1 && a.size() == n) {
-        for (std::int64_t i = 0; i < n; ++i)
-            z[i] = f(x[i], y[0]);
-    } else if (a.size() == 1 && b.size() == n) {
-        for (std::int64_t i = 0; i < n; ++i)
-            z[i] = f(x[0], y[i]);
-    } else {
-        BroadcastWalker walk(out.shape(), {a.shape(), b.shape()});
-        for (std::int64_t i = 0; i < n; ++i, walk.next())
-            z[i] = f(x[walk.offset(0)], y[walk.offset(1)]);
-    }
+    const BroadcastWalker start(out.shape(), {a.shape(), b.shape()});
+    const std::int64_t width = start.rowLength(), rows = width ? out.size() / width : 0;
+    const std::int64_t sx = start.rowStride(0), sy = start.rowStride(1);
+    support::parallelFor(rows, out.size() >= (std::int64_t(1) << 16), [&](std::int64_t first, std::int64_t last) {
+        const auto fn = f; // a local copy: stores through z cannot alias its captures
+        BroadcastWalker walk = start;
+        walk.seekRow(first);
+        for (std::int64_t row = first; row < last; ++row, walk.nextRow()) {
+            const A *xr = x + walk.offset(0);
+            const B *yr = y + walk.offset(1);
+            O *zr = z + row * width;
+            if (sx == 1 && sy == 1) // the common layouts get loops the compiler can vectorize
+                for (std::int64_t i = 0; i < width; ++i)
+                    zr[i] = fn(xr[i], yr[i]);
+            else if (sx == 1 && sy == 0)
+                for (std::int64_t i = 0; i < width; ++i)
+                    zr[i] = fn(xr[i], yr[0]);
+            else if (sx == 0 && sy == 1)
+                for (std::int64_t i = 0; i < width; ++i)
+                    zr[i] = fn(xr[0], yr[i]);
+            else
+                for (std::int64_t i = 0; i < width; ++i)
+                    zr[i] = fn(xr[i * sx], yr[i * sy]);
+        }
+    });
 }
 
 support::Expected<Shape> outputShape(KernelContext &ctx, const Tensor &a, const Tensor &b)
@@ -160,9 +172,13 @@ support::Status power(KernelContext &ctx, const Tensor &a, const Tensor &b)
     bool known = false;
     visitNumeric(a.dataType(), [&]<typename T>() {
         known = visitNumeric(b.dataType(), [&]<typename E>() {
-            broadcastApply<T, E, T>(a, b, *out, [](T x, E y) {
-                return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
-            });
+            // x² (a LayerNorm's variance) as x·x: exact in double for float x, as pow's result is
+            if (b.size() == 1 && static_cast<double>(b.data<E>()[0]) == 2.0 && std::is_floating_point_v<T>)
+                broadcastApply<T, E, T>(a, b, *out, [](T x, E) { return static_cast<T>(static_cast<double>(x) * static_cast<double>(x)); });
+            else
+                broadcastApply<T, E, T>(a, b, *out, [](T x, E y) {
+                    return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+                });
         });
     });
     if (!known)

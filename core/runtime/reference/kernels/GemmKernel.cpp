@@ -137,6 +137,34 @@ void packColsPlain(StridedMatrix<T> b, std::int64_t k0, std::int64_t depth, std:
 
 /// The AVX-512 packers for float data: 16 floats widened by two conversions, and A's rows turned into
 /// 8-row columns by an 8 × 8 transpose in registers. Strided or partial panels take the plain loops.
+/// dst[c·dstStride + r] = src[r·srcStride + c] for r, c < 8: eight rows of eight floats widened and
+/// turned into eight columns in registers.
+__attribute__((target("avx512f"))) inline void transpose8x8(const float *src, std::int64_t srcStride, double *dst,
+                                                             std::int64_t dstStride)
+{
+    const __m512i pairs0 = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), pairs1 = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+    const __m512i halves0 = _mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11), halves1 = _mm512_setr_epi64(4, 5, 6, 7, 12, 13, 14, 15);
+    __m512d r[8], t[8], u[8];
+    for (int i = 0; i < 8; ++i)
+        r[i] = _mm512_cvtps_pd(_mm256_loadu_ps(src + i * srcStride));
+    for (int i = 0; i < 8; i += 2) { // t[i] = rows i, i+1 interleaved by column pairs
+        t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4)
+        for (int h = 0; h < 2; ++h) { // u: four rows per column, two columns per vector
+            u[i + h] = _mm512_permutex2var_pd(t[i + h], pairs0, t[i + h + 2]);
+            u[i + h + 2] = _mm512_permutex2var_pd(t[i + h], pairs1, t[i + h + 2]);
+        }
+    for (int c = 0; c < 4; ++c) { // column c and c + 4 of all eight rows
+        _mm512_storeu_pd(dst + c * dstStride, _mm512_permutex2var_pd(u[c], halves0, u[c + 4]));
+        _mm512_storeu_pd(dst + (c + 4) * dstStride, _mm512_permutex2var_pd(u[c], halves1, u[c + 4]));
+    }
+}
+
+/// The AVX-512 packers for float data: 16 floats widened by two conversions, and rows turned into
+/// columns eight by eight (A's rows into its panels; a transposed B's columns into its panels).
+/// Partial panels take the plain loops.
 __attribute__((target("avx512f"))) void packRowsAvx512(StridedMatrix<float> a, std::int64_t row0, std::int64_t rows,
                                                        std::int64_t k0, std::int64_t depth, double *ap)
 {
@@ -144,8 +172,6 @@ __attribute__((target("avx512f"))) void packRowsAvx512(StridedMatrix<float> a, s
         packRowsPlain(a, row0, rows, k0, depth, ap);
         return;
     }
-    const __m512i pairs0 = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), pairs1 = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
-    const __m512i halves0 = _mm512_setr_epi64(0, 1, 2, 3, 8, 9, 10, 11), halves1 = _mm512_setr_epi64(4, 5, 6, 7, 12, 13, 14, 15);
     const std::int64_t vectorDepth = depth - depth % 8;
     for (std::int64_t p = 0; p * kPanelRows < rows; ++p, ap += depth * kPanelRows) {
         if (rows - p * kPanelRows < kPanelRows) { // the last, partial panel
@@ -153,28 +179,32 @@ __attribute__((target("avx512f"))) void packRowsAvx512(StridedMatrix<float> a, s
             break;
         }
         const float *src = a.data + (row0 + p * kPanelRows) * a.rowStride + k0;
-        for (std::int64_t k = 0; k < vectorDepth; k += 8) {
-            __m512d r[8], t[8], u[8];
-            for (int i = 0; i < 8; ++i)
-                r[i] = _mm512_cvtps_pd(_mm256_loadu_ps(src + i * a.rowStride + k));
-            for (int i = 0; i < 8; i += 2) { // t[i] = rows i, i+1 interleaved by column pairs
-                t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);
-                t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
-            }
-            for (int i = 0; i < 8; i += 4)
-                for (int h = 0; h < 2; ++h) { // u: four rows per column, two columns per vector
-                    u[i + h] = _mm512_permutex2var_pd(t[i + h], pairs0, t[i + h + 2]);
-                    u[i + h + 2] = _mm512_permutex2var_pd(t[i + h], pairs1, t[i + h + 2]);
-                }
-            double *dst = ap + k * kPanelRows;
-            for (int c = 0; c < 4; ++c) { // column c and c + 4 of all eight rows
-                _mm512_storeu_pd(dst + c * kPanelRows, _mm512_permutex2var_pd(u[c], halves0, u[c + 4]));
-                _mm512_storeu_pd(dst + (c + 4) * kPanelRows, _mm512_permutex2var_pd(u[c], halves1, u[c + 4]));
-            }
-        }
+        for (std::int64_t k = 0; k < vectorDepth; k += 8)
+            transpose8x8(src + k, a.rowStride, ap + k * kPanelRows, kPanelRows);
         for (std::int64_t r = 0; r < kPanelRows; ++r)
             for (std::int64_t k = vectorDepth; k < depth; ++k)
                 ap[k * kPanelRows + r] = static_cast<double>(src[r * a.rowStride + k]);
+    }
+}
+
+/// B's panels from a B stored transposed (column j of B is row j of the data, as Gemm's transB gives).
+__attribute__((target("avx512f"))) void packTransposedColsAvx512(StridedMatrix<float> b, std::int64_t k0,
+                                                                 std::int64_t depth, std::int64_t col0,
+                                                                 std::int64_t cols, double *bp)
+{
+    const std::int64_t vectorDepth = depth - depth % 8;
+    for (std::int64_t p = 0; p * kPanelCols < cols; ++p, bp += depth * kPanelCols) {
+        if (cols - p * kPanelCols < kPanelCols) { // the last, partial panel
+            packColsPlain(b, k0, depth, col0 + p * kPanelCols, cols - p * kPanelCols, bp);
+            break;
+        }
+        const float *src = b.data + (col0 + p * kPanelCols) * b.colStride + k0;
+        for (std::int64_t k = 0; k < vectorDepth; k += 8)
+            for (std::int64_t half = 0; half < kPanelCols; half += 8)
+                transpose8x8(src + half * b.colStride + k, b.colStride, bp + k * kPanelCols + half, kPanelCols);
+        for (std::int64_t j = 0; j < kPanelCols; ++j)
+            for (std::int64_t k = vectorDepth; k < depth; ++k)
+                bp[k * kPanelCols + j] = static_cast<double>(src[j * b.colStride + k]);
     }
 }
 
@@ -182,7 +212,10 @@ __attribute__((target("avx512f"))) void packColsAvx512(StridedMatrix<float> b, s
                                                        std::int64_t col0, std::int64_t cols, double *bp)
 {
     if (b.colStride != 1) {
-        packColsPlain(b, k0, depth, col0, cols, bp);
+        if (b.rowStride == 1)
+            packTransposedColsAvx512(b, k0, depth, col0, cols, bp);
+        else
+            packColsPlain(b, k0, depth, col0, cols, bp);
         return;
     }
     const std::int64_t fullPanels = cols / kPanelCols, tail = cols % kPanelCols;
@@ -340,7 +373,8 @@ void gemmInDouble(StridedMatrix<T> a, StridedMatrix<T> b, std::int64_t M, std::i
         double *ap = scratch->rows.data(), *bp = scratch->cols.data(), *c = scratch->sums.data();
         // tasks are claimed one at a time, so a core that finishes early takes the next
         for (std::int64_t task; (task = nextTask.fetch_add(1)) < tiling.rowBlocks * tiling.colBlocks;) {
-            const std::int64_t row0 = task / tiling.colBlocks * tiling.rows, col0 = task % tiling.colBlocks * tiling.cols;
+            // column-major over blocks: the cores work on one B block at once, read from memory once
+            const std::int64_t row0 = task % tiling.rowBlocks * tiling.rows, col0 = task / tiling.rowBlocks * tiling.cols;
             const std::int64_t rows = std::min(tiling.rows, M - row0), cols = std::min(tiling.cols, N - col0);
             const std::int64_t rowPanels = roundUp(rows, kPanelRows) / kPanelRows;
             const std::int64_t colPanels = roundUp(cols, kPanelCols) / kPanelCols;

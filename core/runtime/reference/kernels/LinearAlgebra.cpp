@@ -25,15 +25,15 @@ constexpr std::int64_t kPanelRows = 4;    // rows of the product accumulated tog
 constexpr std::int64_t kPanelCols = 256;  // columns per panel: 4 × 256 doubles stay in L1
 constexpr std::int64_t kChunk = 16;       // fixed-width inner loop the compiler vectorizes without a tail
 
-/// For every row i of the M×N product of A (element (i,k) at a[i*rowStride + k*colStride]) and the
-/// row-major K×N matrix b: store(i, j0, acc, width) with acc[j] = Σ_k A(i,k)·B(k, j0+j).
+/// For every row i of the M×N product of A (element (i,k) at a[i*rowStride + k*colStride]) and B (element
+/// (k,j) at b[k*bRowStride + j*bColStride]): store(i, j0, acc, width) with acc[j] = Σ_k A(i,k)·B(k, j0+j).
 template <typename T, typename Store>
-void multiply(const T *a, std::int64_t rowStride, std::int64_t colStride, const T *b, std::int64_t M,
-              std::int64_t N, std::int64_t K, Store &&store)
+void multiply(const T *a, std::int64_t rowStride, std::int64_t colStride, const T *b, std::int64_t bRowStride,
+              std::int64_t bColStride, std::int64_t M, std::int64_t N, std::int64_t K, Store &&store)
 {
     using A = Accumulator<T>;
     if constexpr (std::is_same_v<A, double>) { // float and double data: the packed kernel
-        gemmInDouble<T>({a, rowStride, colStride}, {b, N, 1}, M, N, K,
+        gemmInDouble<T>({a, rowStride, colStride}, {b, bRowStride, bColStride}, M, N, K,
                         [&](std::int64_t i, std::int64_t j0, const double *sums, std::int64_t width) {
                             store(i, j0, sums, width);
                         },
@@ -51,15 +51,16 @@ void multiply(const T *a, std::int64_t rowStride, std::int64_t colStride, const 
                 const std::int64_t height = std::min(kPanelRows, M - i0);
                 std::fill(panel.begin(), panel.end(), A(0));
                 for (std::int64_t k = 0; k < K; ++k) {
-                    const T *bRow = b + k * N + j0;
+                    const T *bRow = b + k * bRowStride + j0 * bColStride;
                     for (std::int64_t r = 0; r < height; ++r) {
                         const A av = static_cast<A>(a[(i0 + r) * rowStride + k * colStride]);
                         A *acc = panel.data() + r * kPanelCols;
-                        for (std::int64_t j = 0; j < chunked; j += kChunk)
-                            for (std::int64_t c = 0; c < kChunk; ++c)
-                                acc[j + c] += av * static_cast<A>(bRow[j + c]);
-                        for (std::int64_t j = chunked; j < width; ++j)
-                            acc[j] += av * static_cast<A>(bRow[j]);
+                        if (bColStride == 1)
+                            for (std::int64_t j = 0; j < chunked; j += kChunk)
+                                for (std::int64_t c = 0; c < kChunk; ++c)
+                                    acc[j + c] += av * static_cast<A>(bRow[j + c]);
+                        for (std::int64_t j = bColStride == 1 ? chunked : 0; j < width; ++j)
+                            acc[j] += av * static_cast<A>(bRow[j * bColStride]);
                     }
                 }
                 for (std::int64_t r = 0; r < height; ++r)
@@ -114,7 +115,7 @@ support::Status matMul(KernelContext &ctx)
         BroadcastWalker walk(*batch, {aBatch, bBatch});
         for (std::int64_t p = 0; p < batches; ++p, walk.next()) {
             T *yBatch = y + p * M * N;
-            multiply(a.data<T>() + walk.offset(0) * M * K, K, 1, b.data<T>() + walk.offset(1) * K * N, rows, N, K,
+            multiply(a.data<T>() + walk.offset(0) * M * K, K, 1, b.data<T>() + walk.offset(1) * K * N, N, 1, rows, N, K,
                      [&](std::int64_t i, std::int64_t j0, const auto *acc, std::int64_t width) {
                          for (std::int64_t j = 0; j < width; ++j)
                              yBatch[i * N + j0 + j] = static_cast<T>(acc[j]);
@@ -160,25 +161,10 @@ support::Status gemm(KernelContext &ctx)
     auto out = ctx.allocateUninitialized(a.dataType(), {M, N});
     if (!out)
         return out.takeError();
-    // The core wants B row-major K×N: a transposed B is packed once (O(KN), against the O(MNK) product).
-    Tensor packed = b;
-    if (transB) {
-        auto scratch = ctx.allocateUninitialized(b.dataType(), {K, N});
-        if (!scratch)
-            return scratch.takeError();
-        packed = std::move(*scratch);
-    }
     const bool known = visitNumeric(a.dataType(), [&]<typename T>() {
-        if (transB) {
-            const T *src = b.data<T>();
-            T *dst = packed.mutableData<T>();
-            for (std::int64_t n = 0; n < N; ++n)
-                for (std::int64_t k = 0; k < K; ++k)
-                    dst[k * N + n] = src[n * K + k];
-        }
         T *y = out->mutableData<T>();
         const T *cData = c.defined() ? c.data<T>() : nullptr;
-        multiply(a.data<T>(), transA ? 1 : K, transA ? M : 1, packed.data<T>(), M, N, K,
+        multiply(a.data<T>(), transA ? 1 : K, transA ? M : 1, b.data<T>(), transB ? 1 : N, transB ? K : 1, M, N, K,
                  [&](std::int64_t i, std::int64_t j0, const auto *acc, std::int64_t width) {
                      for (std::int64_t j = 0; j < width; ++j) {
                          double v = alpha * static_cast<double>(acc[j]);
@@ -409,7 +395,7 @@ support::Status einsumPair(KernelContext &ctx, const EinsumPlan &plan, const Ten
         for (std::int64_t k = 0; k < K; ++k)
             for (std::int64_t j = 0; j < N; ++j)
                 pb[k * N + j] = w[bBatch[p] + bInner[k] + bCols[j]];
-        multiply(pa, K, 1, pb, M, N, K, [&](std::int64_t i, std::int64_t j0, const auto *acc, std::int64_t width) {
+        multiply(pa, K, 1, pb, N, 1, M, N, K, [&](std::int64_t i, std::int64_t j0, const auto *acc, std::int64_t width) {
             for (std::int64_t j = 0; j < width; ++j)
                 y[yBatch[p] + yRows[i] + yCols[j0 + j]] = static_cast<T>(acc[j]);
         });

@@ -4,6 +4,7 @@
 #include "runtime/reference/kernels/Dispatch.h"
 
 #include "ir/Type.h"
+#include "support/ParallelFor.h"
 
 #include <algorithm>
 #include <cmath>
@@ -38,6 +39,13 @@ template <typename T, typename A, typename Transform, typename Combine>
 void accumulate(const ReducePlan &plan, const T *x, A *acc, Transform transform, Combine combine)
 {
     walkPlan(plan, [&](std::int64_t in, std::int64_t out, std::int64_t length, std::int64_t step) {
+        if (step == 0) { // a run into one output: summed in a register, in the same order
+            A sum = acc[out];
+            for (std::int64_t i = 0; i < length; ++i)
+                sum = combine(sum, transform(x[in + i], out));
+            acc[out] = sum;
+            return;
+        }
         for (std::int64_t i = 0; i < length; ++i)
             acc[out + i * step] = combine(acc[out + i * step], transform(x[in + i], out + i * step));
     });
@@ -201,14 +209,18 @@ support::Status softmax(KernelContext &ctx)
         else
             inner *= d;
     }
-    auto out = ctx.allocate(in.dataType(), in.shape());
+    auto out = ctx.allocateUninitialized(in.dataType(), in.shape()); // every line is written whole
     if (!out)
         return out.takeError();
+    const bool hardmax = op == "Hardmax", logSoftmax = op == "LogSoftmax";
     const bool known = visitFloat(in.dataType(), [&]<typename T>() {
         const T *x = in.data<T>();
         T *y = out->mutableData<T>();
-        for (std::int64_t o = 0; o < outer; ++o)
-            for (std::int64_t k = 0; k < inner; ++k) {
+        // lines are independent: a large tensor's are shared among the cores
+        support::parallelFor(outer * inner, in.size() >= (std::int64_t(1) << 15), [&](std::int64_t first, std::int64_t last) {
+            std::vector<double> exps(static_cast<std::size_t>(length));
+            for (std::int64_t line = first; line < last; ++line) {
+                const std::int64_t o = line / inner, k = line % inner;
                 const std::int64_t base = o * length * inner + k;
                 const auto at = [&](std::int64_t i) { return base + i * inner; };
                 std::int64_t best = 0;
@@ -220,21 +232,23 @@ support::Status softmax(KernelContext &ctx)
                         best = i;
                     }
                 }
-                if (op == "Hardmax") {
+                if (hardmax) {
                     for (std::int64_t i = 0; i < length; ++i)
                         y[at(i)] = static_cast<T>(i == best ? 1 : 0);
                     continue;
                 }
                 const double shift = std::isfinite(maxValue) ? maxValue : 0.0;
                 double sum = 0;
-                for (std::int64_t i = 0; i < length; ++i)
-                    sum += std::exp(static_cast<double>(x[at(i)]) - shift);
-                const double logSum = std::log(sum);
                 for (std::int64_t i = 0; i < length; ++i) {
-                    const double v = static_cast<double>(x[at(i)]) - shift;
-                    y[at(i)] = static_cast<T>(op == "LogSoftmax" ? v - logSum : std::exp(v) / sum);
+                    exps[static_cast<std::size_t>(i)] = std::exp(static_cast<double>(x[at(i)]) - shift);
+                    sum += exps[static_cast<std::size_t>(i)];
                 }
+                const double logSum = std::log(sum);
+                for (std::int64_t i = 0; i < length; ++i)
+                    y[at(i)] = static_cast<T>(logSoftmax ? (static_cast<double>(x[at(i)]) - shift) - logSum
+                                                         : exps[static_cast<std::size_t>(i)] / sum);
             }
+        });
     });
     if (!known)
         return ctx.error("needs a floating-point input, not " + ir::dataTypeName(in.dataType()));

@@ -2,6 +2,7 @@
 // precision), Not, IsNaN, IsInf.
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Dispatch.h"
+#include "support/ParallelFor.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,10 +22,12 @@ support::Status mapFloat(KernelContext &ctx, F &&f)
     const bool known = visitFloat(in.dataType(), [&]<typename T>() {
         const T *x = in.data<T>();
         T *y = out->mutableData<T>();
-        const auto fn = f; // a local copy: stores through y cannot alias its captures
-        const std::int64_t n = in.size();
-        for (std::int64_t i = 0; i < n; ++i)
-            y[i] = static_cast<T>(fn(static_cast<double>(x[i])));
+        // a large tensor is shared among the cores: erf, tanh and exp cost tens of cycles an element
+        support::parallelFor(in.size(), in.size() >= (std::int64_t(1) << 16), [&](std::int64_t first, std::int64_t last) {
+            const auto fn = f; // a local copy: stores through y cannot alias its captures
+            for (std::int64_t i = first; i < last; ++i)
+                y[i] = static_cast<T>(fn(static_cast<double>(x[i])));
+        });
     });
     if (!known)
         return ctx.error(ctx.node().opType + " needs a floating-point input");

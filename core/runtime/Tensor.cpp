@@ -4,6 +4,8 @@
 #include "ir/Type.h"
 
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
 
 namespace portolan::runtime {
 
@@ -23,11 +25,67 @@ std::string shapeString(const Shape &shape)
     return out + "]";
 }
 
-/// At least one byte, so data() is never null; value-initialized (zero-filled) only when asked.
+namespace {
+
+/// Freed tensor buffers of 256 KiB and more, kept for the next tensor of the same byte size: a run
+/// allocates the sizes the last run did, and fresh memory costs a page fault and a zeroing per 4 KiB
+/// (5% of a reference run; a comparison, which holds every tensor of its first run, paid it twice).
+/// Bounded: past kLimit bytes a freed buffer goes back to the allocator.
+class BufferCache {
+public:
+    static constexpr std::size_t kMinBytes = std::size_t(256) << 10;
+    static constexpr std::size_t kLimit = std::size_t(512) << 20;
+
+    std::byte *take(std::size_t bytes)
+    {
+        const std::lock_guard lock(m_mutex);
+        const auto it = m_free.find(bytes);
+        if (it == m_free.end())
+            return nullptr;
+        std::byte *p = it->second;
+        m_free.erase(it);
+        m_cached -= bytes;
+        return p;
+    }
+    void give(std::byte *p, std::size_t bytes)
+    {
+        {
+            const std::lock_guard lock(m_mutex);
+            if (m_cached + bytes <= kLimit) {
+                m_free.emplace(bytes, p);
+                m_cached += bytes;
+                return;
+            }
+        }
+        delete[] p;
+    }
+
+private:
+    std::mutex m_mutex;
+    std::unordered_multimap<std::size_t, std::byte *> m_free;
+    std::size_t m_cached = 0;
+};
+
+BufferCache &bufferCache()
+{
+    static auto *cache = new BufferCache; // never destroyed: tensors in statics may outlive any order
+    return *cache;
+}
+
+} // namespace
+
+/// At least one byte, so data() is never null; zero-filled only when asked.
 static std::shared_ptr<std::byte[]> allocateBytes(std::size_t bytes, bool zeroFilled = true)
 {
     const std::size_t size = bytes ? bytes : 1;
-    return std::shared_ptr<std::byte[]>(zeroFilled ? new std::byte[size]() : new std::byte[size]);
+    if (size < BufferCache::kMinBytes)
+        return std::shared_ptr<std::byte[]>(zeroFilled ? new std::byte[size]() : new std::byte[size]);
+    std::byte *p = bufferCache().take(size);
+    if (!p)
+        p = new std::byte[size];
+    if (zeroFilled)
+        std::memset(p, 0, size);
+    return std::shared_ptr<std::byte[]>(p, [size](std::byte *q) { bufferCache().give(q, size); });
 }
 
 Tensor Tensor::zeros(int dataType, Shape shape)

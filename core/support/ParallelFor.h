@@ -1,11 +1,15 @@
-// Splits a loop over the machine's cores (std::thread per call: used only for kernels whose work
-// dwarfs the ~50 µs a thread costs to start).
+// Splits a loop over the machine's cores on the OpenMP pool that oneDNN also runs on: one pool for
+// the whole process, so the reference kernels, the compiled executor's native loops and oneDNN's
+// primitives never compete with each other's workers spinning between parallel regions (std::thread
+// loops next to oneDNN ran 2.5× slower on two cores, and a reference run right after a compiled one
+// lost half its speed to them), and a parallel loop costs a wake-up, not a thread start.
 #pragma once
+
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <thread>
-#include <vector>
 
 namespace portolan::support {
 
@@ -16,9 +20,9 @@ inline unsigned workerCount()
     return count;
 }
 
-/// Calls f(begin, end) on contiguous, disjoint chunks covering [0, count): on one thread when
-/// `worthIt` is false or there is one chunk, else one chunk per core (the caller runs the first).
-/// f must write only what its own chunk owns.
+/// Calls f(begin, end) on contiguous, disjoint chunks covering [0, count): on the calling thread when
+/// `worthIt` is false or there is one chunk, else one chunk per core. Inside another parallel region
+/// it runs on the calling thread alone. f must write only what its own chunk owns.
 template <typename F>
 void parallelFor(std::int64_t count, bool worthIt, F &&f)
 {
@@ -28,17 +32,14 @@ void parallelFor(std::int64_t count, bool worthIt, F &&f)
             f(std::int64_t(0), count);
         return;
     }
-    std::vector<std::thread> threads;
-    threads.reserve(static_cast<std::size_t>(chunks - 1));
-    const std::int64_t step = (count + chunks - 1) / chunks;
-    for (std::int64_t c = 1; c < chunks; ++c) {
-        const std::int64_t begin = c * step, end = std::min(count, begin + step);
+#pragma omp parallel num_threads(static_cast<int>(chunks))
+    {
+        const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+        const std::int64_t step = (count + threads - 1) / threads;
+        const std::int64_t begin = std::min(count, t * step), end = std::min(count, begin + step);
         if (begin < end)
-            threads.emplace_back([&f, begin, end] { f(begin, end); });
+            f(begin, end);
     }
-    f(std::int64_t(0), std::min(count, step));
-    for (std::thread &t : threads)
-        t.join();
 }
 
 } // namespace portolan::support

@@ -3,7 +3,7 @@
 // swapped) and a row softmax between them. The scale and the mask are the first matmul's output
 // scale and binary-add post-op; the causal limit and the softmax run in one pass per row.
 #include "runtime/cpu/OneDnn.h"
-#include "runtime/cpu/OmpParallel.h"
+#include "support/ParallelFor.h"
 
 #include <cmath>
 #include <limits>
@@ -65,7 +65,7 @@ private:
     {
         const std::int64_t sq = m_sq, sk = m_sk;
         const bool causal = m_causal;
-        parallelChunks(m_rows, m_rows * sk > 4096, [=](std::int64_t begin, std::int64_t end) {
+        support::parallelFor(m_rows, m_rows * sk > 4096, [=](std::int64_t begin, std::int64_t end) {
             for (std::int64_t r = begin; r < end; ++r) {
                 float *row = scores + r * sk;
                 const std::int64_t visible = causal ? std::clamp<std::int64_t>(r % sq + sk - sq + 1, 0, sk) : sk;

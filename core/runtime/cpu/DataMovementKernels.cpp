@@ -3,7 +3,7 @@
 // element type (shape tensors are int64); the indices and bounds of Slice and Gather must be
 // constants, checked at compile time, so a run never reads out of bounds.
 #include "runtime/cpu/CpuKernel.h"
-#include "runtime/cpu/OmpParallel.h"
+#include "support/ParallelFor.h"
 
 #include "ir/Type.h"
 
@@ -54,7 +54,7 @@ void copyBox(const BoxCopy &c, const std::byte *src, std::byte *dst, std::size_t
         dstBase += c.dstStart[d] * dstStrides[d];
     }
     const std::size_t runBytes = static_cast<std::size_t>(run) * elementSize;
-    parallelChunks(outer, outer * static_cast<std::int64_t>(runBytes) >= (1 << 18), [&](std::int64_t begin, std::int64_t end) {
+    support::parallelFor(outer, outer * static_cast<std::int64_t>(runBytes) >= (1 << 18), [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t i = begin; i < end; ++i) {
             std::int64_t rest = i, s = srcBase, t = dstBase;
             for (std::size_t d = inner; d-- > 0;) {

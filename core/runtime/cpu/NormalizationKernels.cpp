@@ -2,7 +2,7 @@
 // a row at a time: mean and variance summed in float lanes combined in double, then
 // y = (x − mean) / √(var + ε) · γ + β. Rows are split over the cores.
 #include "runtime/cpu/CpuKernel.h"
-#include "runtime/cpu/OmpParallel.h"
+#include "support/ParallelFor.h"
 
 #include <cmath>
 
@@ -50,7 +50,7 @@ public:
         float *sum = m_writesSum ? outputs[1].mutableData<float>() : nullptr;
         const std::int64_t width = m_width;
         const double epsilon = m_epsilon;
-        parallelChunks(m_rows, m_rows * width > 16384, [&](std::int64_t begin, std::int64_t end) {
+        support::parallelFor(m_rows, m_rows * width > 16384, [&](std::int64_t begin, std::int64_t end) {
             std::vector<float> row(static_cast<std::size_t>(width));
             for (std::int64_t r = begin; r < end; ++r) {
                 const std::int64_t at = r * width;

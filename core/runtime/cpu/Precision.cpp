@@ -2,7 +2,7 @@
 #include "runtime/cpu/Precision.h"
 
 #include "runtime/Half.h"
-#include "runtime/cpu/OmpParallel.h"
+#include "support/ParallelFor.h"
 
 #include <immintrin.h>
 
@@ -51,7 +51,7 @@ void mapFloats(Tensor &tensor, F f)
         return;
     float *data = tensor.mutableData<float>();
     const std::int64_t n = tensor.size();
-    parallelChunks(n, n >= (1 << 16), [&](std::int64_t begin, std::int64_t end) {
+    support::parallelFor(n, n >= (1 << 16), [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t i = begin; i < end; ++i)
             data[i] = f(data[i]);
     });
@@ -228,7 +228,7 @@ void roundFloats(Tensor &tensor, Precision precision)
     float *data = tensor.mutableData<float>();
     const std::int64_t n = tensor.size();
     static const bool f16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-    parallelChunks(n, n >= (1 << 16), [&](std::int64_t begin, std::int64_t end) {
+    support::parallelFor(n, n >= (1 << 16), [&](std::int64_t begin, std::int64_t end) {
         if (precision == Precision::Bf16)
             roundBf16(data, begin, end);
         else if (f16c)

@@ -2,7 +2,7 @@
 // every opset) built once at compile time, then one separable pass per resized axis, innermost
 // first, on the OpenMP pool. roi, scales and sizes must be constants.
 #include "runtime/cpu/CpuKernel.h"
-#include "runtime/cpu/OmpParallel.h"
+#include "support/ParallelFor.h"
 #include "runtime/reference/kernels/ResizePlan.h"
 
 #include <algorithm>
@@ -55,7 +55,7 @@ private:
         for (std::size_t d = p.axis + 1; d < p.in.size(); ++d)
             inner *= p.in[d];
         const std::int64_t rows = outer * p.outLength;
-        parallelChunks(rows, rows * inner >= (1 << 15), [&](std::int64_t begin, std::int64_t end) {
+        support::parallelFor(rows, rows * inner >= (1 << 15), [&](std::int64_t begin, std::int64_t end) {
             kernels::resampleRows(p.taps, p.weight, src, dst, p.in[p.axis], p.outLength, inner, m_extrapolation, begin, end);
         });
     }

@@ -137,6 +137,10 @@ void packColsPlain(StridedMatrix<T> b, std::int64_t k0, std::int64_t depth, std:
 
 /// The AVX-512 packers for float data: 16 floats widened by two conversions, and A's rows turned into
 /// 8-row columns by an 8 × 8 transpose in registers. Strided or partial panels take the plain loops.
+// GCC 12's intrinsics pass _mm512_undefined_pd() as the unused merge source, which -Wuninitialized flags.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
 /// dst[c·dstStride + r] = src[r·srcStride + c] for r, c < 8: eight rows of eight floats widened and
 /// turned into eight columns in registers.
 __attribute__((target("avx512f"))) inline void transpose8x8(const float *src, std::int64_t srcStride, double *dst,
@@ -236,6 +240,8 @@ __attribute__((target("avx512f"))) void packColsAvx512(StridedMatrix<float> b, s
     }
 }
 
+#pragma GCC diagnostic pop
+
 /// The packers a micro-kernel family uses for T.
 template <typename T>
 struct Packers {
@@ -281,8 +287,8 @@ const Packers<T> &packersOf(const NamedKernel &k)
         return k.packDouble;
 }
 
-/// One core's packing and sum buffers. They are kept between products (a pool, since the cores' threads
-/// come and go with each parallelFor): fresh ones would cost page faults and zeroing on every call.
+/// One core's packing and sum buffers, kept between products in a pool (a product's chunks may run on
+/// any of the pool's threads): fresh ones would cost page faults and zeroing on every call.
 struct Scratch {
     std::vector<double> rows, cols, sums;
 };

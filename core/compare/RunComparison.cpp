@@ -79,6 +79,7 @@ public:
                 m_store.drop(va.index);
         }
     }
+    bool keepsOutputs() const override { return false; } // metrics are taken during the call
     const std::string &error() const { return m_error; }
 
 private:

@@ -65,8 +65,10 @@ double binMiddle(std::size_t bin)
     return (static_cast<double>(low) + static_cast<double>(high)) / 2;
 }
 
+constexpr std::size_t kHistogramBins = 1 << 12; // every bin of a non-negative float
+
 struct Histogram {
-    std::vector<std::uint64_t> counts = std::vector<std::uint64_t>(1 << 12, 0); // every bin of a non-negative float
+    std::vector<std::uint64_t> counts = std::vector<std::uint64_t>(kHistogramBins, 0);
     std::uint64_t infinite = 0;
     void add(double e)
     {
@@ -260,11 +262,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) bool sumFiniteBlock
     lanes.neededAtol -= kInf;
     const Doubles zero{}, atols = zero + atol, rtols = zero + rtol, epsilons = zero + epsilon;
     const Indices laneIndex{0, 1, 2, 3, 4, 5, 6, 7};
-    Bins special{};
     const auto group = [&](const Floats &xf, const Floats &yf, std::int64_t i0, Bins &absBin, Bins &relBin)
                            __attribute__((always_inline)) {
-        special |= ((Bins)xf & 0x7f800000u) == 0x7f800000u;
-        special |= ((Bins)yf & 0x7f800000u) == 0x7f800000u;
         const Doubles x = __builtin_convertvector(xf, Doubles), y = __builtin_convertvector(yf, Doubles);
         const Doubles d = y - x;
         const Doubles e = d < zero ? -d : d, ax = x < zero ? -x : x;
@@ -309,8 +308,10 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) bool sumFiniteBlock
         std::memcpy(relBins + whole, &relBin, static_cast<std::size_t>(rest) * sizeof(std::uint32_t));
     }
     b = lanes;
+    // a NaN or an infinity on either side leaves its lane's sum of squares non-finite (float squares
+    // cannot overflow a double)
     for (int l = 0; l < kLanes; ++l)
-        if (special[l])
+        if (!std::isfinite(lanes.refSquares[l] + lanes.actSquares[l]))
             return false;
     return true;
 }
@@ -322,6 +323,25 @@ void accumulateFloats(const float *ref, const float *act, std::int64_t begin, st
 {
     std::vector<std::uint32_t> absBins(kBlock), relBins(kBlock);
     constexpr std::uint32_t kPastFloats = 0x7f800000u >> 19; // the bin of a float infinity
+    // the scatter goes to two interleaved 32-bit histograms per kind (even and odd elements), so a run
+    // of equal bins (exact matches, say) is two chains of increments instead of one, in half the cache;
+    // they are added into p's before they could overflow
+    constexpr std::size_t kBins = kHistogramBins;
+    std::vector<std::uint32_t> absCounts(2 * kBins), relCounts(2 * kBins);
+    std::uint64_t pending = 0;
+    const auto flush = [&] {
+        for (std::size_t bin = 0; bin < kPastFloats; ++bin) {
+            p.absHistogram.counts[bin] += std::uint64_t(absCounts[bin]) + absCounts[kBins + bin];
+            p.relHistogram.counts[bin] += std::uint64_t(relCounts[bin]) + relCounts[kBins + bin];
+        }
+        for (std::size_t bin = kPastFloats; bin < kBins; ++bin) {
+            p.absHistogram.infinite += std::uint64_t(absCounts[bin]) + absCounts[kBins + bin];
+            p.relHistogram.infinite += std::uint64_t(relCounts[bin]) + relCounts[kBins + bin];
+        }
+        std::fill(absCounts.begin(), absCounts.end(), 0u);
+        std::fill(relCounts.begin(), relCounts.end(), 0u);
+        pending = 0;
+    };
     for (std::int64_t start = begin; start < end; start += kBlock) {
         const std::int64_t stop = std::min(end, start + kBlock);
         BlockSums b;
@@ -330,11 +350,13 @@ void accumulateFloats(const float *ref, const float *act, std::int64_t begin, st
             accumulate(ref, act, start, stop, tolerance, epsilon, false, p);
             continue;
         }
-        for (std::int64_t i = 0; i < stop - start; ++i) { // the scatter into the quantile histograms
-            const std::uint32_t a = absBins[static_cast<std::size_t>(i)], r = relBins[static_cast<std::size_t>(i)];
-            ++(a < kPastFloats ? p.absHistogram.counts[a] : p.absHistogram.infinite);
-            ++(r < kPastFloats ? p.relHistogram.counts[r] : p.relHistogram.infinite);
+        for (std::size_t i = 0; i < static_cast<std::size_t>(stop - start); ++i) {
+            const std::size_t half = (i & 1) * kBins;
+            ++absCounts[half + absBins[i]];
+            ++relCounts[half + relBins[i]];
         }
+        if ((pending += static_cast<std::uint64_t>(stop - start)) >= (std::uint64_t(1) << 31))
+            flush();
         for (int l = 0; l < kLanes; ++l) {
             p.sumAbs += b.sumAbs[l];
             p.sumRel += b.sumRel[l];
@@ -362,6 +384,7 @@ void accumulateFloats(const float *ref, const float *act, std::int64_t begin, st
         }
         p.maxAbs = std::max(p.maxAbs, blockMax);
     }
+    flush();
 }
 
 double valueAt(const runtime::Tensor &t, std::int64_t i)

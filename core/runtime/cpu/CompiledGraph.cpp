@@ -646,13 +646,15 @@ support::Expected<NamedValues> CompiledGraph::run(const std::vector<const Runtim
             ++nodeProfile.runs;
         }
         if (options.observer) {
-            std::vector<RuntimeValue> seen; // arena bytes are reused later: the observer gets its own copy
+            // arena bytes are reused later: an observer that keeps what it sees gets its own copy
+            const bool keeps = options.observer->keepsOutputs();
+            std::vector<RuntimeValue> seen;
             for (const int s : step.outputs) {
                 RuntimeValue v = s >= 0 ? m_slots[static_cast<std::size_t>(s)].current : RuntimeValue{};
                 if (s >= 0 && m_slots[static_cast<std::size_t>(s)].nativeLayout)
                     v.tensor = rowMajorCopy(m_slots[static_cast<std::size_t>(s)]);
                 else if (v.isTensor() && v.tensor.isWritableView())
-                    v.tensor = v.tensor.clone();
+                    v.tensor = keeps ? v.tensor.clone() : v.tensor.readOnly();
                 seen.push_back(std::move(v));
             }
             options.observer->nodeFinished(node, seen);

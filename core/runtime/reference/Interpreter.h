@@ -25,6 +25,9 @@ class RunObserver {
 public:
     virtual ~RunObserver() = default;
     virtual void nodeFinished(const ir::Node &node, std::span<const RuntimeValue> outputs) = 0;
+    /// False when the observer reads what it is handed only during nodeFinished and keeps none of it:
+    /// an executor may then hand it views of memory it reuses later instead of copies.
+    virtual bool keepsOutputs() const { return true; }
 };
 
 struct RunOptions {

@@ -66,28 +66,59 @@ double binMiddle(std::size_t bin)
 }
 
 constexpr std::size_t kHistogramBins = 1 << 12; // every bin of a non-negative float
+constexpr std::size_t kPastFloats = 0x7f800000u >> 19; // the bin of a float infinity: past it, all infinite
 
+/// Counts per bin, allocated on first use, with the range of bins touched so far: errors span a few
+/// octaves, so merging and reading walk that range, not all 4096 bins (a fixed cost that dwarfed the
+/// counting on tensors of a few thousand elements).
 struct Histogram {
-    std::vector<std::uint64_t> counts = std::vector<std::uint64_t>(kHistogramBins, 0);
+    std::vector<std::uint64_t> counts;
+    std::size_t low = kHistogramBins, high = 0; // bins [low, high] may be non-zero
     std::uint64_t infinite = 0;
+
+    void touch(std::size_t lo, std::size_t hi)
+    {
+        if (counts.empty())
+            counts.assign(kHistogramBins, 0);
+        low = std::min(low, lo);
+        high = std::max(high, hi);
+    }
     void add(double e)
     {
-        if (std::isinf(e) || e > std::numeric_limits<float>::max())
+        if (std::isinf(e) || e > std::numeric_limits<float>::max()) {
             ++infinite;
-        else
-            ++counts[binOf(static_cast<float>(e))];
+            return;
+        }
+        const std::size_t bin = binOf(static_cast<float>(e));
+        touch(bin, bin);
+        ++counts[bin];
+    }
+    /// Adds two partial count arrays over bins [lo, hi] (bins from kPastFloats on count as infinite).
+    void addCounts(const std::uint32_t *a, const std::uint32_t *b, std::size_t lo, std::size_t hi)
+    {
+        for (std::size_t bin = std::max(lo, kPastFloats); bin <= hi; ++bin)
+            infinite += std::uint64_t(a[bin]) + b[bin];
+        hi = std::min(hi, kPastFloats - 1);
+        if (lo > hi)
+            return;
+        touch(lo, hi);
+        for (std::size_t bin = lo; bin <= hi; ++bin)
+            counts[bin] += std::uint64_t(a[bin]) + b[bin];
     }
     void merge(const Histogram &o)
     {
-        for (std::size_t i = 0; i < counts.size(); ++i)
-            counts[i] += o.counts[i];
         infinite += o.infinite;
+        if (o.counts.empty())
+            return;
+        touch(o.low, o.high);
+        for (std::size_t i = o.low; i <= o.high; ++i)
+            counts[i] += o.counts[i];
     }
     double quantile(double q, std::uint64_t total, double max) const
     {
         const double wanted = std::max(1.0, std::ceil(q * static_cast<double>(total)));
         double seen = 0;
-        for (std::size_t i = 0; i < counts.size(); ++i) {
+        for (std::size_t i = low; i <= high && !counts.empty(); ++i) {
             seen += static_cast<double>(counts[i]);
             if (seen >= wanted)
                 return i == 0 ? 0 : std::min(max, binMiddle(i));
@@ -247,6 +278,7 @@ struct BlockSums {
     Doubles sumAbs{}, sumRel{}, sumSquares{}, dot{}, refSquares{}, actSquares{}, maxAbs{}, maxRel{}, scale{};
     Doubles neededAtol{}, neededRtol{};
     Indices worstIndex{}, failed{};
+    Bins absLow{}, absHigh{}, relLow{}, relHigh{}; // the range of bins the block touched
 };
 
 /// Sums one all-finite block into `b` and writes each element's histogram bins (binOf of its errors
@@ -260,6 +292,8 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) bool sumFiniteBlock
 {
     BlockSums lanes; // a local: the bin stores cannot alias it, so the lanes stay in registers
     lanes.neededAtol -= kInf;
+    lanes.absLow += kHistogramBins;
+    lanes.relLow += kHistogramBins;
     const Doubles zero{}, atols = zero + atol, rtols = zero + rtol, epsilons = zero + epsilon;
     const Indices laneIndex{0, 1, 2, 3, 4, 5, 6, 7};
     const auto group = [&](const Floats &xf, const Floats &yf, std::int64_t i0, Bins &absBin, Bins &relBin)
@@ -270,6 +304,10 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) bool sumFiniteBlock
         const Doubles r = e / (ax < epsilons ? epsilons : ax);
         absBin = (Bins)__builtin_convertvector(e, Floats) >> 19;
         relBin = (Bins)__builtin_convertvector(r, Floats) >> 19;
+        lanes.absLow = absBin < lanes.absLow ? absBin : lanes.absLow;
+        lanes.absHigh = absBin > lanes.absHigh ? absBin : lanes.absHigh;
+        lanes.relLow = relBin < lanes.relLow ? relBin : lanes.relLow;
+        lanes.relHigh = relBin > lanes.relHigh ? relBin : lanes.relHigh;
         lanes.sumAbs += e;
         lanes.sumRel += r;
         lanes.sumSquares += e * e;
@@ -321,25 +359,32 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) bool sumFiniteBlock
 void accumulateFloats(const float *ref, const float *act, std::int64_t begin, std::int64_t end, const Tolerance &tolerance,
                       double epsilon, Partial &p)
 {
-    std::vector<std::uint32_t> absBins(kBlock), relBins(kBlock);
-    constexpr std::uint32_t kPastFloats = 0x7f800000u >> 19; // the bin of a float infinity
     // the scatter goes to two interleaved 32-bit histograms per kind (even and odd elements), so a run
     // of equal bins (exact matches, say) is two chains of increments instead of one, in half the cache;
-    // they are added into p's before they could overflow
+    // they are added into p's, over the bins touched, before they could overflow, and left zeroed for
+    // the thread's next tensor
     constexpr std::size_t kBins = kHistogramBins;
-    std::vector<std::uint32_t> absCounts(2 * kBins), relCounts(2 * kBins);
+    struct Scratch {
+        std::vector<std::uint32_t> absBins = std::vector<std::uint32_t>(kBlock), relBins = std::vector<std::uint32_t>(kBlock);
+        std::vector<std::uint32_t> absCounts = std::vector<std::uint32_t>(2 * kBins), relCounts = std::vector<std::uint32_t>(2 * kBins);
+    };
+    thread_local Scratch scratch;
+    std::vector<std::uint32_t> &absBins = scratch.absBins, &relBins = scratch.relBins;
+    std::vector<std::uint32_t> &absCounts = scratch.absCounts, &relCounts = scratch.relCounts;
     std::uint64_t pending = 0;
+    std::uint32_t absLow = kBins, absHigh = 0, relLow = kBins, relHigh = 0;
+    const auto flushInto = [](Histogram &h, std::vector<std::uint32_t> &counts, std::uint32_t lo, std::uint32_t hi) {
+        if (lo > hi)
+            return;
+        h.addCounts(counts.data(), counts.data() + kBins, lo, hi);
+        std::fill(counts.begin() + lo, counts.begin() + hi + 1, 0u);
+        std::fill(counts.begin() + kBins + lo, counts.begin() + kBins + hi + 1, 0u);
+    };
     const auto flush = [&] {
-        for (std::size_t bin = 0; bin < kPastFloats; ++bin) {
-            p.absHistogram.counts[bin] += std::uint64_t(absCounts[bin]) + absCounts[kBins + bin];
-            p.relHistogram.counts[bin] += std::uint64_t(relCounts[bin]) + relCounts[kBins + bin];
-        }
-        for (std::size_t bin = kPastFloats; bin < kBins; ++bin) {
-            p.absHistogram.infinite += std::uint64_t(absCounts[bin]) + absCounts[kBins + bin];
-            p.relHistogram.infinite += std::uint64_t(relCounts[bin]) + relCounts[kBins + bin];
-        }
-        std::fill(absCounts.begin(), absCounts.end(), 0u);
-        std::fill(relCounts.begin(), relCounts.end(), 0u);
+        flushInto(p.absHistogram, absCounts, absLow, absHigh);
+        flushInto(p.relHistogram, relCounts, relLow, relHigh);
+        absLow = relLow = kBins;
+        absHigh = relHigh = 0;
         pending = 0;
     };
     for (std::int64_t start = begin; start < end; start += kBlock) {
@@ -354,6 +399,12 @@ void accumulateFloats(const float *ref, const float *act, std::int64_t begin, st
             const std::size_t half = (i & 1) * kBins;
             ++absCounts[half + absBins[i]];
             ++relCounts[half + relBins[i]];
+        }
+        for (int l = 0; l < kLanes; ++l) {
+            absLow = std::min(absLow, b.absLow[l]);
+            absHigh = std::max(absHigh, b.absHigh[l]);
+            relLow = std::min(relLow, b.relLow[l]);
+            relHigh = std::max(relHigh, b.relHigh[l]);
         }
         if ((pending += static_cast<std::uint64_t>(stop - start)) >= (std::uint64_t(1) << 31))
             flush();
@@ -453,9 +504,9 @@ TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Te
         else
             accumulate(a.data<double>(), b.data<double>(), begin, end, tolerance, epsilon, keepErrors, p);
     }
-    Partial all;
-    for (Partial &p : partials)
-        all.merge(std::move(p));
+    Partial all = std::move(partials.front());
+    for (std::size_t c = 1; c < partials.size(); ++c)
+        all.merge(std::move(partials[c]));
     all.finish(m, n);
     if (m.worstIndex >= 0) {
         m.worstReference = valueAt(a, m.worstIndex);

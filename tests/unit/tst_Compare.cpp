@@ -26,6 +26,8 @@
 
 #include <QtTest>
 
+#include <random>
+
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -72,6 +74,7 @@ class tst_Compare : public QObject {
 private slots:
     void metricsOfKnownTensors();
     void largeTensorsTakeQuantilesFromAHistogram();
+    void vectorLanesAgreeWithTheDefinitions();
     void nansShapesAndTopK();
     void referenceAgainstCompiledThroughProvenance_data();
     void referenceAgainstCompiledThroughProvenance();
@@ -140,6 +143,55 @@ void tst_Compare::largeTensorsTakeQuantilesFromAHistogram()
     QVERIFY(!withNan.passed);
     QVERIFY(std::isinf(withNan.neededAtol));
     QVERIFY(std::fabs(withNan.meanAbs - m.meanAbs) < 1e-5); // the NaN is left out of the sums
+}
+
+void tst_Compare::vectorLanesAgreeWithTheDefinitions()
+{
+    // 100003 elements (a partial last group of lanes), zero references every 7th element, the largest
+    // error twice (the first is the worst element), against each metric written out in double
+    const std::int64_t n = 100003;
+    std::vector<float> ref(static_cast<std::size_t>(n)), act(static_cast<std::size_t>(n));
+    std::mt19937 rng(5);
+    std::normal_distribution<float> dist(0.f, 1.f);
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+        ref[i] = i % 7 == 0 ? 0.f : dist(rng);
+        act[i] = ref[i] + 1e-5f * dist(rng);
+    }
+    act[4242] = ref[4242] + 0.5f;
+    act[90001] = ref[90001] + 0.5f;
+    ref[90001] = ref[4242]; // the same error at both
+    act[90001] = act[4242];
+    const compare::Tolerance tol{1e-5, 1e-4};
+    const auto m = compare::compareTensors(floats({n}, ref), floats({n}, act), tol, false, 1e-8);
+    double maxAbs = 0, maxRel = 0, sumAbs = 0, neededAtol = 0, neededRtol = 0, dot = 0, rr = 0, aa = 0;
+    bool passed = true;
+    std::int64_t worst = -1;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const double x = ref[static_cast<std::size_t>(i)], y = act[static_cast<std::size_t>(i)];
+        const double e = std::fabs(y - x), ax = std::fabs(x);
+        if (e > maxAbs) {
+            maxAbs = e;
+            worst = i;
+        }
+        maxRel = std::max(maxRel, e / std::max(ax, 1e-8));
+        sumAbs += e;
+        passed = passed && e <= tol.atol + tol.rtol * ax;
+        neededAtol = std::max(neededAtol, e - tol.rtol * ax);
+        if (e > tol.atol)
+            neededRtol = std::max(neededRtol, ax > 0 ? (e - tol.atol) / ax : std::numeric_limits<double>::infinity());
+        dot += x * y;
+        rr += x * x;
+        aa += y * y;
+    }
+    QCOMPARE(m.maxAbs, maxAbs);
+    QCOMPARE(m.maxRel, maxRel);
+    QCOMPARE(m.worstIndex, worst);
+    QCOMPARE(worst, std::int64_t(4242));
+    QCOMPARE(m.passed, passed);
+    QCOMPARE(m.neededAtol, neededAtol);
+    QCOMPARE(m.neededRtol, neededRtol);
+    QVERIFY(std::fabs(m.meanAbs - sumAbs / static_cast<double>(n)) < 1e-12 * sumAbs);
+    QVERIFY(std::fabs(m.cosine - dot / std::sqrt(rr * aa)) < 1e-12);
 }
 
 void tst_Compare::nansShapesAndTopK()

@@ -195,330 +195,330 @@
 <context>
     <name>portolan::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="64"/>
+        <location filename="../app/gui/MainWindow.cpp" line="63"/>
         <source>Portolan</source>
         <translation>Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="119"/>
+        <location filename="../app/gui/MainWindow.cpp" line="118"/>
         <source>Open an ONNX model (File → Open…) to see its summary.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seine Zusammenfassung zu sehen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="128"/>
+        <location filename="../app/gui/MainWindow.cpp" line="127"/>
         <source>Groups</source>
         <translation>Gruppen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="129"/>
+        <location filename="../app/gui/MainWindow.cpp" line="128"/>
         <source>Inspector</source>
         <translation>Inspektor</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="130"/>
+        <location filename="../app/gui/MainWindow.cpp" line="129"/>
         <source>Summary</source>
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="504"/>
+        <location filename="../app/gui/MainWindow.cpp" line="498"/>
         <source>Layout failed</source>
         <translation>Layout fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="189"/>
+        <location filename="../app/gui/MainWindow.cpp" line="188"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="73"/>
+        <location filename="../app/gui/MainWindow.cpp" line="72"/>
         <source>Main graph</source>
         <translation>Hauptgraph</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="132"/>
+        <location filename="../app/gui/MainWindow.cpp" line="131"/>
         <source>Pipeline</source>
         <translation>Pipeline</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="147"/>
-        <location filename="../app/gui/MainWindow.cpp" line="173"/>
+        <location filename="../app/gui/MainWindow.cpp" line="146"/>
+        <location filename="../app/gui/MainWindow.cpp" line="172"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="150"/>
+        <location filename="../app/gui/MainWindow.cpp" line="149"/>
         <source>Findings</source>
         <translation>Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="190"/>
+        <location filename="../app/gui/MainWindow.cpp" line="189"/>
         <source>&amp;Open…</source>
         <translation>Ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="191"/>
+        <location filename="../app/gui/MainWindow.cpp" line="190"/>
         <source>&amp;Save Session…</source>
         <translation>Sitzung &amp;speichern…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="192"/>
+        <location filename="../app/gui/MainWindow.cpp" line="191"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="193"/>
+        <location filename="../app/gui/MainWindow.cpp" line="192"/>
         <source>Open &amp;Sample Model</source>
         <translation>&amp;Beispielmodell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="195"/>
+        <location filename="../app/gui/MainWindow.cpp" line="194"/>
         <source>&amp;Export View…</source>
         <translation>Ansicht &amp;exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="195"/>
+        <location filename="../app/gui/MainWindow.cpp" line="194"/>
         <source>Ctrl+E</source>
         <translation>Ctrl+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="196"/>
+        <location filename="../app/gui/MainWindow.cpp" line="195"/>
         <source>Export Port &amp;Report…</source>
         <translation>Port-&amp;Bericht exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="196"/>
+        <location filename="../app/gui/MainWindow.cpp" line="195"/>
         <source>Ctrl+Shift+E</source>
         <translation>Ctrl+Shift+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="198"/>
+        <location filename="../app/gui/MainWindow.cpp" line="197"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="199"/>
+        <location filename="../app/gui/MainWindow.cpp" line="198"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="200"/>
+        <location filename="../app/gui/MainWindow.cpp" line="199"/>
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="200"/>
+        <location filename="../app/gui/MainWindow.cpp" line="199"/>
         <source>Ctrl+0</source>
         <translation>Ctrl+0</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="205"/>
+        <location filename="../app/gui/MainWindow.cpp" line="204"/>
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="206"/>
+        <location filename="../app/gui/MainWindow.cpp" line="205"/>
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="211"/>
+        <location filename="../app/gui/MainWindow.cpp" line="210"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212"/>
+        <location filename="../app/gui/MainWindow.cpp" line="211"/>
         <source>&amp;About Portolan</source>
         <translation>Ü&amp;ber Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="214"/>
+        <location filename="../app/gui/MainWindow.cpp" line="213"/>
         <source>Search</source>
         <translation>Suche</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218"/>
+        <location filename="../app/gui/MainWindow.cpp" line="217"/>
         <source>Search nodes, ops (op:Conv), tensors (tensor:x)…</source>
         <translation>Knoten, Operatoren (op:Conv), Tensoren (tensor:x) suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225"/>
+        <location filename="../app/gui/MainWindow.cpp" line="224"/>
         <source>Previous</source>
         <translation>Zurück</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="226"/>
+        <location filename="../app/gui/MainWindow.cpp" line="225"/>
         <source>Next</source>
         <translation>Weiter</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228"/>
+        <location filename="../app/gui/MainWindow.cpp" line="227"/>
         <source>Fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="251"/>
-        <location filename="../app/gui/MainWindow.cpp" line="389"/>
+        <location filename="../app/gui/MainWindow.cpp" line="250"/>
+        <location filename="../app/gui/MainWindow.cpp" line="383"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="285"/>
+        <location filename="../app/gui/MainWindow.cpp" line="284"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="327"/>
+        <location filename="../app/gui/MainWindow.cpp" line="321"/>
         <source>Sample model</source>
         <translation>Beispielmodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="327"/>
+        <location filename="../app/gui/MainWindow.cpp" line="321"/>
         <source>The bundled sample model is missing from this build.</source>
         <translation>Das mitgelieferte Beispielmodell fehlt in diesem Build.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="343"/>
-        <location filename="../app/gui/MainWindow.cpp" line="390"/>
+        <location filename="../app/gui/MainWindow.cpp" line="337"/>
+        <location filename="../app/gui/MainWindow.cpp" line="384"/>
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="356"/>
+        <location filename="../app/gui/MainWindow.cpp" line="350"/>
         <source>Open a model first: a session is a model and how it is looked at.</source>
         <translation>Öffnen Sie zuerst ein Modell: Eine Sitzung ist ein Modell und die Art, es zu betrachten.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="358"/>
+        <location filename="../app/gui/MainWindow.cpp" line="352"/>
         <source>The bundled sample has no file of its own to point to; open a model file to save a session.</source>
         <translation>Das mitgelieferte Beispiel hat keine eigene Datei, auf die verwiesen werden kann; öffnen Sie eine Modelldatei, um eine Sitzung zu speichern.</translation>
     </message>
     <message>
+        <location filename="../app/gui/MainWindow.cpp" line="367"/>
         <location filename="../app/gui/MainWindow.cpp" line="373"/>
-        <location filename="../app/gui/MainWindow.cpp" line="379"/>
         <source>Save Session</source>
         <translation>Sitzung speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="373"/>
+        <location filename="../app/gui/MainWindow.cpp" line="367"/>
         <source>Portolan sessions (*.portolan)</source>
         <translation>Portolan-Sitzungen (*.portolan)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="381"/>
+        <location filename="../app/gui/MainWindow.cpp" line="375"/>
         <source>Session saved to %1</source>
         <translation>Sitzung nach %1 gespeichert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="414"/>
+        <location filename="../app/gui/MainWindow.cpp" line="408"/>
         <source>%1 — %2 nodes, %3 initializers (%4), %5 findings</source>
         <translation>%1 — %2 Knoten, %3 Initialisierer (%4), %5 Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="420"/>
+        <location filename="../app/gui/MainWindow.cpp" line="414"/>
         <source>%1 — Portolan</source>
         <translation>%1 — Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="441"/>
+        <location filename="../app/gui/MainWindow.cpp" line="435"/>
         <source>no match</source>
         <translation>kein Treffer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="455"/>
+        <location filename="../app/gui/MainWindow.cpp" line="449"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="518"/>
+        <location filename="../app/gui/MainWindow.cpp" line="512"/>
         <source>main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="597"/>
-        <location filename="../app/gui/MainWindow.cpp" line="598"/>
+        <location filename="../app/gui/MainWindow.cpp" line="591"/>
+        <location filename="../app/gui/MainWindow.cpp" line="592"/>
         <source>Input model</source>
         <translation>Eingabemodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="612"/>
+        <location filename="../app/gui/MainWindow.cpp" line="606"/>
         <source>made by %1 from: %2</source>
         <translation>erzeugt von %1 aus: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="613"/>
+        <location filename="../app/gui/MainWindow.cpp" line="607"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="627"/>
+        <location filename="../app/gui/MainWindow.cpp" line="621"/>
         <source>Before %1 — %2 nodes, struck through: removed</source>
         <translation>Vor %1 — %2 Knoten, durchgestrichen: entfernt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="628"/>
+        <location filename="../app/gui/MainWindow.cpp" line="622"/>
         <source>After %1 — %2 nodes, green: created</source>
         <translation>Nach %1 — %2 Knoten, grün: erzeugt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="631"/>
+        <location filename="../app/gui/MainWindow.cpp" line="625"/>
         <source>Pass diff</source>
         <translation>Pass-Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="637"/>
+        <location filename="../app/gui/MainWindow.cpp" line="631"/>
         <source>Open ONNX Model</source>
         <translation>ONNX-Modell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="638"/>
+        <location filename="../app/gui/MainWindow.cpp" line="632"/>
         <source>ONNX models (*.onnx);;Portolan sessions (*.portolan);;All files (*)</source>
         <translation>ONNX-Modelle (*.onnx);;Portolan-Sitzungen (*.portolan);;Alle Dateien (*)</translation>
     </message>
     <message>
+        <location filename="../app/gui/MainWindow.cpp" line="642"/>
         <location filename="../app/gui/MainWindow.cpp" line="648"/>
-        <location filename="../app/gui/MainWindow.cpp" line="654"/>
         <source>Export View</source>
         <translation>Ansicht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="648"/>
+        <location filename="../app/gui/MainWindow.cpp" line="642"/>
         <source>SVG image (*.svg);;PNG image (*.png)</source>
         <translation>SVG-Bild (*.svg);;PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="654"/>
+        <location filename="../app/gui/MainWindow.cpp" line="648"/>
         <source>Cannot write %1.</source>
         <translation>%1 kann nicht geschrieben werden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="659"/>
+        <location filename="../app/gui/MainWindow.cpp" line="653"/>
         <source>Run a comparison first (the Compare dock): the report is about its result.</source>
         <translation>Führen Sie zuerst einen Vergleich aus (Vergleichsleiste): Der Bericht handelt von seinem Ergebnis.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="687"/>
-        <location filename="../app/gui/MainWindow.cpp" line="690"/>
-        <location filename="../app/gui/MainWindow.cpp" line="695"/>
+        <location filename="../app/gui/MainWindow.cpp" line="677"/>
+        <location filename="../app/gui/MainWindow.cpp" line="680"/>
+        <location filename="../app/gui/MainWindow.cpp" line="685"/>
         <source>Export Port Report</source>
         <translation>Port-Bericht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="691"/>
+        <location filename="../app/gui/MainWindow.cpp" line="681"/>
         <source>PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)</source>
         <translation>PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="697"/>
+        <location filename="../app/gui/MainWindow.cpp" line="687"/>
         <source>Port report written to %1</source>
         <translation>Port-Bericht nach %1 geschrieben</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="736"/>
+        <location filename="../app/gui/MainWindow.cpp" line="726"/>
         <source>About Portolan</source>
         <translation>Über Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="737"/>
+        <location filename="../app/gui/MainWindow.cpp" line="727"/>
         <source>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;A workbench for porting ONNX models to accelerators.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank zum Portieren von ONNX-Modellen auf Beschleuniger.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</translation>
     </message>
@@ -526,180 +526,217 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="75"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="84"/>
         <source>seeded random inputs; or a test_data_set folder</source>
         <translation>Zufallseingaben mit Startwert; oder ein test_data_set-Ordner</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="76"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="66"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="85"/>
         <source>…</source>
         <translation>…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="78"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="58"/>
+        <source>Compiled CPU executor</source>
+        <translation>Kompilierter CPU-Executor</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="58"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="68"/>
+        <source>Imported run</source>
+        <translation>Importierter Lauf</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="63"/>
+        <source>int8&apos;s calibration batches: random:N[:SEED], or a folder of test_data_set_N folders</source>
+        <translation>Kalibrierdaten für int8: random:N[:SEED] oder ein Ordner mit test_data_set_N-Ordnern</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="65"/>
+        <source>another runtime&apos;s tensors: a folder of .pb/.npy, an .npz, or Polygraphy&apos;s .json[#RUNNER]</source>
+        <translation>Tensoren einer anderen Laufzeit: ein Ordner mit .pb/.npy, eine .npz oder Polygraphys .json[#RUNNER]</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
+        <source>Runs (*.npz *.json);;All files (*)</source>
+        <translation>Läufe (*.npz *.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="87"/>
         <source>Inputs (input_K.pb)</source>
         <translation>Eingaben (input_K.pb)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="86"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="95"/>
         <source>symbolic inputs: name=1,3,224,224; other=1,128</source>
         <translation>symbolische Eingaben: name=1,3,224,224; andere=1,128</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="89"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="90"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="98"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="99"/>
         <source>by precision</source>
         <translation>nach Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="92"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="101"/>
         <source>max error / reference scale</source>
         <translation>max. Fehler / Referenzskala</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="92"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="101"/>
         <source>max abs error</source>
         <translation>max. absoluter Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="92"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="101"/>
         <source>1 − cosine</source>
         <translation>1 − Kosinus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="94"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="103"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="96"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="105"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="102"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="111"/>
         <source>Reference interpreter (A) against the compiled CPU executor (B).</source>
         <translation>Referenzinterpreter (A) gegen den kompilierten CPU-Executor (B).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="110"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="119"/>
         <source>seed</source>
         <translation>Startwert</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="116"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="129"/>
         <source>atol</source>
         <translation>atol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="118"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="131"/>
         <source>rtol</source>
         <translation>rtol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="120"/>
-        <source>B: pipeline, precision</source>
-        <translation>B: Pipeline, Genauigkeit</translation>
+        <location filename="../views/compare/ComparePanel.cpp" line="133"/>
+        <source>B</source>
+        <translation>B</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="121"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="134"/>
+        <source>Pipeline, precision</source>
+        <translation>Pipeline, Genauigkeit</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="135"/>
+        <source>Imported from</source>
+        <translation>Importiert aus</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
         <source>Inputs</source>
         <translation>Eingaben</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="122"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="137"/>
         <source>Shapes</source>
         <translation>Formen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="123"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="138"/>
         <source>Tolerance</source>
         <translation>Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="124"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="139"/>
         <source>Heat on graph</source>
         <translation>Wärmebild im Graphen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="125"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="140"/>
         <source>Extract Repro…</source>
         <translation>Repro herauslösen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="126"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="141"/>
         <source>Cut the selected suspect (or the first divergence) out as a standalone model with the inputs B gave it and the reference&apos;s outputs, shrunk while it still fails</source>
         <translation>Den gewählten Verdächtigen (oder die erste Abweichung) als eigenständiges Modell herauslösen, mit den Eingaben, die B ihm gab, und den Ausgaben der Referenz; verkleinert, solange der Fehler bleibt</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="129"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="144"/>
         <source>Bisect Precision</source>
         <translation>Genauigkeit bisektieren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="130"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="145"/>
         <source>Find the nodes to keep at fp32 for B&apos;s outputs to meet the tolerance</source>
         <translation>Die Knoten finden, die bei fp32 bleiben müssen, damit die Ausgaben von B die Toleranz einhalten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="156"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="171"/>
         <source>Suspect</source>
         <translation>Verdächtig</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="156"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="171"/>
         <source>Error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="156"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="171"/>
         <source>Why</source>
         <translation>Warum</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="161"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="176"/>
         <source>Suspects</source>
         <translation>Verdächtige</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="162"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="177"/>
         <source>Tensors</source>
         <translation>Tensoren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="163"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="178"/>
         <source>Error by depth</source>
         <translation>Fehler nach Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="212"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="219"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="229"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="236"/>
         <source>Extract Repro</source>
         <translation>Repro herauslösen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="212"/>
         <location filename="../views/compare/ComparePanel.cpp" line="229"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="246"/>
         <source>No tensor goes out of tolerance on its own: pick a suspect first.</source>
         <translation>Kein Tensor verlässt die Toleranz von selbst: wählen Sie zuerst einen Verdächtigen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="215"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="232"/>
         <source>Folder for the repro around %1</source>
         <translation>Ordner für das Repro um %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="219"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="236"/>
         <source>%1 holds files. Write the repro into it anyway?</source>
         <translation>%1 enthält Dateien. Das Repro trotzdem hineinschreiben?</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="243"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="260"/>
         <source>Cutting a repro around %1…</source>
         <translation>Repro um %1 wird herausgelöst…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="254"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="271"/>
         <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
         <translation>
             <numerusform>Repro um %1 (%n Knoten) nach %2 geschrieben: B ist dort %3 der Referenz.</numerusform>
@@ -707,90 +744,101 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="256"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="273"/>
         <source>OUT OF TOLERANCE against</source>
         <translation>AUSSERHALB DER TOLERANZ gegenüber</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="256"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="273"/>
         <source>within tolerance of</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="273"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="290"/>
         <source>Bisecting: which nodes must stay at fp32…</source>
         <translation>Bisektion: welche Knoten bei fp32 bleiben müssen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="279"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="296"/>
         <source>B already meets the tolerance at %1: nothing to keep at fp32.</source>
         <translation>B hält die Toleranz bei %1 bereits ein: nichts muss bei fp32 bleiben.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="285"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="302"/>
         <source>Keep %1 of the %2 nodes %3 lowers at fp32 (worst output error %4 of its scale, %5 runs):%6</source>
         <translation>%1 der %2 Knoten, die %3 absenkt, bei fp32 lassen (schlechtester Ausgabefehler %4 seiner Skala, %5 Läufe):%6</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="390"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="419"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="418"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="447"/>
         <source>Cancelled.</source>
         <translation>Abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="437"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="466"/>
         <source>Cancelling…</source>
         <translation>Wird abgebrochen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="450"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="494"/>
         <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
         <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="454"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="500"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="498"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="548"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="454"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="498"/>
         <source>OUT OF TOLERANCE</source>
         <translation>AUSSERHALB DER TOLERANZ</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="458"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="502"/>
         <source>
 First divergence: %1 (%2), output %3.</source>
         <translation>
 Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/compare/ComparePanel.cpp" line="506"/>
+        <source>
+%n imported tensor(s) named as no value of the model: %1</source>
+        <translation>
+        <numerusform>
+%n importierter Tensor trägt den Namen keines Werts im Modell: %1</numerusform>
+        <numerusform>
+%n importierte Tensoren tragen den Namen keines Werts im Modell: %1</numerusform>
+    </translation>
+    </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="485"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="533"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="497"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="545"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="501"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="549"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="516"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="564"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="521"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="569"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>
@@ -866,37 +914,37 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
 <context>
     <name>portolan::views::FindingsPanel</name>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="35"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="34"/>
         <source>No target</source>
         <translation>Kein Ziel</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="40"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="39"/>
         <source>Check the model against a target&apos;s published op support (profiles: docs/targets.md)</source>
         <translation>Das Modell gegen die veröffentlichte Op-Unterstützung eines Ziels prüfen (Profile: docs/targets.md)</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="49"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="48"/>
         <source>Finding</source>
         <translation>Befund</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="49"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="48"/>
         <source>Node</source>
         <translation>Knoten</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="49"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="48"/>
         <source>Detail</source>
         <translation>Detail</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="63"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="62"/>
         <source>Target:</source>
         <translation>Ziel:</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="71"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="70"/>
         <source>Profile skipped: %1
 </source>
         <translation>Profil übersprungen: %1
@@ -913,32 +961,32 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         <translation>Dynamische Dimensionen werden verfolgt…</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="190"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="205"/>
         <source>Open a model to see what a target can run of it.</source>
         <translation>Öffnen Sie ein Modell, um zu sehen, was ein Ziel davon ausführen kann.</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="207"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="222"/>
         <source>%1 can run all %2 nodes.</source>
         <translation>%1 kann alle %2 Knoten ausführen.</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="208"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="223"/>
         <source>%1 cannot run %2 of %3 nodes.</source>
         <translation>%1 kann %2 von %3 Knoten nicht ausführen.</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="209"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="224"/>
         <source>%1 (profile: %2, %3)</source>
         <translation>%1 (Profil: %2, %3)</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="214"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="229"/>
         <source>any op</source>
         <translation>jede Op</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="220"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="235"/>
         <source>%n node(s)</source>
         <translation>
             <numerusform>%n Knoten</numerusform>
@@ -946,32 +994,32 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="229"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="244"/>
         <source>With the rest on the host</source>
         <translation>Mit dem Rest auf dem Host</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="230"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="245"/>
         <source>%1 target partition(s), %2 host partition(s), %3 tensor(s) crossing each run</source>
         <translation>%1 Ziel-Partition(en), %2 Host-Partition(en), %3 Tensor(en) wechseln bei jedem Lauf</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="235"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="250"/>
         <source>Every pass fix together</source>
         <translation>Alle Pass-Korrekturen zusammen</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="236"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="251"/>
         <source>portolan optimize --pipeline &apos;%1&apos; leaves %2 unsupported</source>
         <translation>portolan optimize --pipeline &apos;%1&apos; lässt %2 nicht unterstützt</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="238"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="253"/>
         <source>Pick a target to see which nodes it cannot run and why.</source>
         <translation>Wählen Sie ein Ziel, um zu sehen, welche Knoten es nicht ausführen kann und warum.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="242"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="257"/>
         <source>Dynamic dims (%n origin(s))</source>
         <translation>
             <numerusform>Dynamische Dimensionen (%n Ursprung)</numerusform>
@@ -979,7 +1027,7 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="247"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="262"/>
         <source>reaches %n value(s)</source>
         <translation>
             <numerusform>erreicht %n Wert</numerusform>
@@ -987,22 +1035,22 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="251"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="266"/>
         <source>Dynamic dims</source>
         <translation>Dynamische Dimensionen</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="251"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="266"/>
         <source>error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="254"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="269"/>
         <source>Findings (%1)</source>
         <translation>Befunde (%1)</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="262"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="277"/>
         <source>none: the checker, shape inference and the export pitfalls found nothing</source>
         <translation>keine: Checker, Forminferenz und Exportfallen fanden nichts</translation>
     </message>

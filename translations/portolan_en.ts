@@ -15,18 +15,29 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="226"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="271"/>
         <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
         <translation>
             <numerusform>Wrote a repro around %1 (%n node) to %2: B is %3 the reference there.</numerusform>
             <numerusform>Wrote a repro around %1 (%n nodes) to %2: B is %3 the reference there.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/compare/ComparePanel.cpp" line="506"/>
+        <source>
+%n imported tensor(s) named as no value of the model: %1</source>
+        <translation>
+        <numerusform>
+%n imported tensor named as no value of the model: %1</numerusform>
+        <numerusform>
+%n imported tensors named as no value of the model: %1</numerusform>
+    </translation>
+    </message>
 </context>
 <context>
     <name>portolan::views::FindingsPanel</name>
     <message numerus="yes">
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="220"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="235"/>
         <source>%n node(s)</source>
         <translation>
             <numerusform>%n node</numerusform>
@@ -34,7 +45,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="242"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="257"/>
         <source>Dynamic dims (%n origin(s))</source>
         <translation>
             <numerusform>Dynamic dims (%n origin)</numerusform>
@@ -42,7 +53,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="247"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="262"/>
         <source>reaches %n value(s)</source>
         <translation>
             <numerusform>reaches %n value</numerusform>
@@ -53,7 +64,7 @@
 <context>
     <name>portolan::views::GraphCanvas</name>
     <message numerus="yes">
-        <location filename="../views/graph/GraphCanvas.cpp" line="741"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="731"/>
         <source>%1: %n node(s) it cannot run, framed dashed</source>
         <translation>
             <numerusform>%1: %n node it cannot run, framed dashed</numerusform>

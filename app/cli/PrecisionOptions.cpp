@@ -23,31 +23,6 @@ bool PrecisionOptions::anySet(const QCommandLineParser &parser) const
     return false;
 }
 
-namespace {
-
-support::Expected<std::vector<CalibrationBatch>> calibrationBatches(const std::string &spec, const ir::Model &model,
-                                                                    const std::map<std::string, runtime::Shape> &shapes)
-{
-    if (!spec.starts_with("random:"))
-        return readCalibrationBatches(model, spec);
-    const std::string rest = spec.substr(7);
-    const std::size_t colon = rest.find(':');
-    char *end = nullptr;
-    const long count = std::strtol(rest.substr(0, colon).c_str(), &end, 10);
-    const bool countOk = end && *end == '\0' && colon != 0 && count >= 1 && count <= 100000;
-    std::uint64_t seed = 0;
-    bool seedOk = true;
-    if (colon != std::string::npos) {
-        const std::string seedText = rest.substr(colon + 1);
-        seed = std::strtoull(seedText.c_str(), &end, 10);
-        seedOk = !seedText.empty() && end && *end == '\0';
-    }
-    if (!countOk || !seedOk)
-        return makeError("bad-calibration", "--calibration '" + spec + "' is not DIR or random:N[:SEED] with N >= 1");
-    return randomCalibrationBatches(model, static_cast<int>(count), seed, shapes);
-}
-
-} // namespace
 
 support::Expected<PrecisionPolicy> resolvePrecisionPolicy(const QCommandLineParser &parser, const PrecisionOptions &options,
                                                           const ir::Model &model,

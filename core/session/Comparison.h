@@ -1,5 +1,6 @@
 // What the GUI's compare panel asks the workbench for, and what it gets back: the reference
-// interpreter against the compiled CPU executor at a precision, tensor by tensor.
+// interpreter against the compiled CPU executor at a precision, or against another runtime's
+// imported tensors, tensor by tensor.
 #pragma once
 
 #include "compare/Divergence.h"
@@ -21,7 +22,11 @@ namespace portolan::session {
 
 struct ComparisonRequest {
     std::string pipeline = "-O2";       ///< what B is compiled with ("-O0"…"-O3" or pipeline text)
-    std::string precision = "fp32";     ///< B's precision: fp32, fp16 or bf16
+    std::string precision = "fp32";     ///< B's precision: fp32, fp16, bf16 or int8
+    std::string calibration = "random:8"; ///< int8: a folder of test_data_set_N or random:N[:SEED]
+    /// When set, B is another runtime's tensors instead of the compiled executor: a folder of .pb or
+    /// .npy files, an .npz, or Polygraphy's --save-outputs .json[#RUNNER] (pipeline and precision unused).
+    std::string importFrom;
     std::string inputsDir;              ///< a test_data_set folder of input_K.pb; empty: seeded random inputs
     std::uint64_t seed = 1;
     std::map<std::string, runtime::Shape> shapes; ///< dims for symbolic inputs, by input name
@@ -30,8 +35,13 @@ struct ComparisonRequest {
     /// Set (from any thread) to stop the runs: compare() then fails with "cancelled".
     std::shared_ptr<std::atomic<bool>> cancel;
 
-    /// The tolerance asked for, else the precision's default.
-    compare::Tolerance effectiveTolerance() const { return tolerance.value_or(compare::defaultTolerance(precision)); }
+    /// The tolerance asked for, else the precision's default (fp32's for an imported run).
+    compare::Tolerance effectiveTolerance() const
+    {
+        return tolerance.value_or(compare::defaultTolerance(importFrom.empty() ? precision : "fp32"));
+    }
+    /// "cpu:fp16", or "import:PATH".
+    std::string sideLabel() const { return importFrom.empty() ? "cpu:" + precision : "import:" + importFrom; }
 };
 
 /// Everything a comparison produced. Suspects and the first divergence point into `result`: keep
@@ -45,6 +55,7 @@ struct ComparisonOutcome {
     std::vector<compare::KernelCheck> kernelChecks;        ///< one per failing suspect
     const compare::ComparedTensor *firstDivergence = nullptr;
     std::optional<runtime::cpu::ProfileFigures> figures;   ///< B's compiled profile: arena, weights, FLOPs, fallbacks
+    std::vector<std::string> unknownImported;              ///< imported tensors no value of the model is named
 
     ComparisonOutcome() = default;
     ComparisonOutcome(const ComparisonOutcome &) = delete;

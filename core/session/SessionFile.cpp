@@ -53,7 +53,8 @@ std::string sessionJson(const SessionFile &s, const std::string &sessionPath)
     w.field("model", relativeTo(s.model, folder)).field("pipeline", s.pipeline).field("target", s.target);
     w.key("compare").beginObject().field("pipeline", s.compare.pipeline).field("precision", s.compare.precision)
         .field("inputs", relativeTo(s.compare.inputsDir, folder)).field("seed", s.compare.seed).field("shapes", s.compare.shapes)
-        .field("atol", s.compare.atol).field("rtol", s.compare.rtol).field("heat_metric", s.compare.heatMetric).endObject();
+        .field("atol", s.compare.atol).field("rtol", s.compare.rtol).field("heat_metric", s.compare.heatMetric)
+        .field("calibration", s.compare.calibration).field("import", relativeTo(s.compare.importFrom, folder)).endObject();
     w.endObject();
     return w.str() + "\n";
 }
@@ -111,6 +112,8 @@ support::Expected<SessionFile> readSession(const std::string &path)
             s.compare.atol = c->value("atol", std::string());
             s.compare.rtol = c->value("rtol", std::string());
             s.compare.heatMetric = c->value("heat_metric", s.compare.heatMetric);
+            s.compare.calibration = c->value("calibration", s.compare.calibration);
+            s.compare.importFrom = resolved(c->value("import", std::string()), folder);
         }
     } catch (const nlohmann::json::exception &e) { // a field of the wrong JSON type
         return support::makeError("bad-session", std::string("has a field of the wrong type: ") + e.what(), path);

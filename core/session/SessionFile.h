@@ -14,6 +14,8 @@ namespace portolan::session {
 /// The compare dock's form as the user typed it ("" for a field left to its default).
 struct CompareForm {
     std::string pipeline = "-O2", precision = "fp32";
+    std::string calibration = "random:8"; ///< int8's calibration batches
+    std::string importFrom;           ///< "": B is the compiled executor; else the imported run's path
     std::string inputsDir;            ///< "": seeded random inputs
     std::uint64_t seed = 1;
     std::string shapes;               ///< "name=1,3,224,224; other=1,128"

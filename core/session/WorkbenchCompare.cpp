@@ -1,8 +1,10 @@
-// Workbench::compare: the CLI's `compare` for one pairing (reference against cpu:PRECISION), as a
-// facade call the GUI can run on a worker thread.
+// Workbench::compare: the CLI's `compare` for the GUI's pairings (the reference against cpu:PRECISION
+// or against an imported run), as a facade call it can run on a worker thread.
 #include "session/Workbench.h"
 
+#include "compare/ImportedRun.h"
 #include "runtime/InputGeneration.h"
+#include "runtime/cpu/Calibration.h"
 #include "runtime/TestDataSet.h"
 #include "runtime/cpu/CpuExecutor.h"
 #include "runtime/reference/Interpreter.h"
@@ -39,6 +41,37 @@ compare::RunSide compiledSide(runtime::cpu::CpuExecutor &executor, const ir::Mod
             }};
 }
 
+/// B's compile options: the precision, and for int8 the ranges calibrated on `optimized`.
+support::Expected<runtime::cpu::CompileOptions> compileOptionsFor(const ComparisonRequest &request, const ir::Model &optimized)
+{
+    auto precision = runtime::cpu::parsePrecision(request.precision);
+    if (!precision)
+        return precision.takeError();
+    runtime::cpu::CompileOptions options;
+    options.precision.precision = *precision;
+    if (*precision != runtime::cpu::Precision::Int8)
+        return options;
+    auto batches = runtime::cpu::calibrationBatches(request.calibration, optimized, request.shapes);
+    if (!batches)
+        return batches.takeError();
+    runtime::RunOptions run;
+    run.cancel = request.cancel.get();
+    auto table = runtime::cpu::calibrate(optimized, *batches, {}, run);
+    if (!table)
+        return table.takeError();
+    options.precision.calibration = std::make_shared<const runtime::cpu::CalibrationTable>(std::move(*table));
+    return options;
+}
+
+/// Repro and bisection re-run B: an imported run cannot be.
+support::Status requireCompiledB(const ComparisonOutcome &outcome, const char *what)
+{
+    if (outcome.request.importFrom.empty())
+        return support::Status::ok();
+    return support::makeError("bad-usage", std::string("B is an imported run, which cannot be run again: ") + what +
+                                               " needs B to be the compiled executor (or, from the command line, an external command)");
+}
+
 } // namespace
 
 support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(const ComparisonRequest &request) const
@@ -46,12 +79,12 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     if (!m_model)
         return support::makeError("no-model", "no model is open");
     const ir::Model &model = *m_model;
+    const bool imported = !request.importFrom.empty();
     auto precision = runtime::cpu::parsePrecision(request.precision);
     if (!precision)
         return precision.takeError();
-    if (*precision == runtime::cpu::Precision::Int8)
-        return support::makeError("bad-usage", "int8 needs a calibration: use `portolan compare --b cpu:int8 --calibration …`");
-    auto pipeline = pipelineFromText(request.pipeline);
+    // an imported run is of the model as loaded: its tensors align by name, through no passes
+    auto pipeline = imported ? support::Expected<passes::Pipeline>(passes::Pipeline{}) : pipelineFromText(request.pipeline);
     if (!pipeline)
         return pipeline.takeError();
     auto compiled = passes::runPipeline(model, *pipeline, {});
@@ -70,20 +103,33 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     const compare::RunSide a{"reference", &model,
                              [&](const runtime::NamedValues &f, const runtime::RunOptions &o) { return interpreter.run(f, o); },
                              [](const ir::Model &other, const runtime::NamedValues &f) { return runtime::Interpreter(other).run(f); }};
-    runtime::cpu::CompileOptions options;
-    options.precision.precision = *precision;
-    runtime::cpu::CpuExecutor executor(optimized, options);
-    const compare::RunSide b = compiledSide(executor, optimized, request.precision);
+    std::unique_ptr<runtime::cpu::CpuExecutor> executor;
+    compare::RunSide b;
+    if (imported) {
+        auto run = compare::readImportedRun(request.importFrom, optimized);
+        if (!run)
+            return run.takeError();
+        outcome->unknownImported = run->unknownNames;
+        b = compare::importedSide(optimized, std::make_shared<const compare::ImportedRun>(std::move(*run)));
+    } else {
+        auto options = compileOptionsFor(request, optimized);
+        if (!options)
+            return options.takeError();
+        executor = std::make_unique<runtime::cpu::CpuExecutor>(optimized, *options);
+        b = compiledSide(*executor, optimized, request.precision);
+    }
 
     compare::ComparisonOptions comparison;
     comparison.tolerance = request.effectiveTolerance();
     comparison.cancel = request.cancel.get();
-    const auto alignment = compare::alignByProvenance(model, optimized, outcome->compiled->provenance);
+    const auto alignment = imported ? compare::alignByName(model, optimized)
+                                    : compare::alignByProvenance(model, optimized, outcome->compiled->provenance);
     auto result = compare::compareRuns(a, b, alignment, *feeds, comparison);
     if (!result)
         return result.takeError();
     outcome->result = std::move(*result);
-    outcome->figures = executor.lastFigures();
+    if (executor)
+        outcome->figures = executor->lastFigures();
     outcome->suspects = compare::rankSuspects(outcome->result, optimized);
     outcome->firstDivergence = compare::firstDivergence(outcome->result, optimized);
     if (request.kernelCheck && !outcome->result.outputsPassed()) {
@@ -107,12 +153,12 @@ support::Expected<compare::Repro> Workbench::extractRepro(const ComparisonOutcom
     auto feeds = comparisonFeeds(*m_model, outcome.request);
     if (!feeds)
         return feeds.takeError();
-    auto precision = runtime::cpu::parsePrecision(outcome.request.precision);
-    if (!precision)
-        return precision.takeError();
-    runtime::cpu::CompileOptions options;
-    options.precision.precision = *precision;
-    runtime::cpu::CpuExecutor executor(optimized, options);
+    if (auto st = requireCompiledB(outcome, "a repro"); !st)
+        return st.error();
+    auto options = compileOptionsFor(outcome.request, optimized);
+    if (!options)
+        return options.takeError();
+    runtime::cpu::CpuExecutor executor(optimized, *options);
     const compare::Tolerance tolerance = outcome.request.effectiveTolerance();
     return compare::extractRepro(compiledSide(executor, optimized, outcome.request.precision), *feeds,
                                  {node, depth, tolerance, shrink});
@@ -122,6 +168,8 @@ support::Expected<compare::BisectionResult> Workbench::bisectPrecision(const Com
 {
     if (!m_model)
         return support::makeError("no-model", "no model is open");
+    if (auto st = requireCompiledB(outcome, "bisection"); !st)
+        return st.error();
     auto precision = runtime::cpu::parsePrecision(outcome.request.precision);
     if (!precision)
         return precision.takeError();
@@ -133,9 +181,10 @@ support::Expected<compare::BisectionResult> Workbench::bisectPrecision(const Com
     auto expected = runtime::Interpreter(*m_model).run(*feeds);
     if (!expected)
         return expected.takeError();
-    runtime::cpu::PrecisionPolicy policy;
-    policy.precision = *precision;
-    return compare::bisectPrecision(*outcome.compiled->model, policy, *feeds, *expected,
+    auto options = compileOptionsFor(outcome.request, *outcome.compiled->model); // int8: calibrated again
+    if (!options)
+        return options.takeError();
+    return compare::bisectPrecision(*outcome.compiled->model, options->precision, *feeds, *expected,
                                     outcome.request.effectiveTolerance());
 }
 

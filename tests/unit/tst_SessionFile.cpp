@@ -36,6 +36,8 @@ private slots:
         s.compare.shapes = "input=1,8,32";
         s.compare.atol = "1e-3";
         s.compare.heatMetric = "cosine-distance";
+        s.compare.calibration = "random:4:2";
+        s.compare.importFrom = dir.filePath("models/m/trt_run.npz").toStdString();
         const std::string path = dir.filePath("work.portolan").toStdString();
         QVERIFY(session::writeSession(s, path, false));
         // stored relative: the folder can move
@@ -61,6 +63,8 @@ private slots:
         QCOMPARE(back->compare.atol, std::string("1e-3"));
         QCOMPARE(back->compare.rtol, std::string());
         QCOMPARE(back->compare.heatMetric, std::string("cosine-distance"));
+        QCOMPARE(back->compare.calibration, std::string("random:4:2"));
+        QCOMPARE(QString::fromStdString(back->compare.importFrom), QDir::cleanPath(moved + "/models/m/trt_run.npz"));
         // a path outside the folder stays absolute
         s.model = "/opt/models/big.onnx";
         QVERIFY(session::writeSession(s, path, true));

@@ -1,9 +1,14 @@
 // Workbench::compare, the facade the compare panel runs: reference against the compiled executor on
-// a real exported transformer, within tolerance at fp32, diverging at fp16 under a tight tolerance.
+// a real exported transformer, within tolerance at fp32, diverging at fp16 under a tight tolerance,
+// at int8 after a calibration, and against another runtime's imported tensors.
 #include "support/TestSupport.h"
 
+#include "runtime/InputGeneration.h"
+#include "runtime/TensorProtoIO.h"
+#include "runtime/reference/Interpreter.h"
 #include "session/Workbench.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 using namespace portolan;
@@ -56,11 +61,99 @@ private slots:
         QVERIFY(outcome.error().format().find("fuse-everything") != std::string::npos);
         request = {};
         request.precision = "int8";
+        request.shapes["input"] = {1, 5, 32};
+        request.calibration = "random:none";
+        const auto badCalibration = m_workbench.compare(request);
+        QVERIFY(!badCalibration.hasValue());
+        QVERIFY2(badCalibration.error().format().find("random:none") != std::string::npos, badCalibration.error().format().c_str());
+        request = {};
+        request.importFrom = "/nonexistent/run";
+        request.shapes["input"] = {1, 5, 32};
         QVERIFY(!m_workbench.compare(request).hasValue());
         request = {}; // the input has a symbolic dim: random inputs need its extent
         const auto missing = m_workbench.compare(request);
         QVERIFY(!missing.hasValue());
         QVERIFY2(missing.error().format().find("input") != std::string::npos, missing.error().format().c_str());
+    }
+
+    void int8ComparesAfterCalibrating()
+    {
+        session::ComparisonRequest request;
+        request.precision = "int8";
+        request.calibration = "random:2:9";
+        request.shapes["input"] = {1, 5, 32};
+        request.kernelCheck = false;
+        auto outcome = m_workbench.compare(request);
+        QVERIFY2(outcome.hasValue(), outcome ? "" : outcome.error().format().c_str());
+        const auto &o = **outcome;
+        QCOMPARE(o.result.labelB, std::string("cpu:int8"));
+        QVERIFY(o.result.tensors.size() > 10);
+        QCOMPARE(request.effectiveTolerance().atol, compare::defaultTolerance("int8").atol);
+        double worst = 0; // int8 moves the numbers, but not past what its tolerance allows on this model
+        for (const compare::ComparedTensor *t : o.result.outputs())
+            worst = std::max(worst, compare::normalizedError(t->metrics));
+        QVERIFY2(worst > 0 && worst < 0.5, std::to_string(worst).c_str());
+    }
+
+    void importedRunIsComparedByName()
+    {
+        // another runtime's dump of every intermediate on the dock's seeded inputs, one of them off by 1%
+        const ir::Model &model = m_workbench.model();
+        const std::map<std::string, runtime::Shape> shapes{{"input", {1, 5, 32}}};
+        runtime::NamedValues feeds;
+        std::uint64_t k = 0;
+        for (const ir::ValueId v : model.graph(model.mainGraph()).inputs)
+            if (!model.value(v).isInitializer())
+                feeds.emplace_back(model.value(v).name,
+                                   runtime::RuntimeValue::ofTensor(*runtime::randomInput(model.value(v), 1 + k++, shapes)));
+        struct Dump final : runtime::RunObserver {
+            const ir::Model *model = nullptr;
+            std::vector<std::pair<std::string, runtime::Tensor>> seen;
+            void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
+            {
+                for (std::size_t i = 0; i < outputs.size(); ++i)
+                    if (node.graph == model->mainGraph() && node.outputs[i].valid() && outputs[i].isTensor())
+                        seen.emplace_back(model->value(node.outputs[i]).name, outputs[i].tensor.clone());
+            }
+        } dump;
+        dump.model = &model;
+        runtime::RunOptions options;
+        options.observer = &dump;
+        QVERIFY(runtime::Interpreter(model).run(feeds, options));
+        QVERIFY(dump.seen.size() > 20);
+        std::size_t off = dump.seen.size() / 2; // the first float activation past the middle
+        while (off < dump.seen.size() && (dump.seen[off].second.dataType() != onnx::TensorProto::FLOAT || dump.seen[off].second.size() < 8))
+            ++off;
+        QVERIFY(off < dump.seen.size());
+        QTemporaryDir dir;
+        for (std::size_t i = 0; i < dump.seen.size(); ++i) {
+            runtime::Tensor t = dump.seen[i].second;
+            if (i == off)
+                for (std::int64_t e = 0; e < t.size(); ++e)
+                    t.mutableData<float>()[e] = t.data<float>()[e] * 1.01f + 0.01f;
+            QVERIFY(runtime::writeValueFile(runtime::RuntimeValue::ofTensor(t), dump.seen[i].first,
+                                            dir.filePath(QString("t%1.pb").arg(i)).toStdString(), false));
+        }
+        QVERIFY(runtime::writeValueFile(runtime::RuntimeValue::ofTensor(dump.seen[0].second), "not_in_the_model",
+                                        dir.filePath("stray.pb").toStdString(), false));
+        session::ComparisonRequest request;
+        request.importFrom = dir.path().toStdString();
+        request.pipeline = "fuse-everything"; // unused: an imported run is of the model as loaded
+        request.shapes = shapes;
+        auto outcome = m_workbench.compare(request);
+        QVERIFY2(outcome.hasValue(), outcome ? "" : outcome.error().format().c_str());
+        const auto &o = **outcome;
+        QCOMPARE(o.unknownImported.size(), std::size_t(1)); // "not_in_the_model (stray.pb)"
+        QVERIFY(o.unknownImported.front().starts_with("not_in_the_model"));
+        QVERIFY(o.result.labelB.find(dir.path().toStdString()) != std::string::npos);
+        QVERIFY(o.firstDivergence);
+        QCOMPARE(o.firstDivergence->name, dump.seen[off].first);
+        QVERIFY(!o.figures); // no compiled profile
+        // B cannot run again: no repro, no bisection
+        QVERIFY(!m_workbench.bisectPrecision(o).hasValue());
+        const auto repro = m_workbench.extractRepro(o, o.compiled->model->value(o.firstDivergence->inB).producer);
+        QVERIFY(!repro.hasValue());
+        QVERIFY2(repro.error().format().find("imported") != std::string::npos, repro.error().format().c_str());
     }
 };
 

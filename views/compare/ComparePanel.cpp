@@ -54,9 +54,32 @@ struct ComparePanel::RunOutcome {
 
 ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
 {
+    m_sideB = new QComboBox(this);
+    m_sideB->addItems({tr("Compiled CPU executor"), tr("Imported run")});
     m_pipeline = new QLineEdit(QStringLiteral("-O2"), this);
     m_precision = new QComboBox(this);
-    m_precision->addItems({QStringLiteral("fp32"), QStringLiteral("fp16"), QStringLiteral("bf16")});
+    m_precision->addItems({QStringLiteral("fp32"), QStringLiteral("fp16"), QStringLiteral("bf16"), QStringLiteral("int8")});
+    m_calibration = new QLineEdit(QStringLiteral("random:8"), this);
+    m_calibration->setToolTip(tr("int8's calibration batches: random:N[:SEED], or a folder of test_data_set_N folders"));
+    m_importFrom = new QLineEdit(this);
+    m_importFrom->setPlaceholderText(tr("another runtime's tensors: a folder of .pb/.npy, an .npz, or Polygraphy's .json[#RUNNER]"));
+    auto *browseImport = new QPushButton(tr("…"), this);
+    connect(browseImport, &QPushButton::clicked, this, [this] {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Imported run"), m_importFrom->text(),
+                                                          tr("Runs (*.npz *.json);;All files (*)"));
+        if (!file.isEmpty())
+            m_importFrom->setText(file);
+    });
+    const auto showSide = [this, browseImport] {
+        const bool imported = m_sideB->currentIndex() == 1;
+        m_pipeline->setEnabled(!imported);
+        m_precision->setEnabled(!imported);
+        m_calibration->setEnabled(!imported && m_precision->currentText() == QLatin1String("int8"));
+        m_importFrom->setEnabled(imported);
+        browseImport->setEnabled(imported);
+    };
+    connect(m_sideB, &QComboBox::currentIndexChanged, this, showSide);
+    connect(m_precision, &QComboBox::currentIndexChanged, this, showSide);
     m_inputs = new QLineEdit(this);
     m_inputs->setPlaceholderText(tr("seeded random inputs; or a test_data_set folder"));
     auto *browse = new QPushButton(tr("…"), this);
@@ -98,12 +121,18 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     auto *bRow = new QHBoxLayout;
     bRow->addWidget(m_pipeline, 1);
     bRow->addWidget(m_precision);
+    bRow->addWidget(m_calibration);
+    auto *importRow = new QHBoxLayout;
+    importRow->addWidget(m_importFrom, 1);
+    importRow->addWidget(browseImport);
     auto *tolRow = new QHBoxLayout;
     tolRow->addWidget(new QLabel(tr("atol"), this));
     tolRow->addWidget(m_atol);
     tolRow->addWidget(new QLabel(tr("rtol"), this));
     tolRow->addWidget(m_rtol);
-    form->addRow(tr("B: pipeline, precision"), bRow);
+    form->addRow(tr("B"), m_sideB);
+    form->addRow(tr("Pipeline, precision"), bRow);
+    form->addRow(tr("Imported from"), importRow);
     form->addRow(tr("Inputs"), inputsRow);
     form->addRow(tr("Shapes"), m_shapes);
     form->addRow(tr("Tolerance"), tolRow);
@@ -154,6 +183,7 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     layout->addLayout(runRow);
     layout->addWidget(m_summary);
     layout->addWidget(results, 1);
+    showSide();
     setWorkbench(nullptr);
 }
 
@@ -174,8 +204,9 @@ void ComparePanel::setWorkbench(std::shared_ptr<const session::Workbench> workbe
 
 void ComparePanel::updateActions()
 {
-    m_reproButton->setEnabled(m_outcome && !m_extracting);
-    m_bisectButton->setEnabled(m_outcome && !m_bisecting && m_outcome->request.precision != "fp32" &&
+    const bool rerunnable = m_outcome && m_outcome->request.importFrom.empty(); // an imported B cannot run again
+    m_reproButton->setEnabled(rerunnable && !m_extracting);
+    m_bisectButton->setEnabled(rerunnable && !m_bisecting && m_outcome->request.precision != "fp32" &&
                                !m_outcome->result.outputsPassed());
 }
 
@@ -233,7 +264,7 @@ void ComparePanel::extractRepro(const QString &dir, bool replace)
             return JobOutcome{{}, QString::fromStdString(repro.error().format())};
         const session::ComparisonRequest &request = outcome->request;
         compare::ReproStory story{workbench->model().sourcePath, nodeName.toStdString(), outcome->compiled->model->node(node).opType,
-                                  "cpu:" + request.precision, request.pipeline, "the Portolan workbench's compare dock", {},
+                                  request.sideLabel(), request.pipeline, "the Portolan workbench's compare dock", {},
                                   verdict, request.effectiveTolerance()};
         if (auto st = compare::writeRepro(*repro, dir.toStdString(), compare::reproReadme(*repro, story), replace); !st)
             return JobOutcome{{}, QString::fromStdString(st.error().format())};
@@ -305,6 +336,8 @@ session::CompareForm ComparePanel::form() const
     session::CompareForm f;
     f.pipeline = m_pipeline->text().toStdString();
     f.precision = m_precision->currentText().toStdString();
+    f.calibration = m_calibration->text().trimmed().toStdString();
+    f.importFrom = m_sideB->currentIndex() == 1 ? m_importFrom->text().trimmed().toStdString() : std::string();
     f.inputsDir = m_inputs->text().trimmed().toStdString();
     f.seed = static_cast<std::uint64_t>(m_seed->value());
     f.shapes = m_shapes->text().toStdString();
@@ -319,6 +352,9 @@ void ComparePanel::setForm(const session::CompareForm &f)
     m_pipeline->setText(QString::fromStdString(f.pipeline));
     if (const int precision = m_precision->findText(QString::fromStdString(f.precision)); precision >= 0)
         m_precision->setCurrentIndex(precision);
+    m_calibration->setText(QString::fromStdString(f.calibration));
+    m_importFrom->setText(QString::fromStdString(f.importFrom));
+    m_sideB->setCurrentIndex(f.importFrom.empty() ? 0 : 1);
     m_inputs->setText(QString::fromStdString(f.inputsDir));
     m_seed->setValue(static_cast<int>(std::min<std::uint64_t>(f.seed, static_cast<std::uint64_t>(m_seed->maximum()))));
     m_shapes->setText(QString::fromStdString(f.shapes));
@@ -334,6 +370,13 @@ support::Expected<session::ComparisonRequest> ComparePanel::request() const
     session::ComparisonRequest r;
     r.pipeline = m_pipeline->text().trimmed().toStdString();
     r.precision = m_precision->currentText().toStdString();
+    if (!m_calibration->text().trimmed().isEmpty())
+        r.calibration = m_calibration->text().trimmed().toStdString();
+    if (m_sideB->currentIndex() == 1) {
+        r.importFrom = m_importFrom->text().trimmed().toStdString();
+        if (r.importFrom.empty())
+            return support::makeError("bad-usage", "name the imported run: a folder of .pb or .npy files, an .npz, or a Polygraphy .json");
+    }
     r.inputsDir = m_inputs->text().trimmed().toStdString();
     r.seed = static_cast<std::uint64_t>(m_seed->value());
     std::vector<std::string> specs;
@@ -344,7 +387,7 @@ support::Expected<session::ComparisonRequest> ComparePanel::request() const
         return shapes.takeError();
     r.shapes = std::move(*shapes);
     if (!m_atol->text().trimmed().isEmpty() || !m_rtol->text().trimmed().isEmpty()) {
-        compare::Tolerance t = compare::defaultTolerance(r.precision);
+        compare::Tolerance t = r.effectiveTolerance();
         bool okA = true, okR = true;
         if (!m_atol->text().trimmed().isEmpty())
             t.atol = m_atol->text().toDouble(&okA);
@@ -423,6 +466,21 @@ void ComparePanel::cancel()
     m_summary->setText(tr("Cancelling…"));
 }
 
+namespace {
+
+/// The first `shown` names, comma-separated, with an ellipsis when there are more.
+QString listedNames(const std::vector<std::string> &names, std::size_t shown)
+{
+    QStringList listed;
+    for (std::size_t i = 0; i < names.size() && i < shown; ++i)
+        listed.append(QString::fromStdString(names[i]));
+    if (names.size() > shown)
+        listed.append(QStringLiteral("…"));
+    return listed.join(QStringLiteral(", "));
+}
+
+} // namespace
+
 void ComparePanel::adopt(std::shared_ptr<const session::ComparisonOutcome> outcome)
 {
     emit resultAboutToChange();
@@ -443,6 +501,10 @@ void ComparePanel::adopt(std::shared_ptr<const session::ComparisonOutcome> outco
     if (const auto *first = m_outcome->firstDivergence)
         text += tr("\nFirst divergence: %1 (%2), output %3.")
                     .arg(QString::fromStdString(first->node), QString::fromStdString(first->opType), QString::fromStdString(first->name));
+    const std::vector<std::string> &unknown = m_outcome->unknownImported;
+    if (!unknown.empty())
+        text += tr("\n%n imported tensor(s) named as no value of the model: %1", nullptr, static_cast<int>(unknown.size()))
+                    .arg(listedNames(unknown, 5));
     m_summary->setText(text);
     fillSuspects();
     fillChart();

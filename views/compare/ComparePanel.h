@@ -98,8 +98,11 @@ private:
     bool m_extracting = false;
     bool m_bisecting = false;
 
+    QComboBox *m_sideB = nullptr;       // the compiled executor, or an imported run
     QLineEdit *m_pipeline = nullptr;
     QComboBox *m_precision = nullptr;
+    QLineEdit *m_calibration = nullptr; // int8's calibration batches
+    QLineEdit *m_importFrom = nullptr;  // the imported run's folder or file
     QLineEdit *m_inputs = nullptr;
     QSpinBox *m_seed = nullptr;
     QLineEdit *m_shapes = nullptr;

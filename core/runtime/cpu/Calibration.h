@@ -66,6 +66,10 @@ support::Expected<std::vector<CalibrationBatch>> readCalibrationBatches(const ir
 /// `count` batches of seeded random inputs (seed, seed + 1, …); symbolic dims come from `shapes`.
 support::Expected<std::vector<CalibrationBatch>> randomCalibrationBatches(const ir::Model &model, int count, std::uint64_t seed,
                                                                           const std::map<std::string, Shape> &shapes);
+/// The batches `spec` names: "random:N[:SEED]" (seeded random inputs, dims of symbolic inputs from
+/// `shapes`) or a folder of test_data_set_N folders.
+support::Expected<std::vector<CalibrationBatch>> calibrationBatches(const std::string &spec, const ir::Model &model,
+                                                                    const std::map<std::string, Shape> &shapes);
 
 /// Runs `model` at fp32 on the compiled executor over every batch and measures quantizedActivations().
 /// A batch whose inputs do not fit the model fails naming the batch and the input.

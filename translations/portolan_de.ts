@@ -526,217 +526,228 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="84"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="85"/>
         <source>seeded random inputs; or a test_data_set folder</source>
         <translation>Zufallseingaben mit Startwert; oder ein test_data_set-Ordner</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="66"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="85"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="67"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="86"/>
         <source>…</source>
         <translation>…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="58"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="59"/>
         <source>Compiled CPU executor</source>
         <translation>Kompilierter CPU-Executor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="58"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="68"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="59"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
         <source>Imported run</source>
         <translation>Importierter Lauf</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="63"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="64"/>
         <source>int8&apos;s calibration batches: random:N[:SEED], or a folder of test_data_set_N folders</source>
         <translation>Kalibrierdaten für int8: random:N[:SEED] oder ein Ordner mit test_data_set_N-Ordnern</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="65"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="66"/>
         <source>another runtime&apos;s tensors: a folder of .pb/.npy, an .npz, or Polygraphy&apos;s .json[#RUNNER]</source>
         <translation>Tensoren einer anderen Laufzeit: ein Ordner mit .pb/.npy, eine .npz oder Polygraphys .json[#RUNNER]</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="70"/>
         <source>Runs (*.npz *.json);;All files (*)</source>
         <translation>Läufe (*.npz *.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="87"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="88"/>
         <source>Inputs (input_K.pb)</source>
         <translation>Eingaben (input_K.pb)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="95"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="96"/>
         <source>symbolic inputs: name=1,3,224,224; other=1,128</source>
         <translation>symbolische Eingaben: name=1,3,224,224; andere=1,128</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="98"/>
         <location filename="../views/compare/ComparePanel.cpp" line="99"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="100"/>
         <source>by precision</source>
         <translation>nach Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="101"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="102"/>
         <source>max error / reference scale</source>
         <translation>max. Fehler / Referenzskala</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="101"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="102"/>
         <source>max abs error</source>
         <translation>max. absoluter Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="101"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="102"/>
         <source>1 − cosine</source>
         <translation>1 − Kosinus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="103"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="104"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="105"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="106"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
         <location filename="../views/compare/ComparePanel.cpp" line="111"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="430"/>
+        <source>running A and B: %p%</source>
+        <translation>A und B laufen: %p%</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="121"/>
+        <source>checking the failing kernels…</source>
+        <translation>die abweichenden Kernel werden geprüft…</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="123"/>
         <source>Reference interpreter (A) against the compiled CPU executor (B).</source>
         <translation>Referenzinterpreter (A) gegen den kompilierten CPU-Executor (B).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="119"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="131"/>
         <source>seed</source>
         <translation>Startwert</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="129"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="141"/>
         <source>atol</source>
         <translation>atol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="131"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="143"/>
         <source>rtol</source>
         <translation>rtol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="133"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="145"/>
         <source>B</source>
         <translation>B</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="134"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="146"/>
         <source>Pipeline, precision</source>
         <translation>Pipeline, Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="135"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="147"/>
         <source>Imported from</source>
         <translation>Importiert aus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="148"/>
         <source>Inputs</source>
         <translation>Eingaben</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="137"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="149"/>
         <source>Shapes</source>
         <translation>Formen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="138"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="150"/>
         <source>Tolerance</source>
         <translation>Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="139"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="151"/>
         <source>Heat on graph</source>
         <translation>Wärmebild im Graphen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="140"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="152"/>
         <source>Extract Repro…</source>
         <translation>Repro herauslösen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="141"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="153"/>
         <source>Cut the selected suspect (or the first divergence) out as a standalone model with the inputs B gave it and the reference&apos;s outputs, shrunk while it still fails</source>
         <translation>Den gewählten Verdächtigen (oder die erste Abweichung) als eigenständiges Modell herauslösen, mit den Eingaben, die B ihm gab, und den Ausgaben der Referenz; verkleinert, solange der Fehler bleibt</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="144"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="156"/>
         <source>Bisect Precision</source>
         <translation>Genauigkeit bisektieren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="145"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="157"/>
         <source>Find the nodes to keep at fp32 for B&apos;s outputs to meet the tolerance</source>
         <translation>Die Knoten finden, die bei fp32 bleiben müssen, damit die Ausgaben von B die Toleranz einhalten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="171"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="183"/>
         <source>Suspect</source>
         <translation>Verdächtig</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="171"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="183"/>
         <source>Error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="171"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="183"/>
         <source>Why</source>
         <translation>Warum</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="176"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="188"/>
         <source>Suspects</source>
         <translation>Verdächtige</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="177"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="189"/>
         <source>Tensors</source>
         <translation>Tensoren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="178"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="190"/>
         <source>Error by depth</source>
         <translation>Fehler nach Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="229"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="236"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="241"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="248"/>
         <source>Extract Repro</source>
         <translation>Repro herauslösen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="229"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="246"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="241"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="258"/>
         <source>No tensor goes out of tolerance on its own: pick a suspect first.</source>
         <translation>Kein Tensor verlässt die Toleranz von selbst: wählen Sie zuerst einen Verdächtigen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="232"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="244"/>
         <source>Folder for the repro around %1</source>
         <translation>Ordner für das Repro um %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="236"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="248"/>
         <source>%1 holds files. Write the repro into it anyway?</source>
         <translation>%1 enthält Dateien. Das Repro trotzdem hineinschreiben?</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="260"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="272"/>
         <source>Cutting a repro around %1…</source>
         <translation>Repro um %1 wird herausgelöst…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="271"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="283"/>
         <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
         <translation>
             <numerusform>Repro um %1 (%n Knoten) nach %2 geschrieben: B ist dort %3 der Referenz.</numerusform>
@@ -744,101 +755,101 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="273"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="285"/>
         <source>OUT OF TOLERANCE against</source>
         <translation>AUSSERHALB DER TOLERANZ gegenüber</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="273"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="285"/>
         <source>within tolerance of</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="290"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="302"/>
         <source>Bisecting: which nodes must stay at fp32…</source>
         <translation>Bisektion: welche Knoten bei fp32 bleiben müssen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="296"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="308"/>
         <source>B already meets the tolerance at %1: nothing to keep at fp32.</source>
         <translation>B hält die Toleranz bei %1 bereits ein: nichts muss bei fp32 bleiben.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="302"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="314"/>
         <source>Keep %1 of the %2 nodes %3 lowers at fp32 (worst output error %4 of its scale, %5 runs):%6</source>
         <translation>%1 der %2 Knoten, die %3 absenkt, bei fp32 lassen (schlechtester Ausgabefehler %4 seiner Skala, %5 Läufe):%6</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="419"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="436"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="447"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="466"/>
         <source>Cancelled.</source>
         <translation>Abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="466"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="485"/>
         <source>Cancelling…</source>
         <translation>Wird abgebrochen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="494"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="513"/>
         <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
         <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="498"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="548"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="517"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="567"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="498"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="517"/>
         <source>OUT OF TOLERANCE</source>
         <translation>AUSSERHALB DER TOLERANZ</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="502"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="521"/>
         <source>
 First divergence: %1 (%2), output %3.</source>
         <translation>
 Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="506"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="525"/>
         <source>
 %n imported tensor(s) named as no value of the model: %1</source>
         <translation>
-        <numerusform>
+            <numerusform>
 %n importierter Tensor trägt den Namen keines Werts im Modell: %1</numerusform>
-        <numerusform>
+            <numerusform>
 %n importierte Tensoren tragen den Namen keines Werts im Modell: %1</numerusform>
-    </translation>
+        </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="533"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="552"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="545"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="564"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="549"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="568"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="564"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="583"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="569"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="588"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>

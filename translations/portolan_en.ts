@@ -15,7 +15,7 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="271"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="283"/>
         <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
         <translation>
             <numerusform>Wrote a repro around %1 (%n node) to %2: B is %3 the reference there.</numerusform>
@@ -23,15 +23,15 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="506"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="525"/>
         <source>
 %n imported tensor(s) named as no value of the model: %1</source>
         <translation>
-        <numerusform>
+            <numerusform>
 %n imported tensor named as no value of the model: %1</numerusform>
-        <numerusform>
+            <numerusform>
 %n imported tensors named as no value of the model: %1</numerusform>
-    </translation>
+        </translation>
     </message>
 </context>
 <context>

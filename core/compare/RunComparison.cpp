@@ -13,13 +13,58 @@ using support::makeError;
 
 namespace {
 
+/// Both runs' main-graph nodes finished so far, as the permille ComparisonOptions::progress holds.
+class Progress {
+public:
+    Progress(std::atomic<int> *out, const ir::Model &a, const ir::Model &b)
+        : m_out(out), m_modelA(a), m_modelB(b), m_totalA(mainNodes(a)), m_totalB(mainNodes(b))
+    {
+        publish();
+    }
+    void nodeOfA(const ir::Node &node) { count(node.graph == m_modelA.mainGraph(), m_doneA, m_totalA); }
+    void nodeOfB(const ir::Node &node) { count(node.graph == m_modelB.mainGraph(), m_doneB, m_totalB); }
+    /// A run is over: whatever it did not report node by node (an imported run's) counts as done.
+    void finishedA() { m_doneA = m_totalA; publish(); }
+    void finishedB() { m_doneB = m_totalB; publish(); }
+
+private:
+    static std::int64_t mainNodes(const ir::Model &model)
+    {
+        std::int64_t n = 0;
+        for (const ir::NodeId id : model.graph(model.mainGraph()).nodes)
+            n += model.node(id).alive;
+        return n;
+    }
+    void count(bool main, std::int64_t &done, std::int64_t total)
+    {
+        if (main && done < total) {
+            ++done;
+            publish();
+        }
+    }
+    void publish()
+    {
+        const std::int64_t total = m_totalA + m_totalB;
+        if (m_out)
+            m_out->store(total > 0 ? static_cast<int>((m_doneA + m_doneB) * 1000 / total) : 0, std::memory_order_relaxed);
+    }
+
+    std::atomic<int> *m_out;
+    const ir::Model &m_modelA, &m_modelB;
+    std::int64_t m_totalA, m_totalB, m_doneA = 0, m_doneB = 0;
+};
+
 /// Run A: keeps every aligned value's tensor, until B has compared all its readers.
 class KeepObserver final : public runtime::RunObserver {
 public:
-    KeepObserver(const std::unordered_map<std::uint32_t, int> &wanted, TensorStore &store) : m_wanted(wanted), m_store(store) {}
+    KeepObserver(const std::unordered_map<std::uint32_t, int> &wanted, TensorStore &store, Progress &progress)
+        : m_wanted(wanted), m_store(store), m_progress(progress)
+    {
+    }
 
     void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
     {
+        m_progress.nodeOfA(node);
         for (std::size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k)
             if (node.outputs[k].valid() && outputs[k].isTensor() && m_wanted.contains(node.outputs[k].index) && m_error.empty())
                 if (auto st = m_store.put(node.outputs[k].index, outputs[k].tensor); !st)
@@ -30,6 +75,7 @@ public:
 private:
     const std::unordered_map<std::uint32_t, int> &m_wanted;
     TensorStore &m_store;
+    Progress &m_progress;
     std::string m_error;
 };
 
@@ -37,8 +83,9 @@ private:
 class CompareObserver final : public runtime::RunObserver {
 public:
     CompareObserver(const ir::Model &a, const ir::Model &b, const Alignment &alignment, std::unordered_map<std::uint32_t, int> &remaining,
-                    TensorStore &store, const ComparisonOptions &options, ComparisonResult &result)
-        : m_a(a), m_b(b), m_alignment(alignment), m_remaining(remaining), m_store(store), m_options(options), m_result(result)
+                    TensorStore &store, const ComparisonOptions &options, ComparisonResult &result, Progress &progress)
+        : m_a(a), m_b(b), m_alignment(alignment), m_remaining(remaining), m_store(store), m_options(options), m_result(result),
+          m_progress(progress)
     {
         for (const ir::ValueId out : b.graph(b.mainGraph()).outputs)
             m_outputs.insert(out.index);
@@ -46,6 +93,7 @@ public:
 
     void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
     {
+        m_progress.nodeOfB(node);
         if (node.graph != m_b.mainGraph() || !m_error.empty())
             return;
         for (std::size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k) {
@@ -89,6 +137,7 @@ private:
     TensorStore &m_store;
     const ComparisonOptions &m_options;
     ComparisonResult &m_result;
+    Progress &m_progress;
     std::unordered_set<std::uint32_t> m_outputs;
     std::string m_error;
 };
@@ -177,7 +226,8 @@ support::Expected<ComparisonResult> compareRuns(const RunSide &a, const RunSide 
         ++readers[va.index];
     TensorStore store(options.memoryBudget ? options.memoryBudget : runtime::defaultMaxMemory() / 2);
 
-    KeepObserver keep(readers, store);
+    Progress progress(options.progress, *a.model, *b.model);
+    KeepObserver keep(readers, store, progress);
     runtime::RunOptions runA;
     runA.observer = &keep;
     runA.cancel = options.cancel;
@@ -187,8 +237,9 @@ support::Expected<ComparisonResult> compareRuns(const RunSide &a, const RunSide 
         return makeError(outA.error().primary.code, "run " + a.label + ": " + outA.error().format(), a.model->sourcePath);
     if (!keep.error().empty())
         return makeError("io", keep.error(), a.model->sourcePath);
+    progress.finishedA();
 
-    CompareObserver compare(*a.model, *b.model, alignment, readers, store, options, result);
+    CompareObserver compare(*a.model, *b.model, alignment, readers, store, options, result, progress);
     runtime::RunOptions runB;
     runB.observer = &compare;
     runB.cancel = options.cancel;
@@ -198,6 +249,7 @@ support::Expected<ComparisonResult> compareRuns(const RunSide &a, const RunSide 
         return makeError(outB.error().primary.code, "run " + b.label + ": " + outB.error().format(), b.model->sourcePath);
     if (!compare.error().empty())
         return makeError("io", compare.error(), b.model->sourcePath);
+    progress.finishedB();
     result.peakHeldBytes = store.peakHeldBytes();
     result.spilledBytes = store.spilledBytes();
     if (result.tensors.empty())

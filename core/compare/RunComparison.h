@@ -47,6 +47,9 @@ struct ComparisonOptions {
     std::size_t memoryBudget = 0;               ///< bytes of A's tensors held in memory; 0: a quarter of RAM
     double epsilon = 1e-8;
     const std::atomic<bool> *cancel = nullptr; ///< set from another thread: the runs stop with "cancelled"
+    /// When set, kept at the permille of both runs' main-graph nodes finished, for a progress bar
+    /// another thread reads; 1000 once both runs are done.
+    std::atomic<int> *progress = nullptr;
 };
 
 struct ComparedTensor {

@@ -34,6 +34,8 @@ struct ComparisonRequest {
     bool kernelCheck = true;            ///< re-run failing suspects alone on the reference kernels
     /// Set (from any thread) to stop the runs: compare() then fails with "cancelled".
     std::shared_ptr<std::atomic<bool>> cancel;
+    /// When set, compare() keeps it at the permille of both runs done (for a progress bar).
+    std::shared_ptr<std::atomic<int>> progress;
 
     /// The tolerance asked for, else the precision's default (fp32's for an imported run).
     compare::Tolerance effectiveTolerance() const

@@ -122,6 +122,7 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     compare::ComparisonOptions comparison;
     comparison.tolerance = request.effectiveTolerance();
     comparison.cancel = request.cancel.get();
+    comparison.progress = request.progress.get();
     const auto alignment = imported ? compare::alignByName(model, optimized)
                                     : compare::alignByProvenance(model, optimized, outcome->compiled->provenance);
     auto result = compare::compareRuns(a, b, alignment, *feeds, comparison);

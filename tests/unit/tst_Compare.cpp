@@ -89,6 +89,7 @@ private slots:
     void importedTensorsCompareAsARun();
     void npzAndPolygraphyRunsImport();
     void comparingNothingIsRefused();
+    void progressCountsBothRunsNodes();
 };
 
 void tst_Compare::metricsOfKnownTensors()
@@ -720,6 +721,31 @@ void tst_Compare::comparingNothingIsRefused()
     auto result = compare::compareRuns(a, b, {}, *feeds, {});
     QVERIFY(!result);
     QVERIFY2(result.error().format().find("no tensor") != std::string::npos, result.error().format().c_str());
+}
+
+void tst_Compare::progressCountsBothRunsNodes()
+{
+    // the same model on both sides: when B starts, A's half is done; when the comparison returns, all
+    auto model = fixture("cnn_bn");
+    QVERIFY(model);
+    auto feeds = passes::seededFeeds(*model, 3, {}, 3);
+    QVERIFY(feeds);
+    std::atomic<int> progress{-1};
+    std::vector<int> seenByB; // progress when B starts
+    std::shared_ptr<runtime::Interpreter> ia, ib;
+    const compare::RunSide a = referenceSide(*model, ia);
+    compare::RunSide b = referenceSide(*model, ib);
+    const auto runB = b.run;
+    b.run = [&, runB](const runtime::NamedValues &f, const runtime::RunOptions &o) {
+        seenByB.push_back(progress.load());
+        return runB(f, o);
+    };
+    compare::ComparisonOptions options;
+    options.progress = &progress;
+    auto result = compare::compareRuns(a, b, compare::alignByName(*model, *model), *feeds, options);
+    QVERIFY2(result, result ? "" : result.error().format().c_str());
+    QCOMPARE(seenByB, std::vector<int>{500});
+    QCOMPARE(progress.load(), 1000);
 }
 
 QTEST_GUILESS_MAIN(tst_Compare)

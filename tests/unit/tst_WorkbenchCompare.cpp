@@ -25,7 +25,9 @@ private slots:
     {
         session::ComparisonRequest request;
         request.inputsDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
+        request.progress = std::make_shared<std::atomic<int>>(-1);
         auto outcome = m_workbench.compare(request);
+        QCOMPARE(request.progress->load(), 1000); // both runs done
         QVERIFY2(outcome.hasValue(), outcome ? "" : outcome.error().format().c_str());
         const auto &o = **outcome;
         QVERIFY(o.result.outputsPassed());

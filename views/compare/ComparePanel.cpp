@@ -24,6 +24,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTimer>
 #include <QTableView>
 #include <QTreeWidget>
 #include <QValueAxis>
@@ -106,8 +107,19 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     m_cancelButton->setVisible(false);
     connect(m_cancelButton, &QPushButton::clicked, this, &ComparePanel::cancel);
     m_progress = new QProgressBar(this);
-    m_progress->setRange(0, 0); // busy: the runs report no fraction
+    m_progress->setRange(0, 1000); // permille of both runs' nodes; the kernel checks come after
+    m_progress->setFormat(tr("running A and B: %p%"));
     m_progress->setVisible(false);
+    m_poll = new QTimer(this);
+    m_poll->setInterval(100);
+    connect(m_poll, &QTimer::timeout, this, [this] {
+        if (!m_done)
+            return;
+        const int done = m_done->load(std::memory_order_relaxed);
+        m_progress->setValue(done);
+        if (done >= 1000)
+            m_progress->setFormat(tr("checking the failing kernels…"));
+    });
     m_summary = new QLabel(tr("Reference interpreter (A) against the compiled CPU executor (B)."), this);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -412,6 +424,11 @@ void ComparePanel::run()
     }
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     r->cancel = m_cancel;
+    m_done = std::make_shared<std::atomic<int>>(0);
+    r->progress = m_done;
+    m_progress->setValue(0);
+    m_progress->setFormat(tr("running A and B: %p%"));
+    m_poll->start();
     m_running = true;
     m_runButton->setEnabled(false);
     m_cancelButton->setVisible(true);
@@ -436,6 +453,8 @@ void ComparePanel::run()
     runInBackground(this, std::move(job), [this, workbench](const std::shared_ptr<RunOutcome> &outcome) {
         m_running = false;
         m_cancel.reset();
+        m_poll->stop();
+        m_done.reset();
         m_runButton->setEnabled(m_workbench && m_workbench->hasModel());
         m_cancelButton->setVisible(false);
         m_progress->setVisible(false);

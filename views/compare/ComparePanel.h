@@ -11,6 +11,8 @@
 
 #include <QWidget>
 
+class QTimer;
+
 #include <atomic>
 #include <memory>
 #include <unordered_map>
@@ -95,6 +97,8 @@ private:
     std::shared_ptr<const session::ComparisonOutcome> m_outcome;
     bool m_running = false;
     std::shared_ptr<std::atomic<bool>> m_cancel; ///< the running comparison's stop flag
+    std::shared_ptr<std::atomic<int>> m_done;    ///< the running comparison's permille, polled by m_poll
+    QTimer *m_poll = nullptr;
     bool m_extracting = false;
     bool m_bisecting = false;
 

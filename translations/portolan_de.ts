@@ -526,13 +526,13 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="85"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="92"/>
         <source>seeded random inputs; or a test_data_set folder</source>
         <translation>Zufallseingaben mit Startwert; oder ein test_data_set-Ordner</translation>
     </message>
     <message>
         <location filename="../views/compare/ComparePanel.cpp" line="67"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="86"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="93"/>
         <source>…</source>
         <translation>…</translation>
     </message>
@@ -546,6 +546,11 @@
         <location filename="../views/compare/ComparePanel.cpp" line="69"/>
         <source>Imported run</source>
         <translation>Importierter Lauf</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="59"/>
+        <source>External command</source>
+        <translation>Externer Befehl</translation>
     </message>
     <message>
         <location filename="../views/compare/ComparePanel.cpp" line="64"/>
@@ -563,191 +568,201 @@
         <translation>Läufe (*.npz *.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="88"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="75"/>
+        <source>another runtime as a command: CMD {model} {inputs} {outputs}</source>
+        <translation>eine andere Laufzeit als Befehl: CMD {model} {inputs} {outputs}</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="76"/>
+        <source>Run through /bin/sh on the model file as loaded. {inputs} holds input_K.pb and NAME.npy; the command writes outputs (and any intermediates) into {outputs} as .pb or .npy.</source>
+        <translation>Läuft über /bin/sh auf der geladenen Modelldatei. {inputs} enthält input_K.pb und NAME.npy; der Befehl schreibt die Ausgaben (und beliebige Zwischenwerte) als .pb oder .npy nach {outputs}.</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="95"/>
         <source>Inputs (input_K.pb)</source>
         <translation>Eingaben (input_K.pb)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="96"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="103"/>
         <source>symbolic inputs: name=1,3,224,224; other=1,128</source>
         <translation>symbolische Eingaben: name=1,3,224,224; andere=1,128</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="99"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="100"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="106"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="107"/>
         <source>by precision</source>
         <translation>nach Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="102"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="109"/>
         <source>max error / reference scale</source>
         <translation>max. Fehler / Referenzskala</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="102"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="109"/>
         <source>max abs error</source>
         <translation>max. absoluter Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="102"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="109"/>
         <source>1 − cosine</source>
         <translation>1 − Kosinus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="104"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="111"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="106"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="113"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="111"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="430"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="118"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="442"/>
         <source>running A and B: %p%</source>
         <translation>A und B laufen: %p%</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="121"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="128"/>
         <source>checking the failing kernels…</source>
         <translation>die abweichenden Kernel werden geprüft…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="123"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="130"/>
         <source>Reference interpreter (A) against the compiled CPU executor (B).</source>
         <translation>Referenzinterpreter (A) gegen den kompilierten CPU-Executor (B).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="131"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="138"/>
         <source>seed</source>
         <translation>Startwert</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="141"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="149"/>
         <source>atol</source>
         <translation>atol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="143"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="151"/>
         <source>rtol</source>
         <translation>rtol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="145"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="153"/>
         <source>B</source>
         <translation>B</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="146"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="154"/>
         <source>Pipeline, precision</source>
         <translation>Pipeline, Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="147"/>
-        <source>Imported from</source>
-        <translation>Importiert aus</translation>
+        <location filename="../views/compare/ComparePanel.cpp" line="155"/>
+        <source>Other runtime</source>
+        <translation>Andere Laufzeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="148"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="156"/>
         <source>Inputs</source>
         <translation>Eingaben</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="149"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="157"/>
         <source>Shapes</source>
         <translation>Formen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="150"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="158"/>
         <source>Tolerance</source>
         <translation>Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="151"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="159"/>
         <source>Heat on graph</source>
         <translation>Wärmebild im Graphen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="152"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="160"/>
         <source>Extract Repro…</source>
         <translation>Repro herauslösen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="153"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="161"/>
         <source>Cut the selected suspect (or the first divergence) out as a standalone model with the inputs B gave it and the reference&apos;s outputs, shrunk while it still fails</source>
         <translation>Den gewählten Verdächtigen (oder die erste Abweichung) als eigenständiges Modell herauslösen, mit den Eingaben, die B ihm gab, und den Ausgaben der Referenz; verkleinert, solange der Fehler bleibt</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="156"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="164"/>
         <source>Bisect Precision</source>
         <translation>Genauigkeit bisektieren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="157"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="165"/>
         <source>Find the nodes to keep at fp32 for B&apos;s outputs to meet the tolerance</source>
         <translation>Die Knoten finden, die bei fp32 bleiben müssen, damit die Ausgaben von B die Toleranz einhalten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="183"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="191"/>
         <source>Suspect</source>
         <translation>Verdächtig</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="183"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="191"/>
         <source>Error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="183"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="191"/>
         <source>Why</source>
         <translation>Warum</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="188"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="196"/>
         <source>Suspects</source>
         <translation>Verdächtige</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="189"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="197"/>
         <source>Tensors</source>
         <translation>Tensoren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="190"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="198"/>
         <source>Error by depth</source>
         <translation>Fehler nach Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="241"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="248"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="249"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="256"/>
         <source>Extract Repro</source>
         <translation>Repro herauslösen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="241"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="258"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="249"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="266"/>
         <source>No tensor goes out of tolerance on its own: pick a suspect first.</source>
         <translation>Kein Tensor verlässt die Toleranz von selbst: wählen Sie zuerst einen Verdächtigen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="244"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="252"/>
         <source>Folder for the repro around %1</source>
         <translation>Ordner für das Repro um %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="248"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="256"/>
         <source>%1 holds files. Write the repro into it anyway?</source>
         <translation>%1 enthält Dateien. Das Repro trotzdem hineinschreiben?</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="272"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="280"/>
         <source>Cutting a repro around %1…</source>
         <translation>Repro um %1 wird herausgelöst…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="283"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="291"/>
         <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
         <translation>
             <numerusform>Repro um %1 (%n Knoten) nach %2 geschrieben: B ist dort %3 der Referenz.</numerusform>
@@ -755,70 +770,70 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="285"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="293"/>
         <source>OUT OF TOLERANCE against</source>
         <translation>AUSSERHALB DER TOLERANZ gegenüber</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="285"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="293"/>
         <source>within tolerance of</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="302"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="310"/>
         <source>Bisecting: which nodes must stay at fp32…</source>
         <translation>Bisektion: welche Knoten bei fp32 bleiben müssen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="308"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="316"/>
         <source>B already meets the tolerance at %1: nothing to keep at fp32.</source>
         <translation>B hält die Toleranz bei %1 bereits ein: nichts muss bei fp32 bleiben.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="314"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="322"/>
         <source>Keep %1 of the %2 nodes %3 lowers at fp32 (worst output error %4 of its scale, %5 runs):%6</source>
         <translation>%1 der %2 Knoten, die %3 absenkt, bei fp32 lassen (schlechtester Ausgabefehler %4 seiner Skala, %5 Läufe):%6</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="436"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="448"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="466"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="478"/>
         <source>Cancelled.</source>
         <translation>Abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="485"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="497"/>
         <source>Cancelling…</source>
         <translation>Wird abgebrochen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="513"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="525"/>
         <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
         <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="517"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="567"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="529"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="579"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="517"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="529"/>
         <source>OUT OF TOLERANCE</source>
         <translation>AUSSERHALB DER TOLERANZ</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="521"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="533"/>
         <source>
 First divergence: %1 (%2), output %3.</source>
         <translation>
 Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="525"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="537"/>
         <source>
 %n imported tensor(s) named as no value of the model: %1</source>
         <translation>
@@ -829,27 +844,27 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="552"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="564"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="564"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="576"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="568"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="580"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="583"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="595"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="588"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="600"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>

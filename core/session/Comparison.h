@@ -1,6 +1,6 @@
 // What the GUI's compare panel asks the workbench for, and what it gets back: the reference
-// interpreter against the compiled CPU executor at a precision, or against another runtime's
-// imported tensors, tensor by tensor.
+// interpreter against the compiled CPU executor at a precision, or against another runtime (its
+// imported tensors, or a command that runs it), tensor by tensor.
 #pragma once
 
 #include "compare/Divergence.h"
@@ -27,6 +27,10 @@ struct ComparisonRequest {
     /// When set, B is another runtime's tensors instead of the compiled executor: a folder of .pb or
     /// .npy files, an .npz, or Polygraphy's --save-outputs .json[#RUNNER] (pipeline and precision unused).
     std::string importFrom;
+    /// When set, B is another runtime run as a command on the model file as loaded:
+    /// "CMD {model} {inputs} {outputs}" (compare::ExternalCommand), killed past externalTimeout seconds.
+    std::string externalCommand;
+    double externalTimeout = 600;
     std::string inputsDir;              ///< a test_data_set folder of input_K.pb; empty: seeded random inputs
     std::uint64_t seed = 1;
     std::map<std::string, runtime::Shape> shapes; ///< dims for symbolic inputs, by input name
@@ -37,13 +41,18 @@ struct ComparisonRequest {
     /// When set, compare() keeps it at the permille of both runs done (for a progress bar).
     std::shared_ptr<std::atomic<int>> progress;
 
-    /// The tolerance asked for, else the precision's default (fp32's for an imported run).
+    /// True when B is the compiled executor, not another runtime's tensors or command.
+    bool compiledB() const { return importFrom.empty() && externalCommand.empty(); }
+    /// The tolerance asked for, else the precision's default (fp32's for another runtime).
     compare::Tolerance effectiveTolerance() const
     {
-        return tolerance.value_or(compare::defaultTolerance(importFrom.empty() ? precision : "fp32"));
+        return tolerance.value_or(compare::defaultTolerance(compiledB() ? precision : "fp32"));
     }
-    /// "cpu:fp16", or "import:PATH".
-    std::string sideLabel() const { return importFrom.empty() ? "cpu:" + precision : "import:" + importFrom; }
+    /// "cpu:fp16", "import:PATH" or "external:CMD …".
+    std::string sideLabel() const
+    {
+        return !importFrom.empty() ? "import:" + importFrom : !externalCommand.empty() ? "external:" + externalCommand : "cpu:" + precision;
+    }
 };
 
 /// Everything a comparison produced. Suspects and the first divergence point into `result`: keep

@@ -54,7 +54,8 @@ std::string sessionJson(const SessionFile &s, const std::string &sessionPath)
     w.key("compare").beginObject().field("pipeline", s.compare.pipeline).field("precision", s.compare.precision)
         .field("inputs", relativeTo(s.compare.inputsDir, folder)).field("seed", s.compare.seed).field("shapes", s.compare.shapes)
         .field("atol", s.compare.atol).field("rtol", s.compare.rtol).field("heat_metric", s.compare.heatMetric)
-        .field("calibration", s.compare.calibration).field("import", relativeTo(s.compare.importFrom, folder)).endObject();
+        .field("calibration", s.compare.calibration).field("import", relativeTo(s.compare.importFrom, folder))
+        .field("external", s.compare.externalCommand).endObject();
     w.endObject();
     return w.str() + "\n";
 }
@@ -114,6 +115,7 @@ support::Expected<SessionFile> readSession(const std::string &path)
             s.compare.heatMetric = c->value("heat_metric", s.compare.heatMetric);
             s.compare.calibration = c->value("calibration", s.compare.calibration);
             s.compare.importFrom = resolved(c->value("import", std::string()), folder);
+            s.compare.externalCommand = c->value("external", std::string());
         }
     } catch (const nlohmann::json::exception &e) { // a field of the wrong JSON type
         return support::makeError("bad-session", std::string("has a field of the wrong type: ") + e.what(), path);

@@ -15,7 +15,8 @@ namespace portolan::session {
 struct CompareForm {
     std::string pipeline = "-O2", precision = "fp32";
     std::string calibration = "random:8"; ///< int8's calibration batches
-    std::string importFrom;           ///< "": B is the compiled executor; else the imported run's path
+    std::string importFrom;           ///< "": B is not an imported run; else its path
+    std::string externalCommand;      ///< "": B is not an external command; else "CMD {model} {inputs} {outputs}"
     std::string inputsDir;            ///< "": seeded random inputs
     std::uint64_t seed = 1;
     std::string shapes;               ///< "name=1,3,224,224; other=1,128"

@@ -1,7 +1,8 @@
-// Workbench::compare: the CLI's `compare` for the GUI's pairings (the reference against cpu:PRECISION
-// or against an imported run), as a facade call it can run on a worker thread.
+// Workbench::compare: the CLI's `compare` for the GUI's pairings (the reference against cpu:PRECISION,
+// an imported run or an external command), as a facade call it can run on a worker thread.
 #include "session/Workbench.h"
 
+#include "compare/ExternalRun.h"
 #include "compare/ImportedRun.h"
 #include "runtime/InputGeneration.h"
 #include "runtime/cpu/Calibration.h"
@@ -63,13 +64,31 @@ support::Expected<runtime::cpu::CompileOptions> compileOptionsFor(const Comparis
     return options;
 }
 
-/// Repro and bisection re-run B: an imported run cannot be.
-support::Status requireCompiledB(const ComparisonOutcome &outcome, const char *what)
+/// B as the request names it: the compiled executor on `optimized` (made into `executor`), an
+/// imported run, or an external command on the model file at `modelPath`.
+support::Expected<compare::RunSide> sideB(const ComparisonRequest &request, const ir::Model &optimized, const std::string &modelPath,
+                                          std::unique_ptr<runtime::cpu::CpuExecutor> &executor,
+                                          std::vector<std::string> *unknownImported)
 {
-    if (outcome.request.importFrom.empty())
-        return support::Status::ok();
-    return support::makeError("bad-usage", std::string("B is an imported run, which cannot be run again: ") + what +
-                                               " needs B to be the compiled executor (or, from the command line, an external command)");
+    if (!request.importFrom.empty()) {
+        auto run = compare::readImportedRun(request.importFrom, optimized);
+        if (!run)
+            return run.takeError();
+        if (unknownImported)
+            *unknownImported = run->unknownNames;
+        return compare::importedSide(optimized, std::make_shared<const compare::ImportedRun>(std::move(*run)));
+    }
+    if (!request.externalCommand.empty()) {
+        const compare::ExternalCommand command{request.externalCommand, request.externalTimeout};
+        if (auto st = compare::checkExternalCommand(command); !st)
+            return st.error();
+        return compare::externalSide(optimized, modelPath, command);
+    }
+    auto options = compileOptionsFor(request, optimized);
+    if (!options)
+        return options.takeError();
+    executor = std::make_unique<runtime::cpu::CpuExecutor>(optimized, *options);
+    return compiledSide(*executor, optimized, request.precision);
 }
 
 } // namespace
@@ -79,12 +98,12 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     if (!m_model)
         return support::makeError("no-model", "no model is open");
     const ir::Model &model = *m_model;
-    const bool imported = !request.importFrom.empty();
+    const bool elsewhere = !request.compiledB();
     auto precision = runtime::cpu::parsePrecision(request.precision);
     if (!precision)
         return precision.takeError();
-    // an imported run is of the model as loaded: its tensors align by name, through no passes
-    auto pipeline = imported ? support::Expected<passes::Pipeline>(passes::Pipeline{}) : pipelineFromText(request.pipeline);
+    // another runtime runs the model as loaded: its tensors align by name, through no passes
+    auto pipeline = elsewhere ? support::Expected<passes::Pipeline>(passes::Pipeline{}) : pipelineFromText(request.pipeline);
     if (!pipeline)
         return pipeline.takeError();
     auto compiled = passes::runPipeline(model, *pipeline, {});
@@ -104,26 +123,16 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
                              [&](const runtime::NamedValues &f, const runtime::RunOptions &o) { return interpreter.run(f, o); },
                              [](const ir::Model &other, const runtime::NamedValues &f) { return runtime::Interpreter(other).run(f); }};
     std::unique_ptr<runtime::cpu::CpuExecutor> executor;
-    compare::RunSide b;
-    if (imported) {
-        auto run = compare::readImportedRun(request.importFrom, optimized);
-        if (!run)
-            return run.takeError();
-        outcome->unknownImported = run->unknownNames;
-        b = compare::importedSide(optimized, std::make_shared<const compare::ImportedRun>(std::move(*run)));
-    } else {
-        auto options = compileOptionsFor(request, optimized);
-        if (!options)
-            return options.takeError();
-        executor = std::make_unique<runtime::cpu::CpuExecutor>(optimized, *options);
-        b = compiledSide(*executor, optimized, request.precision);
-    }
+    auto side = sideB(request, optimized, model.sourcePath, executor, &outcome->unknownImported);
+    if (!side)
+        return side.takeError();
+    const compare::RunSide &b = *side;
 
     compare::ComparisonOptions comparison;
     comparison.tolerance = request.effectiveTolerance();
     comparison.cancel = request.cancel.get();
     comparison.progress = request.progress.get();
-    const auto alignment = imported ? compare::alignByName(model, optimized)
+    const auto alignment = elsewhere ? compare::alignByName(model, optimized)
                                     : compare::alignByProvenance(model, optimized, outcome->compiled->provenance);
     auto result = compare::compareRuns(a, b, alignment, *feeds, comparison);
     if (!result)
@@ -154,23 +163,23 @@ support::Expected<compare::Repro> Workbench::extractRepro(const ComparisonOutcom
     auto feeds = comparisonFeeds(*m_model, outcome.request);
     if (!feeds)
         return feeds.takeError();
-    if (auto st = requireCompiledB(outcome, "a repro"); !st)
-        return st.error();
-    auto options = compileOptionsFor(outcome.request, optimized);
-    if (!options)
-        return options.takeError();
-    runtime::cpu::CpuExecutor executor(optimized, *options);
+    if (!outcome.request.importFrom.empty())
+        return support::makeError("bad-usage", "B is an imported run, which cannot run the repro: cut it with B the compiled "
+                                               "executor or an external command");
+    std::unique_ptr<runtime::cpu::CpuExecutor> executor;
+    auto b = sideB(outcome.request, optimized, m_model->sourcePath, executor, nullptr);
+    if (!b)
+        return b.takeError();
     const compare::Tolerance tolerance = outcome.request.effectiveTolerance();
-    return compare::extractRepro(compiledSide(executor, optimized, outcome.request.precision), *feeds,
-                                 {node, depth, tolerance, shrink});
+    return compare::extractRepro(*b, *feeds, {node, depth, tolerance, shrink});
 }
 
 support::Expected<compare::BisectionResult> Workbench::bisectPrecision(const ComparisonOutcome &outcome) const
 {
     if (!m_model)
         return support::makeError("no-model", "no model is open");
-    if (auto st = requireCompiledB(outcome, "bisection"); !st)
-        return st.error();
+    if (!outcome.request.compiledB())
+        return support::makeError("bad-usage", "B is another runtime: bisection lowers nodes of the compiled executor");
     auto precision = runtime::cpu::parsePrecision(outcome.request.precision);
     if (!precision)
         return precision.takeError();

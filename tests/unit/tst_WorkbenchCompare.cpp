@@ -157,6 +157,27 @@ private slots:
         QVERIFY(!repro.hasValue());
         QVERIFY2(repro.error().format().find("imported") != std::string::npos, repro.error().format().c_str());
     }
+
+    void externalCommandRunsTheModelFile()
+    {
+        // portolan's own CLI as "another runtime": it writes the outputs, which match the reference
+        session::ComparisonRequest request;
+        request.inputsDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
+        request.externalCommand = std::string(PORTOLAN_BINARY) + " run {model} --inputs {inputs} --output-dir {outputs}";
+        request.externalTimeout = 120;
+        auto outcome = m_workbench.compare(request);
+        QVERIFY2(outcome.hasValue(), outcome ? "" : outcome.error().format().c_str());
+        const auto &o = **outcome;
+        QVERIFY(o.result.labelB.starts_with("external:"));
+        QVERIFY(o.result.outputsPassed());
+        QVERIFY(!o.figures);
+        QVERIFY(!m_workbench.bisectPrecision(o).hasValue());
+        // a template without its placeholders is refused before anything runs
+        request.externalCommand = "true";
+        const auto bad = m_workbench.compare(request);
+        QVERIFY(!bad.hasValue());
+        QVERIFY2(bad.error().format().find("{model}") != std::string::npos, bad.error().format().c_str());
+    }
 };
 
 QTEST_MAIN(TestWorkbenchCompare)

@@ -56,7 +56,7 @@ struct ComparePanel::RunOutcome {
 ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
 {
     m_sideB = new QComboBox(this);
-    m_sideB->addItems({tr("Compiled CPU executor"), tr("Imported run")});
+    m_sideB->addItems({tr("Compiled CPU executor"), tr("Imported run"), tr("External command")});
     m_pipeline = new QLineEdit(QStringLiteral("-O2"), this);
     m_precision = new QComboBox(this);
     m_precision->addItems({QStringLiteral("fp32"), QStringLiteral("fp16"), QStringLiteral("bf16"), QStringLiteral("int8")});
@@ -71,13 +71,20 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
         if (!file.isEmpty())
             m_importFrom->setText(file);
     });
+    m_external = new QLineEdit(this);
+    m_external->setPlaceholderText(tr("another runtime as a command: CMD {model} {inputs} {outputs}"));
+    m_external->setToolTip(tr("Run through /bin/sh on the model file as loaded. {inputs} holds input_K.pb and NAME.npy; the "
+                              "command writes outputs (and any intermediates) into {outputs} as .pb or .npy."));
     const auto showSide = [this, browseImport] {
-        const bool imported = m_sideB->currentIndex() == 1;
-        m_pipeline->setEnabled(!imported);
-        m_precision->setEnabled(!imported);
-        m_calibration->setEnabled(!imported && m_precision->currentText() == QLatin1String("int8"));
-        m_importFrom->setEnabled(imported);
-        browseImport->setEnabled(imported);
+        const int side = m_sideB->currentIndex(); // 0 compiled, 1 imported, 2 external
+        m_pipeline->setEnabled(side == 0);
+        m_precision->setEnabled(side == 0);
+        m_calibration->setEnabled(side == 0 && m_precision->currentText() == QLatin1String("int8"));
+        m_importFrom->setVisible(side != 2);
+        browseImport->setVisible(side != 2);
+        m_importFrom->setEnabled(side == 1);
+        browseImport->setEnabled(side == 1);
+        m_external->setVisible(side == 2);
     };
     connect(m_sideB, &QComboBox::currentIndexChanged, this, showSide);
     connect(m_precision, &QComboBox::currentIndexChanged, this, showSide);
@@ -137,6 +144,7 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     auto *importRow = new QHBoxLayout;
     importRow->addWidget(m_importFrom, 1);
     importRow->addWidget(browseImport);
+    importRow->addWidget(m_external, 1);
     auto *tolRow = new QHBoxLayout;
     tolRow->addWidget(new QLabel(tr("atol"), this));
     tolRow->addWidget(m_atol);
@@ -144,7 +152,7 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     tolRow->addWidget(m_rtol);
     form->addRow(tr("B"), m_sideB);
     form->addRow(tr("Pipeline, precision"), bRow);
-    form->addRow(tr("Imported from"), importRow);
+    form->addRow(tr("Other runtime"), importRow);
     form->addRow(tr("Inputs"), inputsRow);
     form->addRow(tr("Shapes"), m_shapes);
     form->addRow(tr("Tolerance"), tolRow);
@@ -216,10 +224,10 @@ void ComparePanel::setWorkbench(std::shared_ptr<const session::Workbench> workbe
 
 void ComparePanel::updateActions()
 {
-    const bool rerunnable = m_outcome && m_outcome->request.importFrom.empty(); // an imported B cannot run again
-    m_reproButton->setEnabled(rerunnable && !m_extracting);
-    m_bisectButton->setEnabled(rerunnable && !m_bisecting && m_outcome->request.precision != "fp32" &&
-                               !m_outcome->result.outputsPassed());
+    // an imported B cannot run again, and only the compiled executor has a precision to bisect
+    m_reproButton->setEnabled(m_outcome && m_outcome->request.importFrom.empty() && !m_extracting);
+    m_bisectButton->setEnabled(m_outcome && m_outcome->request.compiledB() && !m_bisecting &&
+                               m_outcome->request.precision != "fp32" && !m_outcome->result.outputsPassed());
 }
 
 QString ComparePanel::reproNode() const
@@ -350,6 +358,7 @@ session::CompareForm ComparePanel::form() const
     f.precision = m_precision->currentText().toStdString();
     f.calibration = m_calibration->text().trimmed().toStdString();
     f.importFrom = m_sideB->currentIndex() == 1 ? m_importFrom->text().trimmed().toStdString() : std::string();
+    f.externalCommand = m_sideB->currentIndex() == 2 ? m_external->text().trimmed().toStdString() : std::string();
     f.inputsDir = m_inputs->text().trimmed().toStdString();
     f.seed = static_cast<std::uint64_t>(m_seed->value());
     f.shapes = m_shapes->text().toStdString();
@@ -366,7 +375,8 @@ void ComparePanel::setForm(const session::CompareForm &f)
         m_precision->setCurrentIndex(precision);
     m_calibration->setText(QString::fromStdString(f.calibration));
     m_importFrom->setText(QString::fromStdString(f.importFrom));
-    m_sideB->setCurrentIndex(f.importFrom.empty() ? 0 : 1);
+    m_external->setText(QString::fromStdString(f.externalCommand));
+    m_sideB->setCurrentIndex(!f.importFrom.empty() ? 1 : !f.externalCommand.empty() ? 2 : 0);
     m_inputs->setText(QString::fromStdString(f.inputsDir));
     m_seed->setValue(static_cast<int>(std::min<std::uint64_t>(f.seed, static_cast<std::uint64_t>(m_seed->maximum()))));
     m_shapes->setText(QString::fromStdString(f.shapes));
@@ -389,6 +399,8 @@ support::Expected<session::ComparisonRequest> ComparePanel::request() const
         if (r.importFrom.empty())
             return support::makeError("bad-usage", "name the imported run: a folder of .pb or .npy files, an .npz, or a Polygraphy .json");
     }
+    if (m_sideB->currentIndex() == 2)
+        r.externalCommand = m_external->text().trimmed().toStdString(); // checked by the workbench
     r.inputsDir = m_inputs->text().trimmed().toStdString();
     r.seed = static_cast<std::uint64_t>(m_seed->value());
     std::vector<std::string> specs;

@@ -107,6 +107,7 @@ private:
     QComboBox *m_precision = nullptr;
     QLineEdit *m_calibration = nullptr; // int8's calibration batches
     QLineEdit *m_importFrom = nullptr;  // the imported run's folder or file
+    QLineEdit *m_external = nullptr;    // the external command
     QLineEdit *m_inputs = nullptr;
     QSpinBox *m_seed = nullptr;
     QLineEdit *m_shapes = nullptr;

@@ -64,7 +64,7 @@
 <context>
     <name>portolan::views::GraphCanvas</name>
     <message numerus="yes">
-        <location filename="../views/graph/GraphCanvas.cpp" line="731"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="759"/>
         <source>%1: %n node(s) it cannot run, framed dashed</source>
         <translation>
             <numerusform>%1: %n node it cannot run, framed dashed</numerusform>

@@ -5,6 +5,7 @@
 #include "cli/ReportBuilder.h"
 #include "common/Background.h"
 #include "common/ScopeTreeModel.h"
+#include "graph/ScopeBreadcrumbs.h"
 #include "graph/GraphCanvas.h"
 #include "inspector/InspectorPanel.h"
 #include "pipeline/PipelinePanel.h"
@@ -80,7 +81,24 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
         else if (index > 0)
             delete m_tabs->widget(index);
     });
-    setCentralWidget(m_tabs);
+    // breadcrumbs of the selection's name scope above the tabs; a crumb opens and frames its group
+    auto *central = new QWidget(this);
+    auto *centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    m_breadcrumbs = new views::ScopeBreadcrumbs(central);
+    centralLayout->addWidget(m_breadcrumbs);
+    centralLayout->addWidget(m_tabs, 1);
+    setCentralWidget(central);
+    connect(m_breadcrumbs, &views::ScopeBreadcrumbs::groupActivated, this, [this](std::size_t group) {
+        views::GraphCanvas *canvas = currentCanvas();
+        if (!canvas->scopes())
+            return;
+        canvas->revealGroup(group);
+        m_inspector->showGroup(*canvas->scopes(), group);
+        m_breadcrumbs->showPath(*canvas->scopes(), group);
+    });
+    connect(m_tabs, &QTabWidget::currentChanged, m_breadcrumbs, &views::ScopeBreadcrumbs::clear);
 
     // the pass diff: before | after, side by side
     m_diffTab = new QWidget(m_tabs);
@@ -394,6 +412,7 @@ void MainWindow::finishLoad(const std::shared_ptr<LoadResult> &result)
     m_scopeView->expandToDepth(0);
     m_inspector->setModel(&model);
     m_canvas->setGraph(&model, model.mainGraph());
+    m_breadcrumbs->clear();
     m_pipeline->setWorkbench(m_workbench);
     m_compare->setWorkbench(m_workbench);
     m_modelPath = result->path;
@@ -448,6 +467,7 @@ void MainWindow::nextHit(bool backwards)
     const auto &hit = m_hits[m_hitIndex];
     m_searchStatus->setText(tr("%1 of %2").arg(m_hitIndex + 1).arg(m_hits.size()));
     currentCanvas()->revealNode(hit.node);
+    showCrumbs(currentCanvas(), hit.node);
     if (hit.value.valid())
         m_inspector->showValue(hit.value);
     else
@@ -468,6 +488,7 @@ void MainWindow::scopeActivated(const QModelIndex &index)
     m_tabs->setCurrentIndex(0); // the group tree is the main graph's
     m_canvas->revealNode(node);
     m_inspector->showNode(node);
+    showCrumbs(m_canvas, node);
 }
 
 views::GraphCanvas *MainWindow::currentCanvas() const
@@ -481,21 +502,36 @@ int MainWindow::tabCount() const { return m_tabs->count(); }
 void MainWindow::wireCanvas(views::GraphCanvas *canvas)
 {
     // the inspector may be showing a pass snapshot: point it back at the open model first
-    connect(canvas, &views::GraphCanvas::nodeSelected, this, [this](ir::NodeId node) {
+    connect(canvas, &views::GraphCanvas::nodeSelected, this, [this, canvas](ir::NodeId node) {
         m_inspector->setModel(&m_workbench->model());
         m_inspector->showNode(node);
+        showCrumbs(canvas, node);
     });
     connect(canvas, &views::GraphCanvas::valueSelected, this, [this](ir::ValueId value) {
         m_inspector->setModel(&m_workbench->model());
         m_inspector->showValue(value);
     });
     connect(canvas, &views::GraphCanvas::groupSelected, this, [this, canvas](std::size_t group) {
-        if (canvas->scopes())
-            m_inspector->showGroup(*canvas->scopes(), group);
+        if (!canvas->scopes())
+            return;
+        m_inspector->showGroup(*canvas->scopes(), group);
+        m_breadcrumbs->showPath(*canvas->scopes(), group);
     });
     connect(canvas, &views::GraphCanvas::subgraphRequested, this, &MainWindow::openSubgraphs);
     connect(canvas, &views::GraphCanvas::layoutFailed, this,
             [this](const QString &message) { QMessageBox::warning(this, tr("Layout failed"), message); });
+}
+
+void MainWindow::showCrumbs(views::GraphCanvas *canvas, ir::NodeId node)
+{
+    const ir::NameScopeTree *tree = canvas->scopes();
+    const auto group = tree ? tree->groupOf(node) : std::nullopt;
+    if (!group || !m_workbench || !m_workbench->hasModel()) {
+        m_breadcrumbs->clear();
+        return;
+    }
+    const ir::Node &n = m_workbench->model().node(node);
+    m_breadcrumbs->showPath(*tree, *group, QString::fromStdString(n.name.empty() ? n.opType : n.name));
 }
 
 QString MainWindow::graphTitle(ir::GraphId graph) const

@@ -26,6 +26,7 @@ class PipelinePanel;
 class ComparePanel;
 class FindingsPanel;
 class ScopeTreeModel;
+class ScopeBreadcrumbs;
 }
 
 namespace portolan::gui {
@@ -93,6 +94,8 @@ private:
     void rebuildRecentMenu();
     void scopeActivated(const QModelIndex &index);
     void wireCanvas(views::GraphCanvas *canvas);
+    /// The breadcrumbs of `node` (a group path and its name) on `canvas`'s scope tree.
+    void showCrumbs(views::GraphCanvas *canvas, ir::NodeId node);
     void closeSubgraphTabs();
     void detachViews();
     QString graphTitle(ir::GraphId graph) const;
@@ -104,6 +107,7 @@ private:
 
     std::shared_ptr<session::Workbench> m_workbench; ///< shared with jobs still running on it
     QTabWidget *m_tabs = nullptr;
+    views::ScopeBreadcrumbs *m_breadcrumbs = nullptr;
     views::GraphCanvas *m_canvas = nullptr;
     views::InspectorPanel *m_inspector = nullptr;
     views::PipelinePanel *m_pipeline = nullptr;

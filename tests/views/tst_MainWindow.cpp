@@ -2,6 +2,7 @@
 #include "support/TestSupport.h"
 
 #include "graph/GraphCanvas.h"
+#include "graph/ScopeBreadcrumbs.h"
 #include "gui/MainWindow.h"
 #include "inspector/InspectorPanel.h"
 #include "pipeline/PipelinePanel.h"
@@ -113,6 +114,31 @@ private slots:
         window.nextHit();
         QVERIFY(inspector->pageText().startsWith("Softmax"));
         QCOMPARE(window.search("definitely-not-a-name"), 0);
+    }
+
+    void breadcrumbsLeadBackUpTheScopes()
+    {
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(openFixture(window, "transformer_opset17"));
+        QVERIFY(window.search("op:Softmax") > 0); // /layers.0/self_attn/Softmax
+        auto *crumbs = window.findChild<views::ScopeBreadcrumbs *>();
+        QVERIFY(crumbs);
+        QCOMPARE(crumbs->crumbs(), (QStringList{"main", "layers.0", "self_attn", "/layers.0/self_attn/Softmax"}));
+        QVERIFY(crumbs->height() > 10);
+        QTest::qWait(50); // the crumbs' layout settles
+        saveScreenshot(window, "main_window_breadcrumbs");
+        // a crumb opens its group and frames it; the crumbs end there
+        const ir::NameScopeTree *tree = window.canvas()->scopes();
+        QVERIFY(tree);
+        const std::size_t layer = tree->root().children.front();
+        QCOMPARE(QString::fromStdString(tree->group(layer).name), QString("layers.0"));
+        emit crumbs->groupActivated(layer);
+        QCOMPARE(window.canvas()->selectedGroup(), std::optional<std::size_t>(layer));
+        QVERIFY(window.canvas()->expandedGroups().contains(layer));
+        QCOMPARE(crumbs->crumbs(), (QStringList{"main", "layers.0"}));
+        auto *inspector = window.findChild<views::InspectorPanel *>();
+        QVERIFY2(inspector->pageText().contains("layers.0"), qPrintable(inspector->pageText()));
     }
 
     void subgraphsOpenInTabs()

@@ -261,6 +261,11 @@ void GraphCanvas::adoptLayout()
             centerOn(toQt(m_scene->boxes()[*box].rect).center());
         m_centerAfterLayout.reset();
     }
+    if (m_centerGroupAfterLayout) {
+        if (auto box = m_scene->boxOfGroup(*m_centerGroupAfterLayout))
+            centerOn(toQt(m_scene->boxes()[*box].rect).center());
+        m_centerGroupAfterLayout.reset();
+    }
     update();
     emit sceneReady();
 }
@@ -304,6 +309,29 @@ void GraphCanvas::revealNode(ir::NodeId node)
         if (auto box = m_scene->boxOf(node))
             centerOn(toQt(m_scene->boxes()[*box].rect).center());
     }
+}
+
+void GraphCanvas::revealGroup(std::size_t group)
+{
+    if (!m_tree || group >= m_tree->groupCount())
+        return;
+    bool opened = false;
+    for (std::size_t g = group; g != 0; g = m_tree->group(g).parent)
+        if (m_tree->group(g).totalNodes > 1 && m_expanded.insert(g).second)
+            opened = true;
+    m_selectedNode.reset();
+    m_selectedValue.reset();
+    m_selectedGroup = group;
+    m_highlightBoxes.clear();
+    m_highlightEdges.clear();
+    if (opened || !m_scene || m_watcher) { // centred once the layout in flight (or to come) is on screen
+        m_centerGroupAfterLayout = group;
+        if (opened)
+            requestLayout();
+    } else if (auto box = m_scene->boxOfGroup(group)) {
+        centerOn(toQt(m_scene->boxes()[*box].rect).center());
+    }
+    update();
 }
 
 void GraphCanvas::selectNode(ir::NodeId node)
@@ -943,6 +971,7 @@ void GraphCanvas::mouseDoubleClickEvent(QMouseEvent *event)
         const auto &box = m_scene->boxes()[*hit];
         if (box.kind == layout::BoxKind::CollapsedGroup || box.kind == layout::BoxKind::ExpandedGroup) {
             m_centerAfterLayout.reset();
+            m_centerGroupAfterLayout.reset();
             toggleGroup(box.group);
         } else if (box.kind == layout::BoxKind::Node) {
             for (const auto &attribute : m_model->node(box.node).attributes)

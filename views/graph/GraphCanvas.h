@@ -43,6 +43,9 @@ public:
 
     /// Opens the groups around `node`, selects it and centres the view on it.
     void revealNode(ir::NodeId node);
+    /// Opens `group` and the groups around it, selects it and centres the view on its frame.
+    void revealGroup(std::size_t group);
+    std::optional<std::size_t> selectedGroup() const { return m_selectedGroup; }
     void selectNode(ir::NodeId node);
     std::optional<ir::NodeId> selectedNode() const { return m_selectedNode; }
     /// Highlights a tensor's producer and consumers (and the edges between them).
@@ -135,6 +138,7 @@ private:
     bool m_layoutPending = false;
     bool m_fitAfterLayout = true;
     std::optional<ir::NodeId> m_centerAfterLayout;
+    std::optional<std::size_t> m_centerGroupAfterLayout;
     BoxFonts m_fonts;
     GraphPalette m_palette;
 

@@ -195,330 +195,345 @@
 <context>
     <name>portolan::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="64"/>
+        <location filename="../app/gui/MainWindow.cpp" line="65"/>
         <source>Portolan</source>
         <translation>Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="136"/>
+        <location filename="../app/gui/MainWindow.cpp" line="137"/>
         <source>Open an ONNX model (File → Open…) to see its summary.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seine Zusammenfassung zu sehen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="145"/>
+        <location filename="../app/gui/MainWindow.cpp" line="146"/>
         <source>Groups</source>
         <translation>Gruppen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="146"/>
+        <location filename="../app/gui/MainWindow.cpp" line="147"/>
         <source>Inspector</source>
         <translation>Inspektor</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="147"/>
+        <location filename="../app/gui/MainWindow.cpp" line="148"/>
         <source>Summary</source>
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="522"/>
+        <location filename="../app/gui/MainWindow.cpp" line="533"/>
         <source>Layout failed</source>
         <translation>Layout fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="206"/>
+        <location filename="../app/gui/MainWindow.cpp" line="207"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="73"/>
+        <location filename="../app/gui/MainWindow.cpp" line="74"/>
         <source>Main graph</source>
         <translation>Hauptgraph</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="149"/>
+        <location filename="../app/gui/MainWindow.cpp" line="150"/>
         <source>Pipeline</source>
         <translation>Pipeline</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="164"/>
-        <location filename="../app/gui/MainWindow.cpp" line="190"/>
+        <location filename="../app/gui/MainWindow.cpp" line="165"/>
+        <location filename="../app/gui/MainWindow.cpp" line="191"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="167"/>
+        <location filename="../app/gui/MainWindow.cpp" line="168"/>
         <source>Findings</source>
         <translation>Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="207"/>
+        <location filename="../app/gui/MainWindow.cpp" line="208"/>
         <source>&amp;Open…</source>
         <translation>Ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="208"/>
+        <location filename="../app/gui/MainWindow.cpp" line="209"/>
         <source>&amp;Save Session…</source>
         <translation>Sitzung &amp;speichern…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="209"/>
+        <location filename="../app/gui/MainWindow.cpp" line="210"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="210"/>
+        <location filename="../app/gui/MainWindow.cpp" line="211"/>
         <source>Open &amp;Sample Model</source>
         <translation>&amp;Beispielmodell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212"/>
+        <location filename="../app/gui/MainWindow.cpp" line="213"/>
         <source>&amp;Export View…</source>
         <translation>Ansicht &amp;exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212"/>
+        <location filename="../app/gui/MainWindow.cpp" line="213"/>
         <source>Ctrl+E</source>
         <translation>Ctrl+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="213"/>
+        <location filename="../app/gui/MainWindow.cpp" line="214"/>
         <source>Export Port &amp;Report…</source>
         <translation>Port-&amp;Bericht exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="213"/>
+        <location filename="../app/gui/MainWindow.cpp" line="214"/>
         <source>Ctrl+Shift+E</source>
         <translation>Ctrl+Shift+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="215"/>
+        <location filename="../app/gui/MainWindow.cpp" line="216"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216"/>
+        <location filename="../app/gui/MainWindow.cpp" line="219"/>
+        <source>&amp;Edit</source>
+        <translation>&amp;Bearbeiten</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="220"/>
+        <source>&amp;Undo</source>
+        <translation>&amp;Rückgängig</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="222"/>
+        <source>&amp;Redo</source>
+        <translation>&amp;Wiederholen</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="227"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="217"/>
+        <location filename="../app/gui/MainWindow.cpp" line="228"/>
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="217"/>
+        <location filename="../app/gui/MainWindow.cpp" line="228"/>
         <source>Ctrl+0</source>
         <translation>Ctrl+0</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222"/>
+        <location filename="../app/gui/MainWindow.cpp" line="233"/>
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223"/>
+        <location filename="../app/gui/MainWindow.cpp" line="234"/>
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228"/>
+        <location filename="../app/gui/MainWindow.cpp" line="239"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="229"/>
+        <location filename="../app/gui/MainWindow.cpp" line="240"/>
         <source>&amp;About Portolan</source>
         <translation>Ü&amp;ber Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="231"/>
+        <location filename="../app/gui/MainWindow.cpp" line="242"/>
         <source>Search</source>
         <translation>Suche</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="235"/>
+        <location filename="../app/gui/MainWindow.cpp" line="246"/>
         <source>Search nodes, ops (op:Conv), tensors (tensor:x)…</source>
         <translation>Knoten, Operatoren (op:Conv), Tensoren (tensor:x) suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242"/>
+        <location filename="../app/gui/MainWindow.cpp" line="253"/>
         <source>Previous</source>
         <translation>Zurück</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243"/>
+        <location filename="../app/gui/MainWindow.cpp" line="254"/>
         <source>Next</source>
         <translation>Weiter</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="245"/>
+        <location filename="../app/gui/MainWindow.cpp" line="256"/>
         <source>Fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="268"/>
-        <location filename="../app/gui/MainWindow.cpp" line="401"/>
+        <location filename="../app/gui/MainWindow.cpp" line="279"/>
+        <location filename="../app/gui/MainWindow.cpp" line="412"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="302"/>
+        <location filename="../app/gui/MainWindow.cpp" line="313"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="339"/>
+        <location filename="../app/gui/MainWindow.cpp" line="350"/>
         <source>Sample model</source>
         <translation>Beispielmodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="339"/>
+        <location filename="../app/gui/MainWindow.cpp" line="350"/>
         <source>The bundled sample model is missing from this build.</source>
         <translation>Das mitgelieferte Beispielmodell fehlt in diesem Build.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="355"/>
-        <location filename="../app/gui/MainWindow.cpp" line="402"/>
+        <location filename="../app/gui/MainWindow.cpp" line="366"/>
+        <location filename="../app/gui/MainWindow.cpp" line="413"/>
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="368"/>
+        <location filename="../app/gui/MainWindow.cpp" line="379"/>
         <source>Open a model first: a session is a model and how it is looked at.</source>
         <translation>Öffnen Sie zuerst ein Modell: Eine Sitzung ist ein Modell und die Art, es zu betrachten.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="370"/>
+        <location filename="../app/gui/MainWindow.cpp" line="381"/>
         <source>The bundled sample has no file of its own to point to; open a model file to save a session.</source>
         <translation>Das mitgelieferte Beispiel hat keine eigene Datei, auf die verwiesen werden kann; öffnen Sie eine Modelldatei, um eine Sitzung zu speichern.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="385"/>
-        <location filename="../app/gui/MainWindow.cpp" line="391"/>
+        <location filename="../app/gui/MainWindow.cpp" line="396"/>
+        <location filename="../app/gui/MainWindow.cpp" line="402"/>
         <source>Save Session</source>
         <translation>Sitzung speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="385"/>
+        <location filename="../app/gui/MainWindow.cpp" line="396"/>
         <source>Portolan sessions (*.portolan)</source>
         <translation>Portolan-Sitzungen (*.portolan)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="393"/>
+        <location filename="../app/gui/MainWindow.cpp" line="404"/>
         <source>Session saved to %1</source>
         <translation>Sitzung nach %1 gespeichert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="427"/>
+        <location filename="../app/gui/MainWindow.cpp" line="438"/>
         <source>%1 — %2 nodes, %3 initializers (%4), %5 findings</source>
         <translation>%1 — %2 Knoten, %3 Initialisierer (%4), %5 Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="433"/>
+        <location filename="../app/gui/MainWindow.cpp" line="444"/>
         <source>%1 — Portolan</source>
         <translation>%1 — Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="454"/>
+        <location filename="../app/gui/MainWindow.cpp" line="465"/>
         <source>no match</source>
         <translation>kein Treffer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="468"/>
+        <location filename="../app/gui/MainWindow.cpp" line="479"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="548"/>
+        <location filename="../app/gui/MainWindow.cpp" line="559"/>
         <source>main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="627"/>
-        <location filename="../app/gui/MainWindow.cpp" line="628"/>
+        <location filename="../app/gui/MainWindow.cpp" line="638"/>
+        <location filename="../app/gui/MainWindow.cpp" line="639"/>
         <source>Input model</source>
         <translation>Eingabemodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="642"/>
+        <location filename="../app/gui/MainWindow.cpp" line="653"/>
         <source>made by %1 from: %2</source>
         <translation>erzeugt von %1 aus: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="643"/>
+        <location filename="../app/gui/MainWindow.cpp" line="654"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="657"/>
+        <location filename="../app/gui/MainWindow.cpp" line="668"/>
         <source>Before %1 — %2 nodes, struck through: removed</source>
         <translation>Vor %1 — %2 Knoten, durchgestrichen: entfernt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="658"/>
+        <location filename="../app/gui/MainWindow.cpp" line="669"/>
         <source>After %1 — %2 nodes, green: created</source>
         <translation>Nach %1 — %2 Knoten, grün: erzeugt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="661"/>
+        <location filename="../app/gui/MainWindow.cpp" line="672"/>
         <source>Pass diff</source>
         <translation>Pass-Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="667"/>
+        <location filename="../app/gui/MainWindow.cpp" line="678"/>
         <source>Open ONNX Model</source>
         <translation>ONNX-Modell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="668"/>
+        <location filename="../app/gui/MainWindow.cpp" line="679"/>
         <source>ONNX models (*.onnx);;Portolan sessions (*.portolan);;All files (*)</source>
         <translation>ONNX-Modelle (*.onnx);;Portolan-Sitzungen (*.portolan);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="678"/>
-        <location filename="../app/gui/MainWindow.cpp" line="684"/>
+        <location filename="../app/gui/MainWindow.cpp" line="689"/>
+        <location filename="../app/gui/MainWindow.cpp" line="695"/>
         <source>Export View</source>
         <translation>Ansicht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="678"/>
+        <location filename="../app/gui/MainWindow.cpp" line="689"/>
         <source>SVG image (*.svg);;PNG image (*.png)</source>
         <translation>SVG-Bild (*.svg);;PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="684"/>
+        <location filename="../app/gui/MainWindow.cpp" line="695"/>
         <source>Cannot write %1.</source>
         <translation>%1 kann nicht geschrieben werden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="689"/>
+        <location filename="../app/gui/MainWindow.cpp" line="700"/>
         <source>Run a comparison first (the Compare dock): the report is about its result.</source>
         <translation>Führen Sie zuerst einen Vergleich aus (Vergleichsleiste): Der Bericht handelt von seinem Ergebnis.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="713"/>
-        <location filename="../app/gui/MainWindow.cpp" line="716"/>
-        <location filename="../app/gui/MainWindow.cpp" line="721"/>
+        <location filename="../app/gui/MainWindow.cpp" line="724"/>
+        <location filename="../app/gui/MainWindow.cpp" line="727"/>
+        <location filename="../app/gui/MainWindow.cpp" line="732"/>
         <source>Export Port Report</source>
         <translation>Port-Bericht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="717"/>
+        <location filename="../app/gui/MainWindow.cpp" line="728"/>
         <source>PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)</source>
         <translation>PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="723"/>
+        <location filename="../app/gui/MainWindow.cpp" line="734"/>
         <source>Port report written to %1</source>
         <translation>Port-Bericht nach %1 geschrieben</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="762"/>
+        <location filename="../app/gui/MainWindow.cpp" line="773"/>
         <source>About Portolan</source>
         <translation>Über Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="763"/>
+        <location filename="../app/gui/MainWindow.cpp" line="774"/>
         <source>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;A workbench for porting ONNX models to accelerators.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank zum Portieren von ONNX-Modellen auf Beschleuniger.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</translation>
     </message>
@@ -1203,77 +1218,87 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
 <context>
     <name>portolan::views::PipelinePanel</name>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="35"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="37"/>
         <source>Double-click a pass to append it to the pipeline.</source>
         <translation>Doppelklick hängt einen Pass an die Pipeline an.</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="42"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="44"/>
         <source>-O2, or passes: infer-shapes,fuse-layer-norm{max-epsilon=1e-3},eliminate-dead</source>
         <translation>-O2, oder Passes: infer-shapes,fuse-layer-norm{max-epsilon=1e-3},eliminate-dead</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="47"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="49"/>
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="48"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="50"/>
         <source>Step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="49"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="51"/>
         <source>Step back</source>
         <translation>Schritt zurück</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="50"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="52"/>
         <source>Reset</source>
         <translation>Zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="60"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="62"/>
         <source>Pass</source>
         <translation>Pass</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="60"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="62"/>
         <source>Changed</source>
         <translation>Geändert</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="60"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="62"/>
         <source>Nodes</source>
         <translation>Knoten</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="60"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="62"/>
         <source>Rewrites</source>
         <translation>Umschreibungen</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="60"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="62"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="60"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="62"/>
         <source>Statistics</source>
         <translation>Statistik</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="65"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="67"/>
         <source>Rewrite or near-miss</source>
         <translation>Umschreibung oder Beinahe-Treffer</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="65"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="67"/>
         <source>Detail</source>
         <translation>Detail</translation>
     </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="107"/>
+        <source>show the input model</source>
+        <translation>Eingabemodell zeigen</translation>
+    </message>
+    <message>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="107"/>
+        <source>show step %1</source>
+        <translation>Schritt %1 zeigen</translation>
+    </message>
     <message numerus="yes">
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="175"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="214"/>
         <source>Running %n pass(es)…</source>
         <translation>
             <numerusform>%n Pass wird ausgeführt…</numerusform>
@@ -1281,27 +1306,27 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="200"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="241"/>
         <source>%1 passes in %2 ms; %3 → %4 nodes</source>
         <translation>%1 Passes in %2 ms; %3 → %4 Knoten</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="235"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="276"/>
         <source>this pass changed the graph</source>
         <translation>dieser Pass hat den Graphen geändert</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="235"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="276"/>
         <source>no change</source>
         <translation>keine Änderung</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="275"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="319"/>
         <source>Rewrites (%1)</source>
         <translation>Umschreibungen (%1)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="281"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="325"/>
         <source>%n node(s) → %1</source>
         <translation>
             <numerusform>%n Knoten → %1</numerusform>
@@ -1309,22 +1334,22 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="282"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="326"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="294"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="338"/>
         <source>Near-misses (%1)</source>
         <translation>Beinahe-Treffer (%1)</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="303"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="347"/>
         <source>changed without recorded rewrites</source>
         <translation>geändert ohne aufgezeichnete Umschreibungen</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="303"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="347"/>
         <source>nothing to do</source>
         <translation>nichts zu tun</translation>
     </message>

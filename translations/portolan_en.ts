@@ -75,7 +75,7 @@
 <context>
     <name>portolan::views::PipelinePanel</name>
     <message numerus="yes">
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="175"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="214"/>
         <source>Running %n pass(es)…</source>
         <translation>
             <numerusform>Running %n pass…</numerusform>
@@ -83,7 +83,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="281"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="325"/>
         <source>%n node(s) → %1</source>
         <translation>
             <numerusform>%n node → %1</numerusform>

@@ -37,6 +37,7 @@
 #include <QTabWidget>
 #include <QToolBar>
 #include <QTreeView>
+#include <QUndoStack>
 
 #include <utility>
 
@@ -213,6 +214,16 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     file->addAction(tr("Export Port &Report…"), QKeySequence(tr("Ctrl+Shift+E")), this, &MainWindow::exportPortReport);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+    // Undo and redo walk back and forth through the pipeline steps shown (a line edit with the
+    // focus keeps Ctrl+Z for its own text)
+    QMenu *edit = menuBar()->addMenu(tr("&Edit"));
+    QAction *undo = m_pipeline->history()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction *redo = m_pipeline->history()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Fit to Window"), QKeySequence(tr("Ctrl+0")), this, [this] { currentCanvas()->fitToView(); });
     auto zoom = [this](double factor) {

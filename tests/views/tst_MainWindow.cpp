@@ -227,6 +227,30 @@ private slots:
         QCOMPARE(pipeline->currentStep(), pipeline->stepCount() - 1);
         QVERIFY(pipeline->modelAfter(pipeline->currentStep())->liveNodeCount() <
                 pipeline->modelBefore(0)->liveNodeCount());
+
+        // Edit → Undo walks back through the steps shown (last, input, fused − 1, fused, 0), Redo forward
+        QAction *undo = nullptr, *redo = nullptr;
+        for (QAction *a : window.findChildren<QAction *>()) {
+            if (a->shortcut() == QKeySequence(QKeySequence::Undo))
+                undo = a;
+            if (a->shortcut() == QKeySequence(QKeySequence::Redo))
+                redo = a;
+        }
+        QVERIFY(undo && redo);
+        QVERIFY(undo->isEnabled());
+        undo->trigger();
+        QCOMPARE(pipeline->currentStep(), -1);
+        undo->trigger();
+        QCOMPARE(pipeline->currentStep(), fused - 1);
+        undo->trigger();
+        QCOMPARE(pipeline->currentStep(), fused);
+        redo->trigger();
+        QCOMPARE(pipeline->currentStep(), fused - 1);
+        QVERIFY(fused - 1 != pipeline->stepCount() - 1);
+        pipeline->showStep(pipeline->stepCount() - 1); // a new step after an undo drops the redo branch
+        QVERIFY(!redo->isEnabled());
+        undo->trigger();
+        QCOMPARE(pipeline->currentStep(), fused - 1);
     }
 
     void comparisonPaintsItsHeatOnTheGraph()

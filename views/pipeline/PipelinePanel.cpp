@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTreeWidget>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -27,6 +28,7 @@ struct PipelinePanel::RunOutcome {
 
 PipelinePanel::PipelinePanel(QWidget *parent) : QWidget(parent)
 {
+    m_history = new QUndoStack(this);
     m_passList = new QListWidget(this);
     for (const auto &pass : passes::registeredPasses()) {
         auto *item = new QListWidgetItem(QString::fromStdString(pass.name), m_passList);
@@ -94,11 +96,48 @@ PipelinePanel::PipelinePanel(QWidget *parent) : QWidget(parent)
     updateButtons();
 }
 
+namespace {
+
+/// Showing step `to` after `from`: undone by showing `from` again.
+class ShowStepCommand final : public QUndoCommand {
+public:
+    ShowStepCommand(PipelinePanel *panel, bool &replaying, int from, int to)
+        : m_panel(panel), m_replaying(replaying), m_from(from), m_to(to)
+    {
+        setText(to < 0 ? PipelinePanel::tr("show the input model") : PipelinePanel::tr("show step %1").arg(to + 1));
+    }
+    void undo() override { replay(m_from); }
+    void redo() override
+    {
+        if (m_first) { // pushed after the step was shown: nothing to do the first time
+            m_first = false;
+            return;
+        }
+        replay(m_to);
+    }
+
+private:
+    void replay(int step)
+    {
+        m_replaying = true;
+        m_panel->showStep(step);
+        m_replaying = false;
+    }
+
+    PipelinePanel *m_panel;
+    bool &m_replaying;
+    int m_from, m_to;
+    bool m_first = true;
+};
+
+} // namespace
+
 PipelinePanel::~PipelinePanel() = default;
 
 void PipelinePanel::setWorkbench(std::shared_ptr<const session::Workbench> workbench)
 {
     emit resultAboutToChange();
+    m_history->clear();
     m_workbench = std::move(workbench);
     m_result.reset();
     m_resultText.clear();
@@ -192,6 +231,8 @@ void PipelinePanel::startRun(int stepAfter)
             return;
         }
         emit resultAboutToChange();
+        m_history->clear(); // its steps were of the last compile
+        m_step = -1;        // undoing the run's first step shows the input model
         m_result = std::move(outcome->result);
         m_resultText = pipelineText();
         double total = 0;
@@ -243,7 +284,10 @@ void PipelinePanel::showStep(int step)
 {
     if (!m_result)
         return;
+    const int previous = m_step;
     m_step = std::clamp(step, -1, stepCount() - 1);
+    if (!m_replaying && m_step != previous)
+        m_history->push(new ShowStepCommand(this, m_replaying, previous, m_step));
     for (int i = 0; i < m_steps->topLevelItemCount(); ++i) {
         QFont font = m_steps->topLevelItem(i)->font(0);
         font.setBold(i == m_step);

@@ -10,6 +10,8 @@
 
 #include <QWidget>
 
+class QUndoStack;
+
 #include <memory>
 
 class QLabel;
@@ -42,6 +44,9 @@ public:
     void showStep(int step);
 
     int currentStep() const { return m_step; }
+    /// The steps shown, as an undo history: undo shows the step shown before, redo the one after.
+    /// A new compile starts a new history.
+    QUndoStack *history() const { return m_history; }
     int stepCount() const;
     const passes::CompileResult *result() const { return m_result.get(); }
     /// The model before and after step `step` (step -1: the input for both).
@@ -69,6 +74,8 @@ private:
     QString m_resultText; ///< the pipeline text m_result was compiled from
     int m_step = -1;
     bool m_running = false;
+    QUndoStack *m_history = nullptr;
+    bool m_replaying = false; ///< an undo or redo is showing a step: it is not a new one to record
 
     QListWidget *m_passList = nullptr;
     QLineEdit *m_editor = nullptr;

@@ -1,6 +1,8 @@
 // Feeds from --inputs, --input and --shape (see Feeds.h).
 #include "cli/Feeds.h"
 
+#include "compare/NumpyFiles.h"
+
 #include "cli/Arguments.h"
 
 #include "runtime/InputGeneration.h"
@@ -27,7 +29,7 @@ support::Expected<NamedValues> buildFeeds(const ir::Model &model, const FeedOpti
     for (const QString &spec : options.inputSpecs) {
         const auto eq = spec.indexOf('=');
         if (eq <= 0)
-            return makeError("bad-input", "--input '" + spec.toStdString() + "' is not NAME=FILE.pb or NAME=random[:SEED]");
+            return makeError("bad-input", "--input '" + spec.toStdString() + "' is not NAME=FILE.pb, NAME=FILE.npy or NAME=random[:SEED]");
         const std::string name = spec.left(eq).toStdString();
         const QString source = spec.mid(eq + 1);
         const auto id = model.lookup(model.mainGraph(), name);
@@ -44,7 +46,7 @@ support::Expected<NamedValues> buildFeeds(const ir::Model &model, const FeedOpti
                 return t.takeError();
             feeds.emplace_back(name, RuntimeValue::ofTensor(std::move(*t)));
         } else {
-            auto v = runtime::readValueFile(source.toStdString(), model.value(*id).type());
+            auto v = compare::readFeedFile(source.toStdString(), model.value(*id));
             if (!v)
                 return v.takeError();
             feeds.emplace_back(name, std::move(*v));

@@ -1,5 +1,5 @@
 // Graph-input feeds from the command line, shared by `run` and `compare`: --inputs DIR (ONNX
-// test-data layout), --input NAME=FILE.pb or NAME=random[:SEED] (repeatable, later ones win), and
+// test-data layout), --input NAME=FILE.pb, NAME=FILE.npy or NAME=random[:SEED] (repeatable, later ones win), and
 // --shape NAME=D,… for the symbolic dims of random inputs.
 #pragma once
 
@@ -33,9 +33,9 @@ support::Expected<runtime::NamedValues> buildFeeds(const ir::Model &model, const
 struct FeedCommandOptions {
     bool withSeed = false;
     QCommandLineOption inputs{"inputs", "Feed inputs from DIR's input_K.pb files (ONNX test-data layout).", "DIR"};
-    QCommandLineOption input{"input", "Feed input NAME from a TensorProto file, or seeded random values (NAME=random or "
-                                      "NAME=random:SEED). Repeatable.",
-                             "NAME=FILE.pb|NAME=random[:SEED]"};
+    QCommandLineOption input{"input", "Feed input NAME from a TensorProto .pb or NumPy .npy file, or seeded random values "
+                                      "(NAME=random or NAME=random:SEED). Repeatable.",
+                             "NAME=FILE.pb|NAME=FILE.npy|NAME=random[:SEED]"};
     QCommandLineOption shape{"shape", "Dims for an input with symbolic dims (random inputs, calibration). Repeatable.", "NAME=D0,D1,…"};
     QCommandLineOption seed{"seed", "Seed of the random values of inputs not fed otherwise.", "N", "0"};
 

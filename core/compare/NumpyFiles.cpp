@@ -2,6 +2,11 @@
 // headers, Zip64 extras; deflate through zlib).
 #include "compare/NumpyFiles.h"
 
+#include "ir/Type.h"
+#include "runtime/TensorProtoIO.h"
+
+#include <filesystem>
+
 #include <zlib.h>
 
 #include <algorithm>
@@ -251,6 +256,29 @@ std::string percentEncoded(const std::string &text)
         }
     }
     return out;
+}
+
+support::Expected<runtime::RuntimeValue> readFeedFile(const std::string &path, const ir::Value &input)
+{
+    if (!path.ends_with(".npy"))
+        return runtime::readValueFile(path, input.type());
+    auto tensor = readNpyFile(path);
+    if (!tensor)
+        return tensor.takeError();
+    const int declared = input.type().has_tensor_type() ? input.type().tensor_type().elem_type() : 0;
+    if (declared != 0 && tensor->dataType() != declared)
+        return support::makeError("bad-input", "holds " + ir::dataTypeName(tensor->dataType()) + " values; input '" + input.name +
+                                                   "' takes " + ir::dataTypeName(declared),
+                                  path);
+    return runtime::RuntimeValue::ofTensor(std::move(*tensor));
+}
+
+std::string feedFileName(const std::string &path)
+{
+    if (!path.ends_with(".npy"))
+        return runtime::valueFileName(path, onnx::TypeProto{});
+    const std::filesystem::path file(path);
+    return percentDecoded(file.stem().string());
 }
 
 } // namespace portolan::compare

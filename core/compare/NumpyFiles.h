@@ -2,6 +2,8 @@
 // (a zip of `.npy` files, stored by np.savez or deflated by np.savez_compressed).
 #pragma once
 
+#include "ir/Value.h"
+#include "runtime/RuntimeValue.h"
 #include "runtime/Tensor.h"
 #include "support/Expected.h"
 
@@ -23,6 +25,12 @@ support::Status writeNpyFile(const runtime::Tensor &tensor, const std::string &p
 /// without ".npy"). Zip64 archives (numpy writes them) are read; encrypted or other compression
 /// methods are refused by name.
 support::Expected<std::vector<std::pair<std::string, runtime::Tensor>>> readNpzFile(const std::string &path);
+
+/// A graph input's feed from a file: `.npy` (checked against the input's declared element type),
+/// else a `.pb` TensorProto/SequenceProto/OptionalProto. Errors name the file and the input.
+support::Expected<runtime::RuntimeValue> readFeedFile(const std::string &path, const ir::Value &input);
+/// The input a feed file is for by its own say: a .pb's stored name, a .npy's %-decoded file name.
+std::string feedFileName(const std::string &path);
 
 /// "%2F" and the like decoded: how a tensor name that is no file name ("/layer1/Relu_output_0") is
 /// spelled as one (`layer1%2FRelu_output_0.npy`).

@@ -32,6 +32,7 @@ struct ComparisonRequest {
     std::string externalCommand;
     double externalTimeout = 600;
     std::string inputsDir;              ///< a test_data_set folder of input_K.pb; empty: seeded random inputs
+    std::map<std::string, std::string> inputFiles; ///< by input name: a .pb or .npy file (over inputsDir's)
     std::uint64_t seed = 1;
     std::map<std::string, runtime::Shape> shapes; ///< dims for symbolic inputs, by input name
     std::optional<compare::Tolerance> tolerance;  ///< default: the precision's

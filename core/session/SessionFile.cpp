@@ -55,7 +55,7 @@ std::string sessionJson(const SessionFile &s, const std::string &sessionPath)
         .field("inputs", relativeTo(s.compare.inputsDir, folder)).field("seed", s.compare.seed).field("shapes", s.compare.shapes)
         .field("atol", s.compare.atol).field("rtol", s.compare.rtol).field("heat_metric", s.compare.heatMetric)
         .field("calibration", s.compare.calibration).field("import", relativeTo(s.compare.importFrom, folder))
-        .field("external", s.compare.externalCommand).endObject();
+        .field("external", s.compare.externalCommand).field("input_files", s.compare.inputFiles).endObject();
     w.endObject();
     return w.str() + "\n";
 }
@@ -116,6 +116,7 @@ support::Expected<SessionFile> readSession(const std::string &path)
             s.compare.calibration = c->value("calibration", s.compare.calibration);
             s.compare.importFrom = resolved(c->value("import", std::string()), folder);
             s.compare.externalCommand = c->value("external", std::string());
+            s.compare.inputFiles = c->value("input_files", std::string());
         }
     } catch (const nlohmann::json::exception &e) { // a field of the wrong JSON type
         return support::makeError("bad-session", std::string("has a field of the wrong type: ") + e.what(), path);

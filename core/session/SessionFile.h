@@ -18,6 +18,7 @@ struct CompareForm {
     std::string importFrom;           ///< "": B is not an imported run; else its path
     std::string externalCommand;      ///< "": B is not an external command; else "CMD {model} {inputs} {outputs}"
     std::string inputsDir;            ///< "": seeded random inputs
+    std::string inputFiles;           ///< "name=FILE.npy; other=FILE.pb" as typed
     std::uint64_t seed = 1;
     std::string shapes;               ///< "name=1,3,224,224; other=1,128"
     std::string atol, rtol;           ///< "": by precision

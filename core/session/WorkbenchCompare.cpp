@@ -4,6 +4,7 @@
 
 #include "compare/ExternalRun.h"
 #include "compare/ImportedRun.h"
+#include "compare/NumpyFiles.h"
 #include "runtime/InputGeneration.h"
 #include "runtime/cpu/Calibration.h"
 #include "runtime/TestDataSet.h"
@@ -14,17 +15,36 @@ namespace portolan::session {
 
 namespace {
 
+/// The request's feeds: a test set's, then single files over them, and seeded random values (seed,
+/// seed + 1, … in input order) for the inputs neither names.
 support::Expected<runtime::NamedValues> comparisonFeeds(const ir::Model &model, const ComparisonRequest &request)
 {
-    if (!request.inputsDir.empty())
-        return runtime::readTestDataInputs(model, request.inputsDir);
     runtime::NamedValues feeds;
+    if (!request.inputsDir.empty()) {
+        auto read = runtime::readTestDataInputs(model, request.inputsDir);
+        if (!read)
+            return read.takeError();
+        feeds = std::move(*read);
+    }
+    for (const auto &[name, path] : request.inputFiles) {
+        const auto id = model.lookup(model.mainGraph(), name);
+        if (!id || model.value(*id).isInitializer() || model.value(*id).producer.valid())
+            return support::makeError("bad-input", "the model has no input named '" + name + "' (for " + path + ")", model.sourcePath);
+        auto value = compare::readFeedFile(path, model.value(*id));
+        if (!value)
+            return value.takeError();
+        std::erase_if(feeds, [&](const auto &f) { return f.first == name; });
+        feeds.emplace_back(name, std::move(*value));
+    }
     std::uint64_t k = 0;
     for (auto v : model.graph(model.mainGraph()).inputs) {
         const ir::Value &input = model.value(v);
         if (input.isInitializer())
             continue;
-        auto tensor = runtime::randomInput(input, request.seed + k++, request.shapes);
+        const std::uint64_t seed = request.seed + k++;
+        if (std::any_of(feeds.begin(), feeds.end(), [&](const auto &f) { return f.first == input.name; }))
+            continue;
+        auto tensor = runtime::randomInput(input, seed, request.shapes);
         if (!tensor)
             return tensor.takeError();
         feeds.emplace_back(input.name, runtime::RuntimeValue::ofTensor(std::move(*tensor)));

@@ -3,6 +3,10 @@
 #include "support/CliSupport.h"
 #include "support/TestSupport.h"
 
+#include "compare/NumpyFiles.h"
+#include "ir/ModelLoader.h"
+#include "runtime/TensorProtoIO.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -54,6 +58,26 @@ private slots:
         for (const auto &n : nodes)
             QVERIFY2(n.toObject()["implementation"].toString() != "reference", qPrintable(n.toObject()["name"].toString()));
         QCOMPARE(cpu["latency_ms"].toObject()["runs"].toInt(), 3);
+    }
+
+    void npyInputsFeedLikeTheirPb()
+    {
+        // the test set's input as .npy: the same outputs as from the .pb
+        const QString dir = QString::fromStdString(test::fixturesDir()) + "/cnn_bn/test_data_set_0";
+        auto loaded = ir::loadModelFile(fixture("cnn_bn").toStdString());
+        QVERIFY(loaded);
+        const ir::Model &model = *loaded->model;
+        const ir::Value &input = model.value(model.graph(model.mainGraph()).inputs.front());
+        auto value = runtime::readValueFile((dir + "/input_0.pb").toStdString(), input.type());
+        QVERIFY(value);
+        QTemporaryDir tmp;
+        const QString npy = tmp.filePath("x.npy");
+        QVERIFY(compare::writeNpyFile(value->tensor, npy.toStdString()));
+        const QString name = QString::fromStdString(input.name);
+        const QJsonObject fromPb = runJson({"run", fixture("cnn_bn"), "--input", name + "=" + dir + "/input_0.pb", "--json"});
+        const QJsonObject fromNpy = runJson({"run", fixture("cnn_bn"), "--input", name + "=" + npy, "--json"});
+        QVERIFY(!fromPb["outputs"].toArray().isEmpty());
+        QCOMPARE(fromNpy["outputs"].toArray(), fromPb["outputs"].toArray());
     }
 
     void statsPrintTheProfileAndThePlan()

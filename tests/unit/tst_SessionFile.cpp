@@ -37,6 +37,7 @@ private slots:
         s.compare.atol = "1e-3";
         s.compare.heatMetric = "cosine-distance";
         s.compare.calibration = "random:4:2";
+        s.compare.inputFiles = "mask=/data/mask.npy";
         s.compare.externalCommand = "trtexec-wrapper {model} {inputs} {outputs}";
         s.compare.importFrom = dir.filePath("models/m/trt_run.npz").toStdString();
         const std::string path = dir.filePath("work.portolan").toStdString();
@@ -65,6 +66,7 @@ private slots:
         QCOMPARE(back->compare.rtol, std::string());
         QCOMPARE(back->compare.heatMetric, std::string("cosine-distance"));
         QCOMPARE(back->compare.calibration, std::string("random:4:2"));
+        QCOMPARE(back->compare.inputFiles, s.compare.inputFiles);
         QCOMPARE(back->compare.externalCommand, s.compare.externalCommand);
         QCOMPARE(QString::fromStdString(back->compare.importFrom), QDir::cleanPath(moved + "/models/m/trt_run.npz"));
         // a path outside the folder stays absolute

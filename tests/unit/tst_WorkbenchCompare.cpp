@@ -3,6 +3,7 @@
 // at int8 after a calibration, and against another runtime's imported tensors.
 #include "support/TestSupport.h"
 
+#include "compare/NumpyFiles.h"
 #include "runtime/InputGeneration.h"
 #include "runtime/TensorProtoIO.h"
 #include "runtime/reference/Interpreter.h"
@@ -35,6 +36,44 @@ private slots:
         QVERIFY(o.compiled->model->liveNodeCount() < m_workbench.model().liveNodeCount()); // -O2 fused
         QVERIFY(o.kernelChecks.empty());
         QCOMPARE(o.result.labelB, std::string("cpu:fp32"));
+    }
+
+    void singleInputFilesFeedTheRuns()
+    {
+        // the test set's input as a .npy named as the input: the same comparison as from the folder
+        const std::string dir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
+        const ir::Model &model = m_workbench.model();
+        const ir::Value &input = model.value(model.graph(model.mainGraph()).inputs.front());
+        auto value = runtime::readValueFile(dir + "/input_0.pb", input.type());
+        QVERIFY(value);
+        QTemporaryDir tmp;
+        const std::string npy = tmp.filePath(QString::fromStdString(input.name) + ".npy").toStdString();
+        QVERIFY(compare::writeNpyFile(value->tensor, npy));
+        QCOMPARE(compare::feedFileName(npy), input.name);
+        QCOMPARE(compare::feedFileName(dir + "/input_0.pb"), input.name);
+        session::ComparisonRequest request;
+        request.inputFiles[input.name] = npy;
+        auto outcome = m_workbench.compare(request);
+        QVERIFY2(outcome.hasValue(), outcome ? "" : outcome.error().format().c_str());
+        QVERIFY((*outcome)->result.outputsPassed());
+        session::ComparisonRequest fromDir;
+        fromDir.inputsDir = dir;
+        auto expected = m_workbench.compare(fromDir);
+        QVERIFY(expected.hasValue());
+        QCOMPARE((*outcome)->result.tensors.size(), (*expected)->result.tensors.size());
+        for (std::size_t i = 0; i < (*outcome)->result.tensors.size(); ++i)
+            QCOMPARE((*outcome)->result.tensors[i].metrics.maxAbs, (*expected)->result.tensors[i].metrics.maxAbs);
+        // a file for no input, or of the wrong element type, is refused by name
+        request.inputFiles = {{"no_such_input", npy}};
+        const auto unknown = m_workbench.compare(request);
+        QVERIFY(!unknown.hasValue());
+        QVERIFY2(unknown.error().format().find("no_such_input") != std::string::npos, unknown.error().format().c_str());
+        const std::string ints = tmp.filePath("ints.npy").toStdString();
+        QVERIFY(compare::writeNpyFile(runtime::Tensor::fromVector(onnx::TensorProto::INT64, {2}, std::vector<std::int64_t>{1, 2}), ints));
+        request.inputFiles = {{input.name, ints}};
+        const auto wrongType = m_workbench.compare(request);
+        QVERIFY(!wrongType.hasValue());
+        QVERIFY2(wrongType.error().format().find("int64") != std::string::npos, wrongType.error().format().c_str());
     }
 
     void fp16UnderATightToleranceDiverges()

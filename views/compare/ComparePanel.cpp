@@ -2,6 +2,7 @@
 
 #include "common/Background.h"
 #include "compare/ComparisonTableModel.h"
+#include "compare/NumpyFiles.h"
 #include "compare/ReproReadme.h"
 #include "runtime/InputGeneration.h"
 
@@ -10,6 +11,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -96,6 +98,21 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
         if (!dir.isEmpty())
             m_inputs->setText(dir);
     });
+    m_inputFiles = new QLineEdit(this);
+    m_inputFiles->setPlaceholderText(tr("single inputs: name=FILE.npy; other=FILE.pb (over the test set's, or random)"));
+    auto *browseFiles = new QPushButton(tr("…"), this);
+    browseFiles->setToolTip(tr("Add .pb or .npy files, each for the input it names (a .pb's stored name, a .npy's file name)"));
+    connect(browseFiles, &QPushButton::clicked, this, [this] {
+        const QStringList files = QFileDialog::getOpenFileNames(this, tr("Input files"), {}, tr("Tensors (*.pb *.npy)"));
+        QStringList entries;
+        if (!m_inputFiles->text().trimmed().isEmpty())
+            entries << m_inputFiles->text().trimmed();
+        for (const QString &file : files) {
+            const std::string name = compare::feedFileName(file.toStdString());
+            entries << QStringLiteral("%1=%2").arg(name.empty() ? QFileInfo(file).completeBaseName() : QString::fromStdString(name), file);
+        }
+        m_inputFiles->setText(entries.join(QStringLiteral("; ")));
+    });
     m_seed = new QSpinBox(this);
     m_seed->setRange(0, 1'000'000);
     m_seed->setValue(1);
@@ -154,6 +171,10 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     form->addRow(tr("Pipeline, precision"), bRow);
     form->addRow(tr("Other runtime"), importRow);
     form->addRow(tr("Inputs"), inputsRow);
+    auto *filesRow = new QHBoxLayout;
+    filesRow->addWidget(m_inputFiles, 1);
+    filesRow->addWidget(browseFiles);
+    form->addRow(tr("Input files"), filesRow);
     form->addRow(tr("Shapes"), m_shapes);
     form->addRow(tr("Tolerance"), tolRow);
     form->addRow(tr("Heat on graph"), m_metric);
@@ -360,6 +381,7 @@ session::CompareForm ComparePanel::form() const
     f.importFrom = m_sideB->currentIndex() == 1 ? m_importFrom->text().trimmed().toStdString() : std::string();
     f.externalCommand = m_sideB->currentIndex() == 2 ? m_external->text().trimmed().toStdString() : std::string();
     f.inputsDir = m_inputs->text().trimmed().toStdString();
+    f.inputFiles = m_inputFiles->text().trimmed().toStdString();
     f.seed = static_cast<std::uint64_t>(m_seed->value());
     f.shapes = m_shapes->text().toStdString();
     f.atol = m_atol->text().trimmed().toStdString();
@@ -378,6 +400,7 @@ void ComparePanel::setForm(const session::CompareForm &f)
     m_external->setText(QString::fromStdString(f.externalCommand));
     m_sideB->setCurrentIndex(!f.importFrom.empty() ? 1 : !f.externalCommand.empty() ? 2 : 0);
     m_inputs->setText(QString::fromStdString(f.inputsDir));
+    m_inputFiles->setText(QString::fromStdString(f.inputFiles));
     m_seed->setValue(static_cast<int>(std::min<std::uint64_t>(f.seed, static_cast<std::uint64_t>(m_seed->maximum()))));
     m_shapes->setText(QString::fromStdString(f.shapes));
     m_atol->setText(QString::fromStdString(f.atol));
@@ -402,6 +425,12 @@ support::Expected<session::ComparisonRequest> ComparePanel::request() const
     if (m_sideB->currentIndex() == 2)
         r.externalCommand = m_external->text().trimmed().toStdString(); // checked by the workbench
     r.inputsDir = m_inputs->text().trimmed().toStdString();
+    for (const QString &entry : m_inputFiles->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
+        const qsizetype eq = entry.indexOf(QLatin1Char('='));
+        if (eq <= 0)
+            return support::makeError("bad-usage", "input file '" + entry.trimmed().toStdString() + "' is not name=FILE.pb or name=FILE.npy");
+        r.inputFiles[entry.left(eq).trimmed().toStdString()] = entry.mid(eq + 1).trimmed().toStdString();
+    }
     r.seed = static_cast<std::uint64_t>(m_seed->value());
     std::vector<std::string> specs;
     for (const QString &spec : m_shapes->text().split(QLatin1Char(';'), Qt::SkipEmptyParts))

@@ -109,6 +109,7 @@ private:
     QLineEdit *m_importFrom = nullptr;  // the imported run's folder or file
     QLineEdit *m_external = nullptr;    // the external command
     QLineEdit *m_inputs = nullptr;
+    QLineEdit *m_inputFiles = nullptr; // name=FILE.pb|.npy; … over the test set's
     QSpinBox *m_seed = nullptr;
     QLineEdit *m_shapes = nullptr;
     QLineEdit *m_atol = nullptr;

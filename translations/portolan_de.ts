@@ -63,7 +63,7 @@
     </message>
     <message>
         <location filename="../views/inspector/InspectorHtml.cpp" line="174"/>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="201"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="223"/>
         <source>initializer</source>
         <translation>Initialisierer</translation>
     </message>
@@ -74,7 +74,7 @@
     </message>
     <message>
         <location filename="../views/inspector/InspectorHtml.cpp" line="176"/>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="203"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="225"/>
         <source>graph input</source>
         <translation>Grapheingabe</translation>
     </message>
@@ -107,87 +107,108 @@
         <translation>Operatordokumentation</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="200"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="222"/>
         <source>Producer</source>
         <translation>Erzeuger</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="204"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="226"/>
         <source>Consumers (%1)</source>
         <translation>Verbraucher (%1)</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="208"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="230"/>
         <source>… and %1 more</source>
         <translation>… und %1 weitere</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="211"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="233"/>
         <source> (input %1)</source>
         <translation> (Eingabe %1)</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="214"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="236"/>
         <source>Data</source>
         <translation>Daten</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="215"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="237"/>
         <source>%1 bytes%2</source>
         <translation>%1 Bytes%2</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="215"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="237"/>
         <source>, external</source>
         <translation>, extern</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="223"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="205"/>
         <source>elements</source>
         <translation>Elemente</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="224"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="206"/>
         <source>min</source>
         <translation>Min</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="225"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="207"/>
         <source>max</source>
         <translation>Max</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="226"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="208"/>
         <source>mean</source>
         <translation>Mittelwert</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="227"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="209"/>
         <source>std</source>
         <translation>Std.-Abw.</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="228"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="210"/>
         <source>NaN / Inf</source>
         <translation>NaN / Inf</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="237"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="243"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="247"/>
+        <source>Values</source>
+        <translation>Werte</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="244"/>
+        <source>From the reference interpreter on the compare dock&apos;s inputs: %1</source>
+        <translation>Vom Referenzinterpreter mit den Eingaben des Vergleichs-Docks: %1</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="248"/>
+        <source>Compute them with the reference interpreter</source>
+        <translation>Mit dem Referenzinterpreter berechnen</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="249"/>
+        <source> (on the compare dock&apos;s inputs)</source>
+        <translation> (mit den Eingaben des Vergleichs-Docks)</translation>
+    </message>
+    <message>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="252"/>
         <source>Documentation</source>
         <translation>Dokumentation</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="245"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="260"/>
         <source>%1 nodes, %2 child groups</source>
         <translation>%1 Knoten, %2 Untergruppen</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="255"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="270"/>
         <source>Operators</source>
         <translation>Operatoren</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorHtml.cpp" line="258"/>
+        <location filename="../views/inspector/InspectorHtml.cpp" line="273"/>
         <source>Double-click the group on the canvas to open or close it.</source>
         <translation>Doppelklick auf die Gruppe öffnet oder schließt sie.</translation>
     </message>
@@ -220,12 +241,12 @@
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="533"/>
+        <location filename="../app/gui/MainWindow.cpp" line="534"/>
         <source>Layout failed</source>
         <translation>Layout fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="207"/>
+        <location filename="../app/gui/MainWindow.cpp" line="208"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
@@ -251,289 +272,294 @@
         <translation>Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="208"/>
+        <location filename="../app/gui/MainWindow.cpp" line="209"/>
         <source>&amp;Open…</source>
         <translation>Ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="209"/>
+        <location filename="../app/gui/MainWindow.cpp" line="210"/>
         <source>&amp;Save Session…</source>
         <translation>Sitzung &amp;speichern…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="210"/>
+        <location filename="../app/gui/MainWindow.cpp" line="211"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="211"/>
+        <location filename="../app/gui/MainWindow.cpp" line="212"/>
         <source>Open &amp;Sample Model</source>
         <translation>&amp;Beispielmodell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="213"/>
+        <location filename="../app/gui/MainWindow.cpp" line="214"/>
         <source>&amp;Export View…</source>
         <translation>Ansicht &amp;exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="213"/>
+        <location filename="../app/gui/MainWindow.cpp" line="214"/>
         <source>Ctrl+E</source>
         <translation>Ctrl+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="214"/>
+        <location filename="../app/gui/MainWindow.cpp" line="215"/>
         <source>Export Port &amp;Report…</source>
         <translation>Port-&amp;Bericht exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="214"/>
+        <location filename="../app/gui/MainWindow.cpp" line="215"/>
         <source>Ctrl+Shift+E</source>
         <translation>Ctrl+Shift+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216"/>
+        <location filename="../app/gui/MainWindow.cpp" line="217"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="219"/>
+        <location filename="../app/gui/MainWindow.cpp" line="220"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220"/>
+        <location filename="../app/gui/MainWindow.cpp" line="221"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222"/>
+        <location filename="../app/gui/MainWindow.cpp" line="223"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="227"/>
+        <location filename="../app/gui/MainWindow.cpp" line="228"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228"/>
+        <location filename="../app/gui/MainWindow.cpp" line="229"/>
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228"/>
+        <location filename="../app/gui/MainWindow.cpp" line="229"/>
         <source>Ctrl+0</source>
         <translation>Ctrl+0</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="233"/>
+        <location filename="../app/gui/MainWindow.cpp" line="234"/>
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="234"/>
+        <location filename="../app/gui/MainWindow.cpp" line="235"/>
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="239"/>
+        <location filename="../app/gui/MainWindow.cpp" line="240"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240"/>
+        <location filename="../app/gui/MainWindow.cpp" line="241"/>
         <source>&amp;About Portolan</source>
         <translation>Ü&amp;ber Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242"/>
+        <location filename="../app/gui/MainWindow.cpp" line="243"/>
         <source>Search</source>
         <translation>Suche</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246"/>
+        <location filename="../app/gui/MainWindow.cpp" line="247"/>
         <source>Search nodes, ops (op:Conv), tensors (tensor:x)…</source>
         <translation>Knoten, Operatoren (op:Conv), Tensoren (tensor:x) suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="253"/>
+        <location filename="../app/gui/MainWindow.cpp" line="254"/>
         <source>Previous</source>
         <translation>Zurück</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254"/>
+        <location filename="../app/gui/MainWindow.cpp" line="255"/>
         <source>Next</source>
         <translation>Weiter</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="256"/>
+        <location filename="../app/gui/MainWindow.cpp" line="257"/>
         <source>Fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="279"/>
-        <location filename="../app/gui/MainWindow.cpp" line="412"/>
+        <location filename="../app/gui/MainWindow.cpp" line="280"/>
+        <location filename="../app/gui/MainWindow.cpp" line="413"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="313"/>
+        <location filename="../app/gui/MainWindow.cpp" line="314"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="350"/>
+        <location filename="../app/gui/MainWindow.cpp" line="351"/>
         <source>Sample model</source>
         <translation>Beispielmodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="350"/>
+        <location filename="../app/gui/MainWindow.cpp" line="351"/>
         <source>The bundled sample model is missing from this build.</source>
         <translation>Das mitgelieferte Beispielmodell fehlt in diesem Build.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="366"/>
-        <location filename="../app/gui/MainWindow.cpp" line="413"/>
+        <location filename="../app/gui/MainWindow.cpp" line="367"/>
+        <location filename="../app/gui/MainWindow.cpp" line="414"/>
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="379"/>
+        <location filename="../app/gui/MainWindow.cpp" line="380"/>
         <source>Open a model first: a session is a model and how it is looked at.</source>
         <translation>Öffnen Sie zuerst ein Modell: Eine Sitzung ist ein Modell und die Art, es zu betrachten.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="381"/>
+        <location filename="../app/gui/MainWindow.cpp" line="382"/>
         <source>The bundled sample has no file of its own to point to; open a model file to save a session.</source>
         <translation>Das mitgelieferte Beispiel hat keine eigene Datei, auf die verwiesen werden kann; öffnen Sie eine Modelldatei, um eine Sitzung zu speichern.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="396"/>
-        <location filename="../app/gui/MainWindow.cpp" line="402"/>
+        <location filename="../app/gui/MainWindow.cpp" line="397"/>
+        <location filename="../app/gui/MainWindow.cpp" line="403"/>
         <source>Save Session</source>
         <translation>Sitzung speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="396"/>
+        <location filename="../app/gui/MainWindow.cpp" line="397"/>
         <source>Portolan sessions (*.portolan)</source>
         <translation>Portolan-Sitzungen (*.portolan)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="404"/>
+        <location filename="../app/gui/MainWindow.cpp" line="405"/>
         <source>Session saved to %1</source>
         <translation>Sitzung nach %1 gespeichert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="438"/>
+        <location filename="../app/gui/MainWindow.cpp" line="439"/>
         <source>%1 — %2 nodes, %3 initializers (%4), %5 findings</source>
         <translation>%1 — %2 Knoten, %3 Initialisierer (%4), %5 Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="444"/>
+        <location filename="../app/gui/MainWindow.cpp" line="445"/>
         <source>%1 — Portolan</source>
         <translation>%1 — Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="465"/>
+        <location filename="../app/gui/MainWindow.cpp" line="466"/>
         <source>no match</source>
         <translation>kein Treffer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="479"/>
+        <location filename="../app/gui/MainWindow.cpp" line="480"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="559"/>
+        <location filename="../app/gui/MainWindow.cpp" line="546"/>
+        <source>Running the reference for %1…</source>
+        <translation>Referenzlauf für %1…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="591"/>
         <source>main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="638"/>
-        <location filename="../app/gui/MainWindow.cpp" line="639"/>
+        <location filename="../app/gui/MainWindow.cpp" line="670"/>
+        <location filename="../app/gui/MainWindow.cpp" line="671"/>
         <source>Input model</source>
         <translation>Eingabemodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="653"/>
+        <location filename="../app/gui/MainWindow.cpp" line="685"/>
         <source>made by %1 from: %2</source>
         <translation>erzeugt von %1 aus: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="654"/>
+        <location filename="../app/gui/MainWindow.cpp" line="686"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="668"/>
+        <location filename="../app/gui/MainWindow.cpp" line="700"/>
         <source>Before %1 — %2 nodes, struck through: removed</source>
         <translation>Vor %1 — %2 Knoten, durchgestrichen: entfernt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="669"/>
+        <location filename="../app/gui/MainWindow.cpp" line="701"/>
         <source>After %1 — %2 nodes, green: created</source>
         <translation>Nach %1 — %2 Knoten, grün: erzeugt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="672"/>
+        <location filename="../app/gui/MainWindow.cpp" line="704"/>
         <source>Pass diff</source>
         <translation>Pass-Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="678"/>
+        <location filename="../app/gui/MainWindow.cpp" line="710"/>
         <source>Open ONNX Model</source>
         <translation>ONNX-Modell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="679"/>
+        <location filename="../app/gui/MainWindow.cpp" line="711"/>
         <source>ONNX models (*.onnx);;Portolan sessions (*.portolan);;All files (*)</source>
         <translation>ONNX-Modelle (*.onnx);;Portolan-Sitzungen (*.portolan);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="689"/>
-        <location filename="../app/gui/MainWindow.cpp" line="695"/>
+        <location filename="../app/gui/MainWindow.cpp" line="721"/>
+        <location filename="../app/gui/MainWindow.cpp" line="727"/>
         <source>Export View</source>
         <translation>Ansicht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="689"/>
+        <location filename="../app/gui/MainWindow.cpp" line="721"/>
         <source>SVG image (*.svg);;PNG image (*.png)</source>
         <translation>SVG-Bild (*.svg);;PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="695"/>
+        <location filename="../app/gui/MainWindow.cpp" line="727"/>
         <source>Cannot write %1.</source>
         <translation>%1 kann nicht geschrieben werden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="700"/>
+        <location filename="../app/gui/MainWindow.cpp" line="732"/>
         <source>Run a comparison first (the Compare dock): the report is about its result.</source>
         <translation>Führen Sie zuerst einen Vergleich aus (Vergleichsleiste): Der Bericht handelt von seinem Ergebnis.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="724"/>
-        <location filename="../app/gui/MainWindow.cpp" line="727"/>
-        <location filename="../app/gui/MainWindow.cpp" line="732"/>
+        <location filename="../app/gui/MainWindow.cpp" line="756"/>
+        <location filename="../app/gui/MainWindow.cpp" line="759"/>
+        <location filename="../app/gui/MainWindow.cpp" line="764"/>
         <source>Export Port Report</source>
         <translation>Port-Bericht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="728"/>
+        <location filename="../app/gui/MainWindow.cpp" line="760"/>
         <source>PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)</source>
         <translation>PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="734"/>
+        <location filename="../app/gui/MainWindow.cpp" line="766"/>
         <source>Port report written to %1</source>
         <translation>Port-Bericht nach %1 geschrieben</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="773"/>
+        <location filename="../app/gui/MainWindow.cpp" line="805"/>
         <source>About Portolan</source>
         <translation>Über Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="774"/>
+        <location filename="../app/gui/MainWindow.cpp" line="806"/>
         <source>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;A workbench for porting ONNX models to accelerators.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank zum Portieren von ONNX-Modellen auf Beschleuniger.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</translation>
     </message>
@@ -1227,12 +1253,12 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         <translation>Histogramm</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorPanel.cpp" line="55"/>
+        <location filename="../views/inspector/InspectorPanel.cpp" line="56"/>
         <source>Select a node, tensor or group on the canvas.</source>
         <translation>Wählen Sie einen Knoten, Tensor oder eine Gruppe im Graphen.</translation>
     </message>
     <message>
-        <location filename="../views/inspector/InspectorPanel.cpp" line="126"/>
+        <location filename="../views/inspector/InspectorPanel.cpp" line="145"/>
         <source>%1 finite values, %2 bins</source>
         <translation>%1 endliche Werte, %2 Klassen</translation>
     </message>

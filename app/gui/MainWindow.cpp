@@ -201,6 +201,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     wireCanvas(m_canvas);
     connect(m_inspector, &views::InspectorPanel::nodeActivated, this, &MainWindow::revealNodeAnywhere);
+    connect(m_inspector, &views::InspectorPanel::valuesRequested, this, &MainWindow::computeValues);
     connect(m_inspector, &views::InspectorPanel::valueActivated, this,
             [this](ir::ValueId value) { currentCanvas()->selectValue(value); });
 
@@ -531,6 +532,37 @@ void MainWindow::wireCanvas(views::GraphCanvas *canvas)
     connect(canvas, &views::GraphCanvas::subgraphRequested, this, &MainWindow::openSubgraphs);
     connect(canvas, &views::GraphCanvas::layoutFailed, this,
             [this](const QString &message) { QMessageBox::warning(this, tr("Layout failed"), message); });
+}
+
+void MainWindow::computeValues(ir::ValueId value)
+{
+    if (!m_workbench || !m_workbench->hasModel())
+        return;
+    auto inputs = m_compare->request(); // the compare dock's inputs, as its A would get them
+    if (!inputs) {
+        statusBar()->showMessage(QString::fromStdString(inputs.error().format()), 10000);
+        return;
+    }
+    statusBar()->showMessage(tr("Running the reference for %1…").arg(QString::fromStdString(m_workbench->model().value(value).name)));
+    struct Computed {
+        std::optional<runtime::Tensor> tensor;
+        QString error;
+    };
+    auto job = [workbench = m_workbench, request = std::move(*inputs), value] {
+        auto tensor = workbench->referenceValue(request, value);
+        return tensor ? Computed{std::move(*tensor), {}} : Computed{{}, QString::fromStdString(tensor.error().format())};
+    };
+    views::runInBackground(this, std::move(job), [this, workbench = m_workbench, value](const Computed &computed) {
+        if (workbench != m_workbench) // another model was opened meanwhile
+            return;
+        if (!computed.tensor) {
+            statusBar()->showMessage(computed.error, 10000);
+            return;
+        }
+        statusBar()->clearMessage();
+        m_inspector->showComputedValue(value, *computed.tensor);
+        emit valuesComputed(value);
+    });
 }
 
 void MainWindow::showCrumbs(views::GraphCanvas *canvas, ir::NodeId node)

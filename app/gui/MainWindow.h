@@ -75,6 +75,8 @@ public:
 signals:
     /// Emitted once a load finished: `ok` false after an error dialog.
     void modelLoaded(bool ok);
+    /// A tensor's values, computed by the reference for the inspector, are there.
+    void valuesComputed(ir::ValueId value);
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -96,6 +98,9 @@ private:
     void wireCanvas(views::GraphCanvas *canvas);
     /// The breadcrumbs of `node` (a group path and its name) on `canvas`'s scope tree.
     void showCrumbs(views::GraphCanvas *canvas, ir::NodeId node);
+    /// Runs the reference on the compare dock's inputs for a tensor's values, off the GUI thread,
+    /// and hands them to the inspector.
+    void computeValues(ir::ValueId value);
     void closeSubgraphTabs();
     void detachViews();
     QString graphTitle(ir::GraphId graph) const;

@@ -60,6 +60,10 @@ public:
     /// fp32 for its outputs to meet the comparison's tolerance. Runs B many times; reads the model only.
     support::Expected<compare::BisectionResult> bisectPrecision(const ComparisonOutcome &outcome) const;
 
+    /// The values of main-graph tensor `value` of the open model, from a reference run on the inputs
+    /// `inputs` names (as a comparison's A gets them): what the inspector shows of an activation.
+    support::Expected<runtime::Tensor> referenceValue(const ComparisonRequest &inputs, ir::ValueId value) const;
+
 private:
     support::Status adopt(support::Expected<ir::LoadedModel> loaded);
 

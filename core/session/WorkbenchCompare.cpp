@@ -2,6 +2,7 @@
 // an imported run or an external command), as a facade call it can run on a worker thread.
 #include "session/Workbench.h"
 
+#include "compare/CaptureObserver.h"
 #include "compare/ExternalRun.h"
 #include "compare/ImportedRun.h"
 #include "compare/NumpyFiles.h"
@@ -216,6 +217,33 @@ support::Expected<compare::BisectionResult> Workbench::bisectPrecision(const Com
         return options.takeError();
     return compare::bisectPrecision(*outcome.compiled->model, options->precision, *feeds, *expected,
                                     outcome.request.effectiveTolerance());
+}
+
+support::Expected<runtime::Tensor> Workbench::referenceValue(const ComparisonRequest &inputs, ir::ValueId value) const
+{
+    if (!m_model)
+        return support::makeError("no-model", "no model is open");
+    const ir::Model &model = *m_model;
+    if (value.index >= model.valueCapacity() || model.value(value).graph != model.mainGraph())
+        return support::makeError("bad-value", "not a tensor of the main graph");
+    auto feeds = comparisonFeeds(model, inputs);
+    if (!feeds)
+        return feeds.takeError();
+    const std::string &name = model.value(value).name;
+    for (const auto &[feedName, fed] : *feeds)
+        if (feedName == name && fed.isTensor())
+            return fed.tensor;
+    const std::unordered_set<std::uint32_t> wanted{value.index};
+    compare::CaptureObserver capture(wanted);
+    runtime::RunOptions options;
+    options.observer = &capture;
+    options.cancel = inputs.cancel.get();
+    if (auto run = runtime::Interpreter(model).run(*feeds, options); !run)
+        return run.takeError();
+    const auto it = capture.values.find(value.index);
+    if (it == capture.values.end() || !it->second.isTensor())
+        return support::makeError("not-produced", "the reference run produced no tensor for it", name);
+    return it->second.tensor;
 }
 
 } // namespace portolan::session

@@ -5,6 +5,7 @@
 #include "graph/ScopeBreadcrumbs.h"
 #include "gui/MainWindow.h"
 #include "inspector/InspectorPanel.h"
+#include "inspector/TensorValuesModel.h"
 #include "pipeline/PipelinePanel.h"
 #include "compare/ComparePanel.h"
 #include "compare/ComparisonTableModel.h"
@@ -114,6 +115,41 @@ private slots:
         window.nextHit();
         QVERIFY(inspector->pageText().startsWith("Softmax"));
         QCOMPARE(window.search("definitely-not-a-name"), 0);
+    }
+
+    void inspectorComputesAnActivationsValues()
+    {
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(openFixture(window, "transformer_opset17"));
+        window.comparePanel()->setInputsDir(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/test_data_set_0"));
+        const ir::Model &model = *window.canvas()->model();
+        auto softmax = model.lookup(model.mainGraph(), "/layers.0/self_attn/Softmax_output_0");
+        QVERIFY(softmax);
+        auto *inspector = window.findChild<views::InspectorPanel *>();
+        inspector->showValue(*softmax);
+        QVERIFY(inspector->pageText().contains("Compute them with the reference interpreter"));
+        QCOMPARE(inspector->histogramBins(), 0);
+        QSignalSpy computed(&window, &gui::MainWindow::valuesComputed);
+        emit inspector->valuesRequested(*softmax); // what the page's link does
+        QVERIFY(computed.wait(30000));
+        QVERIFY2(inspector->pageText().contains("From the reference interpreter"), qPrintable(inspector->pageText()));
+        QVERIFY(inspector->histogramBins() > 0);
+        QVERIFY(inspector->valuesModel()->rowCount() > 0);
+        const QString text = inspector->pageText(); // a softmax's values lie in [0, 1]
+        QVERIFY2(text.contains("NaN / Inf") && text.contains("0 / 0"), qPrintable(text));
+        const auto *values = inspector->valuesModel();
+        double rowSum = 0;
+        for (int c = 0; c < values->columnCount(); ++c) {
+            const double v = values->data(values->index(0, c)).toDouble();
+            QVERIFY(v >= 0 && v <= 1);
+            rowSum += v;
+        }
+        QVERIFY2(std::abs(rowSum - 1) < 1e-4, qPrintable(QString::number(rowSum))); // a softmax row
+        saveScreenshot(window, "main_window_computed_values");
+        inspector->showNode(model.value(*softmax).producer); // away and back: the values stay
+        inspector->showValue(*softmax);
+        QVERIFY(inspector->histogramBins() > 0);
     }
 
     void breadcrumbsLeadBackUpTheScopes()

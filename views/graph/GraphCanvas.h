@@ -32,6 +32,7 @@ public:
 
     /// Shows `graph` of `model` (which must outlive the canvas or the next call); nullptr clears.
     void setGraph(const ir::Model *model, ir::GraphId graph);
+    const ir::Model *model() const { return m_model; }
     const ir::NameScopeTree *scopes() const { return m_tree.get(); }
     ir::GraphId graph() const { return m_graph; }
     const layout::GraphScene *scene() const { return m_scene.get(); }

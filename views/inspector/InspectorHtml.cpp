@@ -192,7 +192,29 @@ QString nodePageHtml(const ir::Model &model, ir::NodeId id)
     return html;
 }
 
-QString valuePageHtml(const ir::Model &model, ir::ValueId id)
+namespace {
+
+/// Elements, min/max/mean/std and NaN/Inf of a numeric tensor, and its first values.
+QString tensorStatsHtml(const runtime::Tensor &tensor)
+{
+    const auto stats = runtime::tensorStats(tensor);
+    if (!stats.numeric)
+        return {};
+    QString html = QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
+    auto row = [&](const QString &k, const QString &val) { html += QStringLiteral("<tr><td>%1</td><td>%2</td></tr>").arg(k, val); };
+    row(Text::tr("elements"), QString::number(stats.count));
+    row(Text::tr("min"), QString::number(stats.min, 'g', 7));
+    row(Text::tr("max"), QString::number(stats.max, 'g', 7));
+    row(Text::tr("mean"), QString::number(stats.mean, 'g', 7));
+    row(Text::tr("std"), QString::number(stats.stddev, 'g', 7));
+    row(Text::tr("NaN / Inf"), QStringLiteral("%1 / %2").arg(stats.nans).arg(stats.infs));
+    html += QStringLiteral("</table>");
+    return html + QStringLiteral("<p><tt>%1</tt></p>").arg(valuesPreview(tensor, 32));
+}
+
+} // namespace
+
+QString valuePageHtml(const ir::Model &model, ir::ValueId id, const runtime::Tensor *computed)
 {
     const ir::Value &v = model.value(id);
     QString html = QStringLiteral("<h3 style=\"margin-bottom:0\">%1</h3>").arg(esc(v.name));
@@ -213,25 +235,18 @@ QString valuePageHtml(const ir::Model &model, ir::ValueId id)
     if (v.isInitializer()) {
         html += section(Text::tr("Data"));
         html += Text::tr("%1 bytes%2").arg(v.initializer->byteSize()).arg(v.initializer->isExternal() ? Text::tr(", external") : QString());
-        if (auto tensor = runtime::tensorFromInitializer(v.initializer)) {
-            const auto stats = runtime::tensorStats(*tensor);
-            if (stats.numeric) {
-                html += QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
-                auto row = [&](const QString &k, const QString &val) {
-                    html += QStringLiteral("<tr><td>%1</td><td>%2</td></tr>").arg(k, val);
-                };
-                row(Text::tr("elements"), QString::number(stats.count));
-                row(Text::tr("min"), QString::number(stats.min, 'g', 7));
-                row(Text::tr("max"), QString::number(stats.max, 'g', 7));
-                row(Text::tr("mean"), QString::number(stats.mean, 'g', 7));
-                row(Text::tr("std"), QString::number(stats.stddev, 'g', 7));
-                row(Text::tr("NaN / Inf"), QStringLiteral("%1 / %2").arg(stats.nans).arg(stats.infs));
-                html += QStringLiteral("</table>");
-                html += QStringLiteral("<p><tt>%1</tt></p>").arg(valuesPreview(*tensor, 32));
-            }
-        } else {
+        if (auto tensor = runtime::tensorFromInitializer(v.initializer))
+            html += tensorStatsHtml(*tensor);
+        else
             html += QStringLiteral("<p style=\"color:#c0392b\">%1</p>").arg(esc(tensor.error().format()));
-        }
+    } else if (computed) {
+        html += section(Text::tr("Values"));
+        html += Text::tr("From the reference interpreter on the compare dock's inputs: %1").arg(esc(runtime::shapeString(computed->shape())));
+        html += tensorStatsHtml(*computed);
+    } else {
+        html += section(Text::tr("Values"));
+        html += QStringLiteral("<a href=\"compute:%1\">%2</a>").arg(id.index).arg(Text::tr("Compute them with the reference interpreter"));
+        html += Text::tr(" (on the compare dock's inputs)");
     }
     if (!v.info.doc_string().empty())
         html += section(Text::tr("Documentation")) + QStringLiteral("<p>%1</p>").arg(esc(v.info.doc_string()));

@@ -45,6 +45,7 @@ void InspectorPanel::setModel(const ir::Model *model)
     if (model == m_model && model)
         return;
     m_model = model;
+    m_computed.clear();
     clearPage();
 }
 
@@ -68,8 +69,21 @@ void InspectorPanel::showValue(ir::ValueId value)
 {
     if (!m_model)
         return;
-    m_page->setHtml(valuePageHtml(*m_model, value));
+    m_page->setHtml(valuePageHtml(*m_model, value, computedOf(value)));
     showData(value);
+}
+
+const runtime::Tensor *InspectorPanel::computedOf(ir::ValueId value) const
+{
+    const auto it = m_computed.find(value.index);
+    return it == m_computed.end() ? nullptr : &it->second;
+}
+
+void InspectorPanel::showComputedValue(ir::ValueId value, runtime::Tensor tensor)
+{
+    m_computed[value.index] = std::move(tensor);
+    if (m_shownValue == value)
+        showValue(value);
 }
 
 void InspectorPanel::showGroup(const ir::NameScopeTree &tree, std::size_t group)
@@ -83,10 +97,15 @@ void InspectorPanel::showGroup(const ir::NameScopeTree &tree, std::size_t group)
 // Values and histogram of a tensor with data (an initializer; run results come with the compare panel).
 void InspectorPanel::showData(ir::ValueId value)
 {
+    m_shownValue = value.valid() ? std::optional<ir::ValueId>(value) : std::nullopt;
     std::optional<runtime::Tensor> tensor;
-    if (m_model && value.valid() && m_model->value(value).isInitializer())
+    if (m_model && value.valid() && m_model->value(value).isInitializer()) {
         if (auto t = runtime::tensorFromInitializer(m_model->value(value).initializer); t && t->dataType() != onnx::TensorProto::STRING)
             tensor = std::move(*t);
+    } else if (const runtime::Tensor *computed = value.valid() ? computedOf(value) : nullptr;
+               computed && computed->dataType() != onnx::TensorProto::STRING) {
+        tensor = *computed;
+    }
     m_values->setTensor(tensor);
     m_tabs->setTabEnabled(1, tensor.has_value());
     m_tabs->setTabEnabled(2, tensor.has_value());
@@ -150,6 +169,10 @@ void InspectorPanel::follow(const QUrl &link)
             showValue(ir::ValueId(index));
             emit valueActivated(ir::ValueId(index));
         }
+    } else if (target.startsWith(QLatin1String("compute:"))) {
+        const auto index = target.mid(8).toUInt(&ok);
+        if (ok && index < m_model->valueCapacity())
+            emit valuesRequested(ir::ValueId(index));
     }
 }
 

@@ -567,265 +567,285 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="94"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="99"/>
         <source>seeded random inputs; or a test_data_set folder</source>
         <translation>Zufallseingaben mit Startwert; oder ein test_data_set-Ordner</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="95"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="103"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="74"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="100"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="108"/>
         <source>…</source>
         <translation>…</translation>
     </message>
     <message>
         <location filename="../views/compare/ComparePanel.cpp" line="61"/>
+        <source>Reference interpreter</source>
+        <translation>Referenzinterpreter</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="63"/>
+        <source>Compiled CPU executor at %1</source>
+        <translation>Kompilierter CPU-Executor mit %1</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="64"/>
+        <source>Compiled at fp32 against B at fp16 tells precision apart from kernels; A compiled goes with B compiled</source>
+        <translation>Kompiliert mit fp32 gegen B mit fp16 trennt Genauigkeit von Kerneln; A kompiliert setzt B kompiliert voraus</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="66"/>
         <source>Compiled CPU executor</source>
         <translation>Kompilierter CPU-Executor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="61"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="71"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="66"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="76"/>
         <source>Imported run</source>
         <translation>Importierter Lauf</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="61"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="66"/>
         <source>External command</source>
         <translation>Externer Befehl</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="66"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="71"/>
         <source>int8&apos;s calibration batches: random:N[:SEED], or a folder of test_data_set_N folders</source>
         <translation>Kalibrierdaten für int8: random:N[:SEED] oder ein Ordner mit test_data_set_N-Ordnern</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="68"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="73"/>
         <source>another runtime&apos;s tensors: a folder of .pb/.npy, an .npz, or Polygraphy&apos;s .json[#RUNNER]</source>
         <translation>Tensoren einer anderen Laufzeit: ein Ordner mit .pb/.npy, eine .npz oder Polygraphys .json[#RUNNER]</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="72"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="77"/>
         <source>Runs (*.npz *.json);;All files (*)</source>
         <translation>Läufe (*.npz *.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="77"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="82"/>
         <source>another runtime as a command: CMD {model} {inputs} {outputs}</source>
         <translation>eine andere Laufzeit als Befehl: CMD {model} {inputs} {outputs}</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="78"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="83"/>
         <source>Run through /bin/sh on the model file as loaded. {inputs} holds input_K.pb and NAME.npy; the command writes outputs (and any intermediates) into {outputs} as .pb or .npy.</source>
         <translation>Läuft über /bin/sh auf der geladenen Modelldatei. {inputs} enthält input_K.pb und NAME.npy; der Befehl schreibt die Ausgaben (und beliebige Zwischenwerte) als .pb oder .npy nach {outputs}.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="97"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="102"/>
         <source>Inputs (input_K.pb)</source>
         <translation>Eingaben (input_K.pb)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="102"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="107"/>
         <source>single inputs: name=FILE.npy; other=FILE.pb (over the test set&apos;s, or random)</source>
         <translation>einzelne Eingaben: name=DATEI.npy; andere=DATEI.pb (statt der aus dem Testsatz oder zufälliger)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="104"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="109"/>
         <source>Add .pb or .npy files, each for the input it names (a .pb&apos;s stored name, a .npy&apos;s file name)</source>
         <translation>.pb- oder .npy-Dateien hinzufügen, jede für die Eingabe, die sie nennt (der in der .pb gespeicherte Name, der Dateiname der .npy)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="106"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="177"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="111"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="183"/>
         <source>Input files</source>
         <translation>Eingabedateien</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="106"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="111"/>
         <source>Tensors (*.pb *.npy)</source>
         <translation>Tensoren (*.pb *.npy)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="120"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="125"/>
         <source>symbolic inputs: name=1,3,224,224; other=1,128</source>
         <translation>symbolische Eingaben: name=1,3,224,224; andere=1,128</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="123"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="124"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="128"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="129"/>
         <source>by precision</source>
         <translation>nach Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="126"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="131"/>
         <source>max error / reference scale</source>
         <translation>max. Fehler / Referenzskala</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="126"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="131"/>
         <source>max abs error</source>
         <translation>max. absoluter Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="126"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="131"/>
         <source>1 − cosine</source>
         <translation>1 − Kosinus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="128"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="133"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="130"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="135"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="135"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="471"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="140"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="481"/>
         <source>running A and B: %p%</source>
         <translation>A und B laufen: %p%</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="145"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="150"/>
         <source>checking the failing kernels…</source>
         <translation>die abweichenden Kernel werden geprüft…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="147"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="152"/>
         <source>Reference interpreter (A) against the compiled CPU executor (B).</source>
         <translation>Referenzinterpreter (A) gegen den kompilierten CPU-Executor (B).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="155"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="160"/>
         <source>seed</source>
         <translation>Startwert</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="166"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="171"/>
         <source>atol</source>
         <translation>atol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="168"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="173"/>
         <source>rtol</source>
         <translation>rtol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="170"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="175"/>
+        <source>A</source>
+        <translation>A</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="176"/>
         <source>B</source>
         <translation>B</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="171"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="177"/>
         <source>Pipeline, precision</source>
         <translation>Pipeline, Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="172"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="178"/>
         <source>Other runtime</source>
         <translation>Andere Laufzeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="173"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="179"/>
         <source>Inputs</source>
         <translation>Eingaben</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="178"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="184"/>
         <source>Shapes</source>
         <translation>Formen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="179"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="185"/>
         <source>Tolerance</source>
         <translation>Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="180"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="186"/>
         <source>Heat on graph</source>
         <translation>Wärmebild im Graphen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="181"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="187"/>
         <source>Extract Repro…</source>
         <translation>Repro herauslösen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="182"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="188"/>
         <source>Cut the selected suspect (or the first divergence) out as a standalone model with the inputs B gave it and the reference&apos;s outputs, shrunk while it still fails</source>
         <translation>Den gewählten Verdächtigen (oder die erste Abweichung) als eigenständiges Modell herauslösen, mit den Eingaben, die B ihm gab, und den Ausgaben der Referenz; verkleinert, solange der Fehler bleibt</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="185"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="191"/>
         <source>Bisect Precision</source>
         <translation>Genauigkeit bisektieren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="186"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="192"/>
         <source>Find the nodes to keep at fp32 for B&apos;s outputs to meet the tolerance</source>
         <translation>Die Knoten finden, die bei fp32 bleiben müssen, damit die Ausgaben von B die Toleranz einhalten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="212"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="218"/>
         <source>Suspect</source>
         <translation>Verdächtig</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="212"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="218"/>
         <source>Error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="212"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="218"/>
         <source>Why</source>
         <translation>Warum</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="217"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="223"/>
         <source>Suspects</source>
         <translation>Verdächtige</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="218"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="224"/>
         <source>Tensors</source>
         <translation>Tensoren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="219"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="225"/>
         <source>Error by depth</source>
         <translation>Fehler nach Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="270"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="277"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="276"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="283"/>
         <source>Extract Repro</source>
         <translation>Repro herauslösen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="270"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="287"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="276"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="293"/>
         <source>No tensor goes out of tolerance on its own: pick a suspect first.</source>
         <translation>Kein Tensor verlässt die Toleranz von selbst: wählen Sie zuerst einen Verdächtigen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="273"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="279"/>
         <source>Folder for the repro around %1</source>
         <translation>Ordner für das Repro um %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="277"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="283"/>
         <source>%1 holds files. Write the repro into it anyway?</source>
         <translation>%1 enthält Dateien. Das Repro trotzdem hineinschreiben?</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="301"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="307"/>
         <source>Cutting a repro around %1…</source>
         <translation>Repro um %1 wird herausgelöst…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="312"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="318"/>
         <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
         <translation>
             <numerusform>Repro um %1 (%n Knoten) nach %2 geschrieben: B ist dort %3 der Referenz.</numerusform>
@@ -833,70 +853,70 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="314"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="320"/>
         <source>OUT OF TOLERANCE against</source>
         <translation>AUSSERHALB DER TOLERANZ gegenüber</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="314"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="320"/>
         <source>within tolerance of</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="331"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="337"/>
         <source>Bisecting: which nodes must stay at fp32…</source>
         <translation>Bisektion: welche Knoten bei fp32 bleiben müssen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="337"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="343"/>
         <source>B already meets the tolerance at %1: nothing to keep at fp32.</source>
         <translation>B hält die Toleranz bei %1 bereits ein: nichts muss bei fp32 bleiben.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="343"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="349"/>
         <source>Keep %1 of the %2 nodes %3 lowers at fp32 (worst output error %4 of its scale, %5 runs):%6</source>
         <translation>%1 der %2 Knoten, die %3 absenkt, bei fp32 lassen (schlechtester Ausgabefehler %4 seiner Skala, %5 Läufe):%6</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="477"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="487"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="507"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="517"/>
         <source>Cancelled.</source>
         <translation>Abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="526"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="536"/>
         <source>Cancelling…</source>
         <translation>Wird abgebrochen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="554"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="564"/>
         <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
         <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="558"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="608"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="568"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="618"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="558"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="568"/>
         <source>OUT OF TOLERANCE</source>
         <translation>AUSSERHALB DER TOLERANZ</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="562"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="572"/>
         <source>
 First divergence: %1 (%2), output %3.</source>
         <translation>
 Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="566"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="576"/>
         <source>
 %n imported tensor(s) named as no value of the model: %1</source>
         <translation>
@@ -907,27 +927,27 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="593"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="603"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="605"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="615"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="609"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="619"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="624"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="634"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="629"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="639"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>

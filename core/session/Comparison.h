@@ -21,7 +21,11 @@
 namespace portolan::session {
 
 struct ComparisonRequest {
-    std::string pipeline = "-O2";       ///< what B is compiled with ("-O0"…"-O3" or pipeline text)
+    /// Run A: the reference interpreter on the model as loaded, or "cpu:PRECISION" (fp32, fp16,
+    /// bf16) — the compiled executor after the same pipeline as B, which must then be compiled too
+    /// (fp32 against fp16 tells precision apart from kernels).
+    std::string sideA = "reference";
+    std::string pipeline = "-O2";       ///< what B is compiled with ("-O1"…"-O3" or pipeline text)
     std::string precision = "fp32";     ///< B's precision: fp32, fp16, bf16 or int8
     std::string calibration = "random:8"; ///< int8: a folder of test_data_set_N or random:N[:SEED]
     /// When set, B is another runtime's tensors instead of the compiled executor: a folder of .pb or

@@ -55,7 +55,8 @@ std::string sessionJson(const SessionFile &s, const std::string &sessionPath)
         .field("inputs", relativeTo(s.compare.inputsDir, folder)).field("seed", s.compare.seed).field("shapes", s.compare.shapes)
         .field("atol", s.compare.atol).field("rtol", s.compare.rtol).field("heat_metric", s.compare.heatMetric)
         .field("calibration", s.compare.calibration).field("import", relativeTo(s.compare.importFrom, folder))
-        .field("external", s.compare.externalCommand).field("input_files", s.compare.inputFiles).endObject();
+        .field("external", s.compare.externalCommand).field("input_files", s.compare.inputFiles).field("a", s.compare.sideA)
+        .endObject();
     w.endObject();
     return w.str() + "\n";
 }
@@ -117,6 +118,7 @@ support::Expected<SessionFile> readSession(const std::string &path)
             s.compare.importFrom = resolved(c->value("import", std::string()), folder);
             s.compare.externalCommand = c->value("external", std::string());
             s.compare.inputFiles = c->value("input_files", std::string());
+            s.compare.sideA = c->value("a", s.compare.sideA);
         }
     } catch (const nlohmann::json::exception &e) { // a field of the wrong JSON type
         return support::makeError("bad-session", std::string("has a field of the wrong type: ") + e.what(), path);

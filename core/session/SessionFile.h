@@ -13,6 +13,7 @@ namespace portolan::session {
 
 /// The compare dock's form as the user typed it ("" for a field left to its default).
 struct CompareForm {
+    std::string sideA = "reference";  ///< or cpu:fp32|fp16|bf16
     std::string pipeline = "-O2", precision = "fp32";
     std::string calibration = "random:8"; ///< int8's calibration batches
     std::string importFrom;           ///< "": B is not an imported run; else its path

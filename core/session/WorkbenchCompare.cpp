@@ -123,6 +123,18 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     auto precision = runtime::cpu::parsePrecision(request.precision);
     if (!precision)
         return precision.takeError();
+    const bool compiledA = request.sideA != "reference";
+    if (compiledA) {
+        if (!request.sideA.starts_with("cpu:"))
+            return support::makeError("bad-side", "run A is 'reference' or cpu:fp32|fp16|bf16, not '" + request.sideA + "'");
+        auto precisionA = runtime::cpu::parsePrecision(request.sideA.substr(4));
+        if (!precisionA)
+            return precisionA.takeError();
+        if (*precisionA == runtime::cpu::Precision::Int8)
+            return support::makeError("bad-side", "run A at int8 is not offered: compare int8 as B against A at fp32");
+        if (elsewhere)
+            return support::makeError("bad-side", "run A as the compiled executor goes with B compiled too (the two share the pipeline)");
+    }
     // another runtime runs the model as loaded: its tensors align by name, through no passes
     auto pipeline = elsewhere ? support::Expected<passes::Pipeline>(passes::Pipeline{}) : pipelineFromText(request.pipeline);
     if (!pipeline)
@@ -140,9 +152,19 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     const ir::Model &optimized = *outcome->compiled->model;
 
     runtime::Interpreter interpreter(model);
-    const compare::RunSide a{"reference", &model,
-                             [&](const runtime::NamedValues &f, const runtime::RunOptions &o) { return interpreter.run(f, o); },
-                             [](const ir::Model &other, const runtime::NamedValues &f) { return runtime::Interpreter(other).run(f); }};
+    std::unique_ptr<runtime::cpu::CpuExecutor> executorA;
+    compare::RunSide a{"reference", &model,
+                       [&](const runtime::NamedValues &f, const runtime::RunOptions &o) { return interpreter.run(f, o); },
+                       [](const ir::Model &other, const runtime::NamedValues &f) { return runtime::Interpreter(other).run(f); }};
+    if (compiledA) { // the compiled executor after the same pipeline, at A's precision
+        ComparisonRequest asA = request;
+        asA.precision = request.sideA.substr(4);
+        auto options = compileOptionsFor(asA, optimized);
+        if (!options)
+            return options.takeError();
+        executorA = std::make_unique<runtime::cpu::CpuExecutor>(optimized, *options);
+        a = compiledSide(*executorA, optimized, asA.precision);
+    }
     std::unique_ptr<runtime::cpu::CpuExecutor> executor;
     auto side = sideB(request, optimized, model.sourcePath, executor, &outcome->unknownImported);
     if (!side)
@@ -153,8 +175,8 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     comparison.tolerance = request.effectiveTolerance();
     comparison.cancel = request.cancel.get();
     comparison.progress = request.progress.get();
-    const auto alignment = elsewhere ? compare::alignByName(model, optimized)
-                                    : compare::alignByProvenance(model, optimized, outcome->compiled->provenance);
+    const auto alignment = elsewhere || compiledA ? compare::alignByName(*a.model, optimized)
+                                                  : compare::alignByProvenance(model, optimized, outcome->compiled->provenance);
     auto result = compare::compareRuns(a, b, alignment, *feeds, comparison);
     if (!result)
         return result.takeError();

@@ -38,6 +38,7 @@ private slots:
         s.compare.heatMetric = "cosine-distance";
         s.compare.calibration = "random:4:2";
         s.compare.inputFiles = "mask=/data/mask.npy";
+        s.compare.sideA = "cpu:fp32";
         s.compare.externalCommand = "trtexec-wrapper {model} {inputs} {outputs}";
         s.compare.importFrom = dir.filePath("models/m/trt_run.npz").toStdString();
         const std::string path = dir.filePath("work.portolan").toStdString();
@@ -67,6 +68,7 @@ private slots:
         QCOMPARE(back->compare.heatMetric, std::string("cosine-distance"));
         QCOMPARE(back->compare.calibration, std::string("random:4:2"));
         QCOMPARE(back->compare.inputFiles, s.compare.inputFiles);
+        QCOMPARE(back->compare.sideA, std::string("cpu:fp32"));
         QCOMPARE(back->compare.externalCommand, s.compare.externalCommand);
         QCOMPARE(QString::fromStdString(back->compare.importFrom), QDir::cleanPath(moved + "/models/m/trt_run.npz"));
         // a path outside the folder stays absolute

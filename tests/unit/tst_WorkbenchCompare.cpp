@@ -76,6 +76,33 @@ private slots:
         QVERIFY2(wrongType.error().format().find("int64") != std::string::npos, wrongType.error().format().c_str());
     }
 
+    void compiledFp32AgainstFp16()
+    {
+        // A the compiled executor at fp32, B at fp16, after one pipeline: every value aligns by name
+        session::ComparisonRequest request;
+        request.sideA = "cpu:fp32";
+        request.precision = "fp16";
+        request.inputsDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
+        auto outcome = m_workbench.compare(request);
+        QVERIFY2(outcome.hasValue(), outcome ? "" : outcome.error().format().c_str());
+        const auto &o = **outcome;
+        QCOMPARE(o.result.labelA, std::string("cpu:fp32"));
+        QCOMPARE(o.result.labelB, std::string("cpu:fp16"));
+        QCOMPARE(o.result.tensors.size(), o.result.alignedValues);
+        bool moved = false; // fp16 rounding shows, yet stays within fp16's tolerance at the outputs
+        for (const compare::ComparedTensor &t : o.result.tensors)
+            moved = moved || t.metrics.maxAbs > 0;
+        QVERIFY(moved);
+        QVERIFY(o.result.outputsPassed());
+        request.importFrom = "/somewhere"; // A compiled needs B compiled
+        QVERIFY(!m_workbench.compare(request).hasValue());
+        request.importFrom.clear();
+        request.sideA = "cuda:fp32";
+        const auto unknown = m_workbench.compare(request);
+        QVERIFY(!unknown.hasValue());
+        QVERIFY2(unknown.error().format().find("cuda:fp32") != std::string::npos, unknown.error().format().c_str());
+    }
+
     void fp16UnderATightToleranceDiverges()
     {
         session::ComparisonRequest request;

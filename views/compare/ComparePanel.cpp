@@ -57,6 +57,11 @@ struct ComparePanel::RunOutcome {
 
 ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
 {
+    m_sideA = new QComboBox(this);
+    m_sideA->addItem(tr("Reference interpreter"), QStringLiteral("reference"));
+    for (const char *p : {"fp32", "fp16", "bf16"})
+        m_sideA->addItem(tr("Compiled CPU executor at %1").arg(QLatin1String(p)), QStringLiteral("cpu:%1").arg(QLatin1String(p)));
+    m_sideA->setToolTip(tr("Compiled at fp32 against B at fp16 tells precision apart from kernels; A compiled goes with B compiled"));
     m_sideB = new QComboBox(this);
     m_sideB->addItems({tr("Compiled CPU executor"), tr("Imported run"), tr("External command")});
     m_pipeline = new QLineEdit(QStringLiteral("-O2"), this);
@@ -167,6 +172,7 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     tolRow->addWidget(m_atol);
     tolRow->addWidget(new QLabel(tr("rtol"), this));
     tolRow->addWidget(m_rtol);
+    form->addRow(tr("A"), m_sideA);
     form->addRow(tr("B"), m_sideB);
     form->addRow(tr("Pipeline, precision"), bRow);
     form->addRow(tr("Other runtime"), importRow);
@@ -375,6 +381,7 @@ constexpr const char *kMetricKeys[] = {"normalized-error", "max-abs", "cosine-di
 session::CompareForm ComparePanel::form() const
 {
     session::CompareForm f;
+    f.sideA = m_sideA->currentData().toString().toStdString();
     f.pipeline = m_pipeline->text().toStdString();
     f.precision = m_precision->currentText().toStdString();
     f.calibration = m_calibration->text().trimmed().toStdString();
@@ -392,6 +399,8 @@ session::CompareForm ComparePanel::form() const
 
 void ComparePanel::setForm(const session::CompareForm &f)
 {
+    if (const int a = m_sideA->findData(QString::fromStdString(f.sideA)); a >= 0)
+        m_sideA->setCurrentIndex(a);
     m_pipeline->setText(QString::fromStdString(f.pipeline));
     if (const int precision = m_precision->findText(QString::fromStdString(f.precision)); precision >= 0)
         m_precision->setCurrentIndex(precision);
@@ -413,6 +422,7 @@ void ComparePanel::setForm(const session::CompareForm &f)
 support::Expected<session::ComparisonRequest> ComparePanel::request() const
 {
     session::ComparisonRequest r;
+    r.sideA = m_sideA->currentData().toString().toStdString();
     r.pipeline = m_pipeline->text().trimmed().toStdString();
     r.precision = m_precision->currentText().toStdString();
     if (!m_calibration->text().trimmed().isEmpty())

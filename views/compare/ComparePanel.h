@@ -102,7 +102,8 @@ private:
     bool m_extracting = false;
     bool m_bisecting = false;
 
-    QComboBox *m_sideB = nullptr;       // the compiled executor, or an imported run
+    QComboBox *m_sideA = nullptr;       // the reference interpreter, or the compiled executor at a precision
+    QComboBox *m_sideB = nullptr;       // the compiled executor, an imported run or an external command
     QLineEdit *m_pipeline = nullptr;
     QComboBox *m_precision = nullptr;
     QLineEdit *m_calibration = nullptr; // int8's calibration batches

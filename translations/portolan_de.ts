@@ -216,350 +216,365 @@
 <context>
     <name>portolan::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="65"/>
+        <location filename="../app/gui/MainWindow.cpp" line="67"/>
         <source>Portolan</source>
         <translation>Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="137"/>
+        <location filename="../app/gui/MainWindow.cpp" line="139"/>
         <source>Open an ONNX model (File → Open…) to see its summary.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seine Zusammenfassung zu sehen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="146"/>
+        <location filename="../app/gui/MainWindow.cpp" line="148"/>
         <source>Groups</source>
         <translation>Gruppen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="147"/>
+        <location filename="../app/gui/MainWindow.cpp" line="149"/>
         <source>Inspector</source>
         <translation>Inspektor</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="148"/>
+        <location filename="../app/gui/MainWindow.cpp" line="150"/>
         <source>Summary</source>
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="534"/>
+        <location filename="../app/gui/MainWindow.cpp" line="544"/>
         <source>Layout failed</source>
         <translation>Layout fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="208"/>
+        <location filename="../app/gui/MainWindow.cpp" line="210"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="74"/>
+        <location filename="../app/gui/MainWindow.cpp" line="76"/>
         <source>Main graph</source>
         <translation>Hauptgraph</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="150"/>
+        <location filename="../app/gui/MainWindow.cpp" line="152"/>
         <source>Pipeline</source>
         <translation>Pipeline</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="165"/>
-        <location filename="../app/gui/MainWindow.cpp" line="191"/>
+        <location filename="../app/gui/MainWindow.cpp" line="167"/>
+        <location filename="../app/gui/MainWindow.cpp" line="193"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="168"/>
+        <location filename="../app/gui/MainWindow.cpp" line="170"/>
         <source>Findings</source>
         <translation>Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="209"/>
+        <location filename="../app/gui/MainWindow.cpp" line="211"/>
         <source>&amp;Open…</source>
         <translation>Ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="210"/>
+        <location filename="../app/gui/MainWindow.cpp" line="212"/>
         <source>&amp;Save Session…</source>
         <translation>Sitzung &amp;speichern…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="211"/>
+        <location filename="../app/gui/MainWindow.cpp" line="213"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212"/>
+        <location filename="../app/gui/MainWindow.cpp" line="214"/>
         <source>Open &amp;Sample Model</source>
         <translation>&amp;Beispielmodell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="214"/>
+        <location filename="../app/gui/MainWindow.cpp" line="216"/>
         <source>&amp;Export View…</source>
         <translation>Ansicht &amp;exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="214"/>
+        <location filename="../app/gui/MainWindow.cpp" line="216"/>
         <source>Ctrl+E</source>
         <translation>Ctrl+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="215"/>
+        <location filename="../app/gui/MainWindow.cpp" line="217"/>
         <source>Export Port &amp;Report…</source>
         <translation>Port-&amp;Bericht exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="215"/>
+        <location filename="../app/gui/MainWindow.cpp" line="217"/>
         <source>Ctrl+Shift+E</source>
         <translation>Ctrl+Shift+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="217"/>
+        <location filename="../app/gui/MainWindow.cpp" line="219"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220"/>
+        <location filename="../app/gui/MainWindow.cpp" line="222"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="221"/>
+        <location filename="../app/gui/MainWindow.cpp" line="223"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223"/>
+        <location filename="../app/gui/MainWindow.cpp" line="225"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228"/>
+        <location filename="../app/gui/MainWindow.cpp" line="230"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="229"/>
+        <location filename="../app/gui/MainWindow.cpp" line="231"/>
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="229"/>
+        <location filename="../app/gui/MainWindow.cpp" line="231"/>
         <source>Ctrl+0</source>
         <translation>Ctrl+0</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="234"/>
+        <location filename="../app/gui/MainWindow.cpp" line="236"/>
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="235"/>
+        <location filename="../app/gui/MainWindow.cpp" line="237"/>
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="240"/>
+        <location filename="../app/gui/MainWindow.cpp" line="242"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="241"/>
+        <location filename="../app/gui/MainWindow.cpp" line="243"/>
         <source>&amp;About Portolan</source>
         <translation>Ü&amp;ber Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243"/>
+        <location filename="../app/gui/MainWindow.cpp" line="245"/>
         <source>Search</source>
         <translation>Suche</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="247"/>
+        <location filename="../app/gui/MainWindow.cpp" line="249"/>
         <source>Search nodes, ops (op:Conv), tensors (tensor:x)…</source>
         <translation>Knoten, Operatoren (op:Conv), Tensoren (tensor:x) suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="254"/>
+        <location filename="../app/gui/MainWindow.cpp" line="256"/>
         <source>Previous</source>
         <translation>Zurück</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="255"/>
+        <location filename="../app/gui/MainWindow.cpp" line="257"/>
         <source>Next</source>
         <translation>Weiter</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="257"/>
+        <location filename="../app/gui/MainWindow.cpp" line="259"/>
         <source>Fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="280"/>
-        <location filename="../app/gui/MainWindow.cpp" line="413"/>
+        <location filename="../app/gui/MainWindow.cpp" line="282"/>
+        <location filename="../app/gui/MainWindow.cpp" line="423"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="314"/>
+        <location filename="../app/gui/MainWindow.cpp" line="324"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="351"/>
+        <location filename="../app/gui/MainWindow.cpp" line="361"/>
         <source>Sample model</source>
         <translation>Beispielmodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="351"/>
+        <location filename="../app/gui/MainWindow.cpp" line="361"/>
         <source>The bundled sample model is missing from this build.</source>
         <translation>Das mitgelieferte Beispielmodell fehlt in diesem Build.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="367"/>
-        <location filename="../app/gui/MainWindow.cpp" line="414"/>
+        <location filename="../app/gui/MainWindow.cpp" line="377"/>
+        <location filename="../app/gui/MainWindow.cpp" line="424"/>
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="380"/>
+        <location filename="../app/gui/MainWindow.cpp" line="390"/>
         <source>Open a model first: a session is a model and how it is looked at.</source>
         <translation>Öffnen Sie zuerst ein Modell: Eine Sitzung ist ein Modell und die Art, es zu betrachten.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="382"/>
+        <location filename="../app/gui/MainWindow.cpp" line="392"/>
         <source>The bundled sample has no file of its own to point to; open a model file to save a session.</source>
         <translation>Das mitgelieferte Beispiel hat keine eigene Datei, auf die verwiesen werden kann; öffnen Sie eine Modelldatei, um eine Sitzung zu speichern.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="397"/>
-        <location filename="../app/gui/MainWindow.cpp" line="403"/>
+        <location filename="../app/gui/MainWindow.cpp" line="407"/>
+        <location filename="../app/gui/MainWindow.cpp" line="413"/>
         <source>Save Session</source>
         <translation>Sitzung speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="397"/>
+        <location filename="../app/gui/MainWindow.cpp" line="407"/>
         <source>Portolan sessions (*.portolan)</source>
         <translation>Portolan-Sitzungen (*.portolan)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="405"/>
+        <location filename="../app/gui/MainWindow.cpp" line="415"/>
         <source>Session saved to %1</source>
         <translation>Sitzung nach %1 gespeichert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="439"/>
+        <location filename="../app/gui/MainWindow.cpp" line="449"/>
         <source>%1 — %2 nodes, %3 initializers (%4), %5 findings</source>
         <translation>%1 — %2 Knoten, %3 Initialisierer (%4), %5 Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="445"/>
+        <location filename="../app/gui/MainWindow.cpp" line="455"/>
         <source>%1 — Portolan</source>
         <translation>%1 — Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="466"/>
+        <location filename="../app/gui/MainWindow.cpp" line="476"/>
         <source>no match</source>
         <translation>kein Treffer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="480"/>
+        <location filename="../app/gui/MainWindow.cpp" line="490"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="546"/>
+        <location filename="../app/gui/MainWindow.cpp" line="556"/>
         <source>Running the reference for %1…</source>
         <translation>Referenzlauf für %1…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="591"/>
+        <location filename="../app/gui/MainWindow.cpp" line="584"/>
+        <source>Comparing</source>
+        <translation>Vergleich läuft</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="587"/>
+        <source>Compiling</source>
+        <translation>Kompilierung läuft</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="589"/>
+        <source>Loading</source>
+        <translation>Laden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="628"/>
         <source>main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="670"/>
-        <location filename="../app/gui/MainWindow.cpp" line="671"/>
+        <location filename="../app/gui/MainWindow.cpp" line="707"/>
+        <location filename="../app/gui/MainWindow.cpp" line="708"/>
         <source>Input model</source>
         <translation>Eingabemodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="685"/>
+        <location filename="../app/gui/MainWindow.cpp" line="722"/>
         <source>made by %1 from: %2</source>
         <translation>erzeugt von %1 aus: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="686"/>
+        <location filename="../app/gui/MainWindow.cpp" line="723"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="700"/>
+        <location filename="../app/gui/MainWindow.cpp" line="737"/>
         <source>Before %1 — %2 nodes, struck through: removed</source>
         <translation>Vor %1 — %2 Knoten, durchgestrichen: entfernt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="701"/>
+        <location filename="../app/gui/MainWindow.cpp" line="738"/>
         <source>After %1 — %2 nodes, green: created</source>
         <translation>Nach %1 — %2 Knoten, grün: erzeugt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="704"/>
+        <location filename="../app/gui/MainWindow.cpp" line="741"/>
         <source>Pass diff</source>
         <translation>Pass-Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="710"/>
+        <location filename="../app/gui/MainWindow.cpp" line="747"/>
         <source>Open ONNX Model</source>
         <translation>ONNX-Modell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="711"/>
+        <location filename="../app/gui/MainWindow.cpp" line="748"/>
         <source>ONNX models (*.onnx);;Portolan sessions (*.portolan);;All files (*)</source>
         <translation>ONNX-Modelle (*.onnx);;Portolan-Sitzungen (*.portolan);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="721"/>
-        <location filename="../app/gui/MainWindow.cpp" line="727"/>
+        <location filename="../app/gui/MainWindow.cpp" line="758"/>
+        <location filename="../app/gui/MainWindow.cpp" line="764"/>
         <source>Export View</source>
         <translation>Ansicht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="721"/>
+        <location filename="../app/gui/MainWindow.cpp" line="758"/>
         <source>SVG image (*.svg);;PNG image (*.png)</source>
         <translation>SVG-Bild (*.svg);;PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="727"/>
+        <location filename="../app/gui/MainWindow.cpp" line="764"/>
         <source>Cannot write %1.</source>
         <translation>%1 kann nicht geschrieben werden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="732"/>
+        <location filename="../app/gui/MainWindow.cpp" line="769"/>
         <source>Run a comparison first (the Compare dock): the report is about its result.</source>
         <translation>Führen Sie zuerst einen Vergleich aus (Vergleichsleiste): Der Bericht handelt von seinem Ergebnis.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="756"/>
-        <location filename="../app/gui/MainWindow.cpp" line="759"/>
-        <location filename="../app/gui/MainWindow.cpp" line="764"/>
+        <location filename="../app/gui/MainWindow.cpp" line="793"/>
+        <location filename="../app/gui/MainWindow.cpp" line="796"/>
+        <location filename="../app/gui/MainWindow.cpp" line="801"/>
         <source>Export Port Report</source>
         <translation>Port-Bericht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="760"/>
+        <location filename="../app/gui/MainWindow.cpp" line="797"/>
         <source>PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)</source>
         <translation>PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="766"/>
+        <location filename="../app/gui/MainWindow.cpp" line="803"/>
         <source>Port report written to %1</source>
         <translation>Port-Bericht nach %1 geschrieben</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="805"/>
+        <location filename="../app/gui/MainWindow.cpp" line="842"/>
         <source>About Portolan</source>
         <translation>Über Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="806"/>
+        <location filename="../app/gui/MainWindow.cpp" line="843"/>
         <source>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;A workbench for porting ONNX models to accelerators.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank zum Portieren von ONNX-Modellen auf Beschleuniger.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</translation>
     </message>

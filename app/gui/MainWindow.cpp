@@ -29,6 +29,8 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QTimer>
+#include <QProgressBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -279,6 +281,14 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
 
     m_statusLabel = new QLabel(tr("No model"), this);
     statusBar()->addWidget(m_statusLabel, 1);
+    m_busy = new QProgressBar(this);
+    m_busy->setMaximumWidth(260);
+    m_busy->setVisible(false);
+    statusBar()->addPermanentWidget(m_busy);
+    auto *busyPoll = new QTimer(this);
+    busyPoll->setInterval(200);
+    connect(busyPoll, &QTimer::timeout, this, &MainWindow::showBusy);
+    busyPoll->start();
 
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
@@ -563,6 +573,33 @@ void MainWindow::computeValues(ir::ValueId value)
         m_inspector->showComputedValue(value, *computed.tensor);
         emit valuesComputed(value);
     });
+}
+
+void MainWindow::showBusy()
+{
+    // the longest-running kind first: a comparison has a fraction, the others are busy bars
+    QString task;
+    int permille = -1;
+    if (m_compare->isRunning()) {
+        task = tr("Comparing");
+        permille = m_compare->progressPermille();
+    } else if (m_pipeline->isRunning()) {
+        task = tr("Compiling");
+    } else if (m_loading) {
+        task = tr("Loading");
+    }
+    m_busy->setVisible(!task.isEmpty());
+    if (task.isEmpty())
+        return;
+    if (permille >= 0) {
+        m_busy->setRange(0, 1000);
+        m_busy->setValue(permille);
+        m_busy->setFormat(task + QStringLiteral(": %p%"));
+    } else {
+        m_busy->setRange(0, 0);
+        m_busy->setFormat(task);
+    }
+    m_busy->setToolTip(task);
 }
 
 void MainWindow::showCrumbs(views::GraphCanvas *canvas, ir::NodeId node)

@@ -16,6 +16,7 @@ class QLabel;
 class QLineEdit;
 class QMenu;
 class QPlainTextEdit;
+class QProgressBar;
 class QTabWidget;
 class QTreeView;
 
@@ -98,6 +99,8 @@ private:
     void wireCanvas(views::GraphCanvas *canvas);
     /// The breadcrumbs of `node` (a group path and its name) on `canvas`'s scope tree.
     void showCrumbs(views::GraphCanvas *canvas, ir::NodeId node);
+    /// Polled: what runs in the background (loading, compiling, comparing) in the status bar.
+    void showBusy();
     /// Runs the reference on the compare dock's inputs for a tensor's values, off the GUI thread,
     /// and hands them to the inspector.
     void computeValues(ir::ValueId value);
@@ -130,6 +133,7 @@ private:
     QLineEdit *m_searchBox = nullptr;
     QLabel *m_searchStatus = nullptr;
     QLabel *m_statusLabel = nullptr;
+    QProgressBar *m_busy = nullptr; ///< the status bar's background-task progress (see showBusy)
     QMenu *m_recentMenu = nullptr;
     std::vector<analysis::SearchHit> m_hits;
     std::size_t m_hitIndex = 0;

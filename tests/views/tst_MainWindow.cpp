@@ -14,6 +14,7 @@
 #include "ir/ModelLoader.h"
 
 #include <QDir>
+#include <QProgressBar>
 #include <QDockWidget>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -472,10 +473,13 @@ private slots:
         QCOMPARE(finished.front().at(0).toString(), QString()); // asked for: no error dialog
         QVERIFY(!panel->isRunning());
         QVERIFY(!panel->outcome());
-        // and the next run goes through
+        // and the next run goes through, its progress in the status bar while it runs
         panel->run();
-        QVERIFY(finished.wait(120000));
+        QTRY_VERIFY_WITH_TIMEOUT(window.statusBar()->findChild<QProgressBar *>()->isVisible() || !panel->isRunning(), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 120000);
         QVERIFY(panel->outcome());
+        QTRY_VERIFY_WITH_TIMEOUT(!window.statusBar()->findChild<QProgressBar *>()->isVisible(), 5000);
+        QCOMPARE(panel->progressPermille(), -1);
     }
 
     void sessionReopensWhereItWasLeft()

@@ -53,6 +53,8 @@ public:
     /// Stops a running comparison: it finishes with no result and no error ("Cancelled.").
     void cancel();
     bool isRunning() const { return m_running; }
+    /// The running comparison's permille of both runs' nodes done; -1 when none runs.
+    int progressPermille() const { return m_done ? m_done->load(std::memory_order_relaxed) : -1; }
     const session::ComparisonOutcome *outcome() const { return m_outcome.get(); }
     const ComparisonTableModel *table() const { return m_table; }
     /// The node a repro is cut around: the selected suspect's, else the first divergence's ("" for none).

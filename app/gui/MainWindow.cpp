@@ -6,6 +6,7 @@
 #include "common/Background.h"
 #include "common/ScopeTreeModel.h"
 #include "graph/ScopeBreadcrumbs.h"
+#include "runtime/Tensor.h"
 #include "graph/GraphCanvas.h"
 #include "inspector/InspectorPanel.h"
 #include "pipeline/PipelinePanel.h"
@@ -429,6 +430,7 @@ void MainWindow::finishLoad(const std::shared_ptr<LoadResult> &result)
     m_hits.clear();
     m_searchStatus->clear();
     m_workbench = std::move(result->workbench);
+    runtime::releaseCachedBuffers(); // the last model's run buffers are of no use to this one
     const ir::Model &model = m_workbench->model();
     m_scopeModel->setGraph(&model, model.mainGraph());
     m_scopeView->expandToDepth(0);

@@ -60,6 +60,23 @@ public:
         delete[] p;
     }
 
+    std::size_t cached()
+    {
+        const std::lock_guard lock(m_mutex);
+        return m_cached;
+    }
+    void release()
+    {
+        std::unordered_multimap<std::size_t, std::byte *> kept;
+        {
+            const std::lock_guard lock(m_mutex);
+            kept.swap(m_free);
+            m_cached = 0;
+        }
+        for (auto &[bytes, p] : kept)
+            delete[] p;
+    }
+
 private:
     std::mutex m_mutex;
     std::unordered_multimap<std::size_t, std::byte *> m_free;
@@ -73,6 +90,9 @@ BufferCache &bufferCache()
 }
 
 } // namespace
+
+std::size_t cachedBufferBytes() { return bufferCache().cached(); }
+void releaseCachedBuffers() { bufferCache().release(); }
 
 /// At least one byte, so data() is never null; zero-filled only when asked.
 static std::shared_ptr<std::byte[]> allocateBytes(std::size_t bytes, bool zeroFilled = true)

@@ -18,6 +18,12 @@ namespace portolan::runtime {
 
 using Shape = std::vector<std::int64_t>;
 
+/// Bytes of freed tensor buffers kept for reuse (buffers of 256 KiB and more, at most 512 MiB: a run
+/// allocates the sizes the last one did, and fresh memory costs a page fault per 4 KiB).
+std::size_t cachedBufferBytes();
+/// Hands the kept buffers back to the allocator (when a model closes, say).
+void releaseCachedBuffers();
+
 /// Product of dims (1 for a scalar); the caller has validated that it does not overflow.
 std::int64_t elementCount(const Shape &shape);
 /// "[1,3,224,224]".

@@ -152,6 +152,28 @@ private slots:
         QCOMPARE(out.error().primary.code, std::string("cancelled"));
     }
 
+    void largeFreedBuffersAreReused()
+    {
+        // a freed buffer of 256 KiB or more comes back for the next tensor of its size, already paged in
+        runtime::releaseCachedBuffers();
+        const void *first = nullptr;
+        {
+            Tensor big = Tensor::uninitialized(onnx::TensorProto::FLOAT, {1 << 17}); // 512 KiB
+            first = big.rawData();
+        }
+        QCOMPARE(runtime::cachedBufferBytes(), std::size_t(512) << 10);
+        Tensor again = Tensor::zeros(onnx::TensorProto::FLOAT, {1 << 17});
+        QCOMPARE(static_cast<const void *>(again.rawData()), first);
+        QCOMPARE(runtime::cachedBufferBytes(), std::size_t(0));
+        QCOMPARE(again.data<float>()[12345], 0.0f); // zeros() zeroes a reused buffer too
+        Tensor small = Tensor::uninitialized(onnx::TensorProto::FLOAT, {16}); // small ones are not kept
+        small = Tensor();
+        QCOMPARE(runtime::cachedBufferBytes(), std::size_t(0));
+        again = Tensor();
+        runtime::releaseCachedBuffers();
+        QCOMPARE(runtime::cachedBufferBytes(), std::size_t(0));
+    }
+
     void intermediatesAreReleased()
     {
         // a chain of 200 ops on 1 MiB tensors: the peak must stay a few tensors, not 200

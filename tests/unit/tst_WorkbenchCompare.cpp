@@ -19,6 +19,18 @@ class TestWorkbenchCompare : public QObject {
 
     session::Workbench m_workbench;
 
+    /// True when `request` is refused with an error that names `what`.
+    bool refused(const session::ComparisonRequest &request, const std::string &what) const
+    {
+        const auto outcome = m_workbench.compare(request);
+        if (outcome.hasValue())
+            return false;
+        const std::string message = outcome.error().format();
+        if (message.find(what) == std::string::npos)
+            qWarning("the error does not name '%s': %s", what.c_str(), message.c_str());
+        return message.find(what) != std::string::npos;
+    }
+
 private slots:
     void initTestCase() { QVERIFY(m_workbench.open(test::fixturesDir() + "/transformer_opset17/model.onnx")); }
 
@@ -65,15 +77,11 @@ private slots:
             QCOMPARE((*outcome)->result.tensors[i].metrics.maxAbs, (*expected)->result.tensors[i].metrics.maxAbs);
         // a file for no input, or of the wrong element type, is refused by name
         request.inputFiles = {{"no_such_input", npy}};
-        const auto unknown = m_workbench.compare(request);
-        QVERIFY(!unknown.hasValue());
-        QVERIFY2(unknown.error().format().find("no_such_input") != std::string::npos, unknown.error().format().c_str());
+        QVERIFY(refused(request, "no_such_input"));
         const std::string ints = tmp.filePath("ints.npy").toStdString();
         QVERIFY(compare::writeNpyFile(runtime::Tensor::fromVector(onnx::TensorProto::INT64, {2}, std::vector<std::int64_t>{1, 2}), ints));
         request.inputFiles = {{input.name, ints}};
-        const auto wrongType = m_workbench.compare(request);
-        QVERIFY(!wrongType.hasValue());
-        QVERIFY2(wrongType.error().format().find("int64") != std::string::npos, wrongType.error().format().c_str());
+        QVERIFY(refused(request, "int64"));
     }
 
     void compiledFp32AgainstFp16()
@@ -98,9 +106,7 @@ private slots:
         QVERIFY(!m_workbench.compare(request).hasValue());
         request.importFrom.clear();
         request.sideA = "cuda:fp32";
-        const auto unknown = m_workbench.compare(request);
-        QVERIFY(!unknown.hasValue());
-        QVERIFY2(unknown.error().format().find("cuda:fp32") != std::string::npos, unknown.error().format().c_str());
+        QVERIFY(refused(request, "cuda:fp32"));
     }
 
     void fp16UnderATightToleranceDiverges()
@@ -131,17 +137,13 @@ private slots:
         request.precision = "int8";
         request.shapes["input"] = {1, 5, 32};
         request.calibration = "random:none";
-        const auto badCalibration = m_workbench.compare(request);
-        QVERIFY(!badCalibration.hasValue());
-        QVERIFY2(badCalibration.error().format().find("random:none") != std::string::npos, badCalibration.error().format().c_str());
+        QVERIFY(refused(request, "random:none"));
         request = {};
         request.importFrom = "/nonexistent/run";
         request.shapes["input"] = {1, 5, 32};
         QVERIFY(!m_workbench.compare(request).hasValue());
         request = {}; // the input has a symbolic dim: random inputs need its extent
-        const auto missing = m_workbench.compare(request);
-        QVERIFY(!missing.hasValue());
-        QVERIFY2(missing.error().format().find("input") != std::string::npos, missing.error().format().c_str());
+        QVERIFY(refused(request, "input"));
     }
 
     void int8ComparesAfterCalibrating()
@@ -240,9 +242,7 @@ private slots:
         QVERIFY(!m_workbench.bisectPrecision(o).hasValue());
         // a template without its placeholders is refused before anything runs
         request.externalCommand = "true";
-        const auto bad = m_workbench.compare(request);
-        QVERIFY(!bad.hasValue());
-        QVERIFY2(bad.error().format().find("{model}") != std::string::npos, bad.error().format().c_str());
+        QVERIFY(refused(request, "{model}"));
     }
 };
 

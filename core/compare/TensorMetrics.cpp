@@ -53,6 +53,27 @@ void topAgreement(const double *ref, const double *act, std::int64_t rows, std::
 /// they come from a histogram of 1/16-octave bins (within 6.25%), so large tensors cost one pass.
 constexpr std::int64_t kExactQuantileLimit = 1 << 12;
 
+/// Large float tensors are taken in blocks of 1024, each in groups of eight lanes.
+constexpr int kLanes = 8;
+constexpr std::int64_t kBlock = 1024;
+
+/// Past this many elements the median and p99 come from a sample: one group of eight elements in
+/// every eight, at an offset that changes from block to block so that no period in the data lines
+/// up with it (at least 32k elements; each bin is within 6.25% anyway, so the sample costs little
+/// accuracy and saves most of the histogram's scatter).
+constexpr std::int64_t kSampledQuantilesFrom = 1 << 16;
+
+/// Which group of eight (0–7) among each eight groups of block `block` the sample takes.
+std::int64_t sampledGroup(std::int64_t block)
+{
+    return static_cast<std::int64_t>((static_cast<std::uint32_t>(block) * 0x9E3779B1u) >> 29);
+}
+bool inSample(std::int64_t i)
+{
+    return ((i / kLanes) & 7) == sampledGroup(i / kBlock);
+}
+
+
 /// A float's bin: its exponent and top 4 mantissa bits, monotone in the value for x ≥ 0.
 std::size_t binOf(float x)
 {
@@ -135,6 +156,7 @@ struct Partial {
     bool passed = true;
     std::vector<float> absErrors, relErrors; // small tensors: exact quantiles
     Histogram absHistogram, relHistogram;    // large ones
+    std::uint64_t histogrammed = 0;          // the elements counted in them (a sample, past kSampledQuantilesFrom)
 
     void merge(Partial &&o)
     {
@@ -158,6 +180,7 @@ struct Partial {
         actualNans += o.actualNans;
         actualInfs += o.actualInfs;
         passed = passed && o.passed;
+        histogrammed += o.histogrammed;
         absErrors.insert(absErrors.end(), o.absErrors.begin(), o.absErrors.end());
         relErrors.insert(relErrors.end(), o.relErrors.begin(), o.relErrors.end());
         absHistogram.merge(o.absHistogram);
@@ -187,7 +210,7 @@ struct Partial {
                 m.medianRel = quantile(relErrors, 0.5);
                 m.p99Rel = quantile(relErrors, 0.99);
             } else {
-                const auto total = static_cast<std::uint64_t>(n);
+                const std::uint64_t total = histogrammed;
                 m.medianAbs = absHistogram.quantile(0.5, total, maxAbs);
                 m.p99Abs = absHistogram.quantile(0.99, total, maxAbs);
                 m.medianRel = relHistogram.quantile(0.5, total, maxRel);
@@ -206,7 +229,7 @@ struct Partial {
 
 template <typename T>
 void accumulate(const T *ref, const T *act, std::int64_t begin, std::int64_t end, const Tolerance &tolerance, double epsilon,
-                bool keepErrors, Partial &p)
+                bool keepErrors, bool sampling, Partial &p)
 {
     if (keepErrors) {
         p.absErrors.reserve(static_cast<std::size_t>(end - begin));
@@ -255,19 +278,19 @@ void accumulate(const T *ref, const T *act, std::int64_t begin, std::int64_t end
         if (keepErrors) {
             p.absErrors.push_back(static_cast<float>(e));
             p.relErrors.push_back(static_cast<float>(r));
-        } else {
+        } else if (!sampling || inSample(i)) {
             p.absHistogram.add(e);
             p.relHistogram.add(r);
+            ++p.histogrammed;
         }
     }
 }
 
 /// The sums and maxima of one all-finite block in eight lanes (element i goes to lane i mod 8), as
-/// GCC vectors, so each group of eight is a handful of vector instructions on whatever the CPU has;
-/// the errors are kept for the histograms. Sums differ from a sequential order only in their last
-/// bits; maxima, verdicts and the first worst element do not.
-constexpr int kLanes = 8;
-constexpr std::int64_t kBlock = 1024;
+/// GCC vectors, so each group of eight is a handful of vector instructions on whatever the CPU has.
+/// Sums differ from a sequential order only in their last bits, and relative errors, taken as
+/// e · (1 / max(|x|, ε)) to spend one division on both of their uses, by at most an ulp; verdicts
+/// and the first worst element do not differ.
 using Doubles = double __attribute__((vector_size(kLanes * sizeof(double))));
 using Floats = float __attribute__((vector_size(kLanes * sizeof(float))));
 using Indices = std::int64_t __attribute__((vector_size(kLanes * sizeof(std::int64_t))));
@@ -277,74 +300,104 @@ using Bins = std::uint32_t __attribute__((vector_size(kLanes * sizeof(std::uint3
 struct BlockSums {
     Doubles sumAbs{}, sumRel{}, sumSquares{}, dot{}, refSquares{}, actSquares{}, maxAbs{}, maxRel{}, scale{};
     Doubles neededAtol{}, neededRtol{};
-    Indices worstIndex{}, failed{};
+    Indices worstIndex{};
+    Doubles excess{};       // max e − (atol + rtol·|x|) (starting from 0): positive when an element fails
+    Doubles tinyOverAtol{}; // max e − atol where |x| < ε: when positive, neededRtol is (e − atol)/|x| there, not ·(1/ε)
     Bins absLow{}, absHigh{}, relLow{}, relHigh{}; // the range of bins the block touched
 };
 
-/// Sums one all-finite block into `b` and writes each element's histogram bins (binOf of its errors
-/// as floats; bins from 4080 up are the errors past the float range). False, with `b` undefined,
-/// when the block holds a NaN or an infinity: the caller then takes the general loop.
-__attribute__((target_clones("avx512f", "avx2", "default"))) bool sumFiniteBlock(const float *ref, const float *act,
-                                                                                 std::int64_t count, double atol,
-                                                                                 double rtol, double epsilon,
-                                                                                 BlockSums &b, std::uint32_t *absBins,
-                                                                                 std::uint32_t *relBins)
+BlockSums emptyLanes()
 {
-    BlockSums lanes; // a local: the bin stores cannot alias it, so the lanes stay in registers
+    BlockSums lanes;
     lanes.neededAtol -= kInf;
     lanes.absLow += kHistogramBins;
     lanes.relLow += kHistogramBins;
-    const Doubles zero{}, atols = zero + atol, rtols = zero + rtol, epsilons = zero + epsilon;
+    return lanes;
+}
+
+/// Sums one all-finite block into `b` and writes histogram bins (binOf of the errors as floats; bins
+/// from 4080 up are the errors past the float range): every element's when `sampledGroup` is
+/// negative, else those of the block's sampled groups (`sampledGroup` of every eight, the block
+/// whole), densely. False, with `b` undefined, when the block holds a NaN or an infinity: the caller
+/// then takes the general loop. (One function with lambdas, not helpers: GCC lowers vector code for
+/// the target of the function it is written in, so helpers would lose the clone's vector width.)
+__attribute__((target_clones("avx512f", "avx2", "default"))) bool
+sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double atol, double rtol, double epsilon,
+               std::int64_t sampledGroup, BlockSums &b, std::uint32_t *absBins, std::uint32_t *relBins)
+{
+    BlockSums lanes = emptyLanes(); // a local: the bin stores cannot alias it, so the lanes stay in registers
+    const Doubles zero{}, one = zero + 1, atols = zero + atol, rtols = zero + rtol, epsilons = zero + epsilon;
     const Indices laneIndex{0, 1, 2, 3, 4, 5, 6, 7};
-    const auto group = [&](const Floats &xf, const Floats &yf, std::int64_t i0, Bins &absBin, Bins &relBin)
-                           __attribute__((always_inline)) {
-        const Doubles x = __builtin_convertvector(xf, Doubles), y = __builtin_convertvector(yf, Doubles);
-        const Doubles d = y - x;
-        const Doubles e = d < zero ? -d : d, ax = x < zero ? -x : x;
-        const Doubles r = e / (ax < epsilons ? epsilons : ax);
-        absBin = (Bins)__builtin_convertvector(e, Floats) >> 19;
-        relBin = (Bins)__builtin_convertvector(r, Floats) >> 19;
+    struct Group {
+        Doubles x, y, e, ax, q, r; // q = 1 / max(|x|, ε)
+    };
+    const auto load = [&](std::int64_t i0, std::int64_t n) __attribute__((always_inline)) {
+        Floats xf{}, yf{}; // a partial group is padded with zeros, which add nothing
+        std::memcpy(&xf, ref + i0, static_cast<std::size_t>(n) * sizeof(float));
+        std::memcpy(&yf, act + i0, static_cast<std::size_t>(n) * sizeof(float));
+        Group g;
+        g.x = __builtin_convertvector(xf, Doubles);
+        g.y = __builtin_convertvector(yf, Doubles);
+        const Doubles d = g.y - g.x;
+        g.e = d < zero ? -d : d;
+        g.ax = g.x < zero ? -g.x : g.x;
+        g.q = one / (g.ax < epsilons ? epsilons : g.ax);
+        g.r = g.e * g.q;
+        return g;
+    };
+    const auto bin = [&](const Group &g, std::uint32_t *absOut, std::uint32_t *relOut, std::int64_t n)
+                         __attribute__((always_inline)) {
+        const Bins absBin = (Bins)__builtin_convertvector(g.e, Floats) >> 19;
+        const Bins relBin = (Bins)__builtin_convertvector(g.r, Floats) >> 19;
         lanes.absLow = absBin < lanes.absLow ? absBin : lanes.absLow;
         lanes.absHigh = absBin > lanes.absHigh ? absBin : lanes.absHigh;
         lanes.relLow = relBin < lanes.relLow ? relBin : lanes.relLow;
         lanes.relHigh = relBin > lanes.relHigh ? relBin : lanes.relHigh;
-        lanes.sumAbs += e;
-        lanes.sumRel += r;
-        lanes.sumSquares += e * e;
-        lanes.dot += x * y;
-        lanes.refSquares += x * x;
-        lanes.actSquares += y * y;
-        const Indices worse = e > lanes.maxAbs;
+        std::memcpy(absOut, &absBin, static_cast<std::size_t>(n) * sizeof(std::uint32_t));
+        std::memcpy(relOut, &relBin, static_cast<std::size_t>(n) * sizeof(std::uint32_t));
+    };
+    const auto sum = [&](const Group &g, std::int64_t i0) __attribute__((always_inline)) {
+        lanes.sumAbs += g.e;
+        lanes.sumRel += g.r;
+        lanes.sumSquares += g.e * g.e;
+        lanes.dot += g.x * g.y;
+        lanes.refSquares += g.x * g.x;
+        lanes.actSquares += g.y * g.y;
+        const Indices worse = g.e > lanes.maxAbs;
         lanes.worstIndex = worse ? laneIndex + i0 : lanes.worstIndex;
-        lanes.maxAbs = worse ? e : lanes.maxAbs;
-        lanes.maxRel = lanes.maxRel < r ? r : lanes.maxRel;
-        lanes.scale = lanes.scale < ax ? ax : lanes.scale;
-        lanes.failed |= e > atols + rtols * ax; // finite values: the negation of e <= atol + rtol·|x|
-        const Doubles atolNeeded = e - rtols * ax;
+        lanes.maxAbs = worse ? g.e : lanes.maxAbs;
+        lanes.maxRel = lanes.maxRel < g.r ? g.r : lanes.maxRel;
+        lanes.scale = lanes.scale < g.ax ? g.ax : lanes.scale;
+        // masks stay masks, used only to select (turning them into integer lanes needs AVX-512DQ, and
+        // GCC writes scalar code without it): a failure is a positive excess over atol + rtol·|x|
+        // (for finite values, the negation of e <= atol + rtol·|x|)
+        const Doubles excess = g.e - (atols + rtols * g.ax);
+        lanes.excess = lanes.excess < excess ? excess : lanes.excess;
+        const Doubles atolNeeded = g.e - rtols * g.ax;
         lanes.neededAtol = lanes.neededAtol < atolNeeded ? atolNeeded : lanes.neededAtol;
-        // (e − atol) / 0 is +inf for e > atol, as a zero reference needs
-        const Doubles rtolNeeded = e > atols ? (e - atols) / ax : zero;
+        const Doubles overAtol = g.e - atols;
+        const Doubles tinyOverAtol = g.ax < epsilons ? overAtol : zero;
+        lanes.tinyOverAtol = lanes.tinyOverAtol < tinyOverAtol ? tinyOverAtol : lanes.tinyOverAtol;
+        const Doubles rtolNeeded = overAtol > zero ? overAtol * g.q : zero;
         lanes.neededRtol = lanes.neededRtol < rtolNeeded ? rtolNeeded : lanes.neededRtol;
     };
+    const bool binAll = sampledGroup < 0;
     const std::int64_t whole = count - count % kLanes;
     for (std::int64_t i0 = 0; i0 < whole; i0 += kLanes) {
-        Floats xf, yf;
-        Bins absBin, relBin;
-        std::memcpy(&xf, ref + i0, sizeof xf);
-        std::memcpy(&yf, act + i0, sizeof yf);
-        group(xf, yf, i0, absBin, relBin);
-        std::memcpy(absBins + i0, &absBin, sizeof absBin);
-        std::memcpy(relBins + i0, &relBin, sizeof relBin);
+        const Group g = load(i0, kLanes);
+        sum(g, i0);
+        if (binAll)
+            bin(g, absBins + i0, relBins + i0, kLanes);
     }
-    if (const std::int64_t rest = count - whole; rest > 0) { // padded with zeros, which add nothing
-        Floats xf{}, yf{};
-        Bins absBin, relBin;
-        std::memcpy(&xf, ref + whole, static_cast<std::size_t>(rest) * sizeof(float));
-        std::memcpy(&yf, act + whole, static_cast<std::size_t>(rest) * sizeof(float));
-        group(xf, yf, whole, absBin, relBin);
-        std::memcpy(absBins + whole, &absBin, static_cast<std::size_t>(rest) * sizeof(std::uint32_t));
-        std::memcpy(relBins + whole, &relBin, static_cast<std::size_t>(rest) * sizeof(std::uint32_t));
+    if (const std::int64_t rest = count - whole; rest > 0) {
+        const Group g = load(whole, rest);
+        sum(g, whole);
+        if (binAll)
+            bin(g, absBins + whole, relBins + whole, rest);
     }
+    if (!binAll)
+        for (std::int64_t k = 0; k < kBlock / (8 * kLanes); ++k)
+            bin(load((8 * k + sampledGroup) * kLanes, kLanes), absBins + k * kLanes, relBins + k * kLanes, kLanes);
     b = lanes;
     // a NaN or an infinity on either side leaves its lane's sum of squares non-finite (float squares
     // cannot overflow a double)
@@ -355,9 +408,10 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) bool sumFiniteBlock
 }
 
 /// Large float tensors, in blocks: a block whose elements are all finite (the usual case) takes the
-/// vectorized lanes, the rest the general loop. The same verdicts as accumulate().
+/// vectorized lanes, the rest the general loop. The same verdicts as accumulate(). `begin` is a
+/// multiple of kBlock (the sample's groups are counted from there).
 void accumulateFloats(const float *ref, const float *act, std::int64_t begin, std::int64_t end, const Tolerance &tolerance,
-                      double epsilon, Partial &p)
+                      double epsilon, bool sampling, Partial &p)
 {
     // the scatter goes to two interleaved 32-bit histograms per kind (even and odd elements), so a run
     // of equal bins (exact matches, say) is two chains of increments instead of one, in half the cache;
@@ -389,25 +443,34 @@ void accumulateFloats(const float *ref, const float *act, std::int64_t begin, st
     };
     for (std::int64_t start = begin; start < end; start += kBlock) {
         const std::int64_t stop = std::min(end, start + kBlock);
+        // a partial last block of a sampled tensor takes the general loop, which samples element by element
+        const bool sampled = sampling && stop - start == kBlock;
         BlockSums b;
-        if (!sumFiniteBlock(ref + start, act + start, stop - start, tolerance.atol, tolerance.rtol, epsilon, b,
-                            absBins.data(), relBins.data())) {
-            accumulate(ref, act, start, stop, tolerance, epsilon, false, p);
+        if (sampling && !sampled) {
+            accumulate(ref, act, start, stop, tolerance, epsilon, false, true, p);
             continue;
         }
-        for (std::size_t i = 0; i < static_cast<std::size_t>(stop - start); ++i) {
+        if (!sumFiniteBlock(ref + start, act + start, stop - start, tolerance.atol, tolerance.rtol, epsilon,
+                            sampled ? sampledGroup(start / kBlock) : -1, b, absBins.data(), relBins.data())) {
+            accumulate(ref, act, start, stop, tolerance, epsilon, false, sampling, p);
+            continue;
+        }
+        const std::size_t binned = sampled ? kBlock / 8 : static_cast<std::size_t>(stop - start);
+        for (std::size_t i = 0; i < binned; ++i) {
             const std::size_t half = (i & 1) * kBins;
             ++absCounts[half + absBins[i]];
             ++relCounts[half + relBins[i]];
         }
+        p.histogrammed += binned;
         for (int l = 0; l < kLanes; ++l) {
             absLow = std::min(absLow, b.absLow[l]);
             absHigh = std::max(absHigh, b.absHigh[l]);
             relLow = std::min(relLow, b.relLow[l]);
             relHigh = std::max(relHigh, b.relHigh[l]);
         }
-        if ((pending += static_cast<std::uint64_t>(stop - start)) >= (std::uint64_t(1) << 31))
+        if ((pending += binned) >= (std::uint64_t(1) << 31))
             flush();
+        bool tinyReferenceFailed = false;
         for (int l = 0; l < kLanes; ++l) {
             p.sumAbs += b.sumAbs[l];
             p.sumRel += b.sumRel[l];
@@ -419,8 +482,15 @@ void accumulateFloats(const float *ref, const float *act, std::int64_t begin, st
             p.scale = std::max(p.scale, b.scale[l]);
             p.neededAtol = std::max(p.neededAtol, b.neededAtol[l]);
             p.neededRtol = std::max(p.neededRtol, b.neededRtol[l]);
-            p.passed = p.passed && b.failed[l] == 0;
+            p.passed = p.passed && !(b.excess[l] > 0);
+            tinyReferenceFailed = tinyReferenceFailed || b.tinyOverAtol[l] > 0;
         }
+        if (tinyReferenceFailed && p.neededRtol < kInf) // the lanes took (e − atol)/ε there: the exact need is larger
+            for (std::int64_t i = start; i < stop; ++i) {
+                const double x = ref[i], e = std::fabs(static_cast<double>(act[i]) - x), ax = std::fabs(x);
+                if (ax < epsilon && e > tolerance.atol)
+                    p.neededRtol = std::max(p.neededRtol, ax > 0 ? (e - tolerance.atol) / ax : kInf);
+            }
         // the first worst element: the largest error, the earliest index among equals
         int best = -1;
         for (int l = 0; l < kLanes; ++l)
@@ -490,19 +560,21 @@ TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Te
     const runtime::Tensor b = native ? actual : runtime::kernels::convertTensor(actual, onnx::TensorProto::DOUBLE);
     const std::int64_t n = a.size();
     // partial results per chunk, on the OpenMP pool for large tensors, merged in chunk order
-    const int chunks = n >= (1 << 16) ? std::max(1, omp_get_max_threads()) : 1;
+    const int chunks = n >= (1 << 14) ? std::max(1, omp_get_max_threads()) : 1;
     std::vector<Partial> partials(static_cast<std::size_t>(chunks));
     const bool keepErrors = n <= kExactQuantileLimit;
+    const bool sampling = n >= kSampledQuantilesFrom;
+    // chunks start on block boundaries, where the blocks and the sample's groups are counted from
+    const auto chunkStart = [&](int c) { return c == chunks ? n : n * c / chunks / kBlock * kBlock; };
 #pragma omp parallel for num_threads(chunks) schedule(static) if (chunks > 1)
     for (int c = 0; c < chunks; ++c) {
-        const std::int64_t begin = n * c / chunks, end = n * (c + 1) / chunks;
         Partial &p = partials[static_cast<std::size_t>(c)];
         if (a.dataType() == onnx::TensorProto::FLOAT && !keepErrors)
-            accumulateFloats(a.data<float>(), b.data<float>(), begin, end, tolerance, epsilon, p);
+            accumulateFloats(a.data<float>(), b.data<float>(), chunkStart(c), chunkStart(c + 1), tolerance, epsilon, sampling, p);
         else if (a.dataType() == onnx::TensorProto::FLOAT)
-            accumulate(a.data<float>(), b.data<float>(), begin, end, tolerance, epsilon, keepErrors, p);
+            accumulate(a.data<float>(), b.data<float>(), chunkStart(c), chunkStart(c + 1), tolerance, epsilon, keepErrors, false, p);
         else
-            accumulate(a.data<double>(), b.data<double>(), begin, end, tolerance, epsilon, keepErrors, p);
+            accumulate(a.data<double>(), b.data<double>(), chunkStart(c), chunkStart(c + 1), tolerance, epsilon, keepErrors, false, p);
     }
     Partial all = std::move(partials.front());
     for (std::size_t c = 1; c < partials.size(); ++c)

@@ -519,7 +519,7 @@ Tensor CompiledGraph::wholeBuffer(const Slot &slot) const
 
 Tensor CompiledGraph::rowMajorCopy(const Slot &slot) const
 {
-    Tensor plain = Tensor::zeros(slot.dataType, *slot.shape);
+    Tensor plain = Tensor::uninitialized(slot.dataType, *slot.shape); // the reorder writes every element
     dnnl::memory from = onednn::wrap(*slot.nativeLayout, slot.current.tensor);
     dnnl::memory to = onednn::wrap(onednn::plainDesc(*slot.shape, *onednn::dataTypeOf(slot.dataType)), plain);
     dnnl::reorder(from, to).execute(onednn::stream(), from, to);

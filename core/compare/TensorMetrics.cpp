@@ -1,4 +1,5 @@
-// Tensor metrics in double, one pass for the sums and one selection for the median and p99.
+// Tensor metrics in double: one pass for the sums and maxima, with a histogram (or, for small
+// tensors, a selection) for the median and p99.
 #include "compare/TensorMetrics.h"
 
 #include "ir/Type.h"
@@ -57,20 +58,23 @@ constexpr std::int64_t kExactQuantileLimit = 1 << 12;
 constexpr int kLanes = 8;
 constexpr std::int64_t kBlock = 1024;
 
-/// Past this many elements the median and p99 come from a sample: one group of eight elements in
-/// every eight, at an offset that changes from block to block so that no period in the data lines
-/// up with it (at least 32k elements; each bin is within 6.25% anyway, so the sample costs little
-/// accuracy and saves most of the histogram's scatter).
-constexpr std::int64_t kSampledQuantilesFrom = 1 << 16;
-
-/// Which group of eight (0–7) among each eight groups of block `block` the sample takes.
-std::int64_t sampledGroup(std::int64_t block)
+/// From 16k elements on, the median and p99 come from a sample of at least 8192 elements: one group
+/// of eight in every `every` (2, 4, then 8 from 64k on), at an offset that changes from block to block
+/// so that no period in the data lines up with it. Each bin is within 6.25% anyway, so the sample
+/// costs little accuracy (the p99's rank moves by about 1%) and saves most of the histogram's scatter.
+std::int64_t sampleEvery(std::int64_t n)
 {
-    return static_cast<std::int64_t>((static_cast<std::uint32_t>(block) * 0x9E3779B1u) >> 29);
+    return n >= (1 << 16) ? 8 : n >= (1 << 15) ? 4 : n >= (1 << 14) ? 2 : 1;
 }
-bool inSample(std::int64_t i)
+
+/// Which group of eight among each `every` groups of block `block` the sample takes.
+std::int64_t sampledGroup(std::int64_t block, std::int64_t every)
 {
-    return ((i / kLanes) & 7) == sampledGroup(i / kBlock);
+    return static_cast<std::int64_t>((static_cast<std::uint32_t>(block) * 0x9E3779B1u) >> 29) & (every - 1);
+}
+bool inSample(std::int64_t i, std::int64_t every)
+{
+    return (i / kLanes) % every == sampledGroup(i / kBlock, every);
 }
 
 
@@ -89,20 +93,28 @@ double binMiddle(std::size_t bin)
 constexpr std::size_t kHistogramBins = 1 << 12; // every bin of a non-negative float
 constexpr std::size_t kPastFloats = 0x7f800000u >> 19; // the bin of a float infinity: past it, all infinite
 
-/// Counts per bin, allocated on first use, with the range of bins touched so far: errors span a few
-/// octaves, so merging and reading walk that range, not all 4096 bins (a fixed cost that dwarfed the
-/// counting on tensors of a few thousand elements).
+/// Counts per bin over the range of non-zero bins touched so far: errors span a few octaves, so the
+/// counts cover those, not all 4096 bins (zeroing and walking all of them was a fixed cost that
+/// dwarfed the counting on tensors of a few thousand elements). Bin 0, the exact matches, is counted
+/// apart, or the range would reach down from every error to it.
 struct Histogram {
-    std::vector<std::uint64_t> counts;
-    std::size_t low = kHistogramBins, high = 0; // bins [low, high] may be non-zero
-    std::uint64_t infinite = 0;
+    std::vector<std::uint64_t> counts; // counts[i] is bin low + i
+    std::size_t low = 0;
+    std::uint64_t zeros = 0, infinite = 0;
 
     void touch(std::size_t lo, std::size_t hi)
     {
-        if (counts.empty())
-            counts.assign(kHistogramBins, 0);
-        low = std::min(low, lo);
-        high = std::max(high, hi);
+        if (counts.empty()) {
+            low = lo;
+            counts.assign(hi - lo + 1, 0);
+            return;
+        }
+        if (lo < low) {
+            counts.insert(counts.begin(), low - lo, 0);
+            low = lo;
+        }
+        if (hi >= low + counts.size())
+            counts.resize(hi - low + 1, 0);
     }
     void add(double e)
     {
@@ -111,12 +123,18 @@ struct Histogram {
             return;
         }
         const std::size_t bin = binOf(static_cast<float>(e));
+        if (bin == 0) {
+            ++zeros;
+            return;
+        }
         touch(bin, bin);
-        ++counts[bin];
+        ++counts[bin - low];
     }
-    /// Adds two partial count arrays over bins [lo, hi] (bins from kPastFloats on count as infinite).
+    /// Adds two partial count arrays: bin 0, and bins [lo, hi] (1 ≤ lo; bins from kPastFloats on
+    /// count as infinite).
     void addCounts(const std::uint32_t *a, const std::uint32_t *b, std::size_t lo, std::size_t hi)
     {
+        zeros += std::uint64_t(a[0]) + b[0];
         for (std::size_t bin = std::max(lo, kPastFloats); bin <= hi; ++bin)
             infinite += std::uint64_t(a[bin]) + b[bin];
         hi = std::min(hi, kPastFloats - 1);
@@ -124,26 +142,27 @@ struct Histogram {
             return;
         touch(lo, hi);
         for (std::size_t bin = lo; bin <= hi; ++bin)
-            counts[bin] += std::uint64_t(a[bin]) + b[bin];
+            counts[bin - low] += std::uint64_t(a[bin]) + b[bin];
     }
     void merge(const Histogram &o)
     {
+        zeros += o.zeros;
         infinite += o.infinite;
         if (o.counts.empty())
             return;
-        touch(o.low, o.high);
-        for (std::size_t i = o.low; i <= o.high; ++i)
-            counts[i] += o.counts[i];
+        touch(o.low, o.low + o.counts.size() - 1);
+        for (std::size_t i = 0; i < o.counts.size(); ++i)
+            counts[o.low - low + i] += o.counts[i];
     }
     double quantile(double q, std::uint64_t total, double max) const
     {
-        const double wanted = std::max(1.0, std::ceil(q * static_cast<double>(total)));
-        double seen = 0;
-        for (std::size_t i = low; i <= high && !counts.empty(); ++i) {
-            seen += static_cast<double>(counts[i]);
-            if (seen >= wanted)
-                return i == 0 ? 0 : std::min(max, binMiddle(i));
-        }
+        const auto wanted = static_cast<std::uint64_t>(std::max(1.0, std::ceil(q * static_cast<double>(total))));
+        std::uint64_t seen = zeros;
+        if (seen >= wanted)
+            return 0;
+        for (std::size_t i = 0; i < counts.size(); ++i)
+            if ((seen += counts[i]) >= wanted)
+                return std::min(max, binMiddle(low + i));
         return kInf;
     }
 };
@@ -156,7 +175,7 @@ struct Partial {
     bool passed = true;
     std::vector<float> absErrors, relErrors; // small tensors: exact quantiles
     Histogram absHistogram, relHistogram;    // large ones
-    std::uint64_t histogrammed = 0;          // the elements counted in them (a sample, past kSampledQuantilesFrom)
+    std::uint64_t histogrammed = 0;          // the elements counted in them (a sample, see sampleEvery)
 
     void merge(Partial &&o)
     {
@@ -229,7 +248,7 @@ struct Partial {
 
 template <typename T>
 void accumulate(const T *ref, const T *act, std::int64_t begin, std::int64_t end, const Tolerance &tolerance, double epsilon,
-                bool keepErrors, bool sampling, Partial &p)
+                bool keepErrors, std::int64_t every, Partial &p)
 {
     if (keepErrors) {
         p.absErrors.reserve(static_cast<std::size_t>(end - begin));
@@ -278,7 +297,7 @@ void accumulate(const T *ref, const T *act, std::int64_t begin, std::int64_t end
         if (keepErrors) {
             p.absErrors.push_back(static_cast<float>(e));
             p.relErrors.push_back(static_cast<float>(r));
-        } else if (!sampling || inSample(i)) {
+        } else if (inSample(i, every)) {
             p.absHistogram.add(e);
             p.relHistogram.add(r);
             ++p.histogrammed;
@@ -303,7 +322,7 @@ struct BlockSums {
     Indices worstIndex{};
     Doubles excess{};       // max e − (atol + rtol·|x|) (starting from 0): positive when an element fails
     Doubles tinyOverAtol{}; // max e − atol where |x| < ε: when positive, neededRtol is (e − atol)/|x| there, not ·(1/ε)
-    Bins absLow{}, absHigh{}, relLow{}, relHigh{}; // the range of bins the block touched
+    Bins absLow{}, absHigh{}, relLow{}, relHigh{}; // the range of non-zero bins the block touched (the lows less one)
 };
 
 BlockSums emptyLanes()
@@ -316,14 +335,13 @@ BlockSums emptyLanes()
 }
 
 /// Sums one all-finite block into `b` and writes histogram bins (binOf of the errors as floats; bins
-/// from 4080 up are the errors past the float range): every element's when `sampledGroup` is
-/// negative, else those of the block's sampled groups (`sampledGroup` of every eight, the block
-/// whole), densely. False, with `b` undefined, when the block holds a NaN or an infinity: the caller
+/// from 4080 up are the errors past the float range) of the block's sampled groups (`group` of every
+/// `every`; all of them when `every` is 1, else the block is whole), densely. False, with `b` undefined, when the block holds a NaN or an infinity: the caller
 /// then takes the general loop. (One function with lambdas, not helpers: GCC lowers vector code for
 /// the target of the function it is written in, so helpers would lose the clone's vector width.)
 __attribute__((target_clones("avx512f", "avx2", "default"))) bool
 sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double atol, double rtol, double epsilon,
-               std::int64_t sampledGroup, BlockSums &b, std::uint32_t *absBins, std::uint32_t *relBins)
+               std::int64_t every, std::int64_t group, BlockSums &b, std::uint32_t *absBins, std::uint32_t *relBins)
 {
     BlockSums lanes = emptyLanes(); // a local: the bin stores cannot alias it, so the lanes stay in registers
     const Doubles zero{}, one = zero + 1, atols = zero + atol, rtols = zero + rtol, epsilons = zero + epsilon;
@@ -349,9 +367,11 @@ sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double at
                          __attribute__((always_inline)) {
         const Bins absBin = (Bins)__builtin_convertvector(g.e, Floats) >> 19;
         const Bins relBin = (Bins)__builtin_convertvector(g.r, Floats) >> 19;
-        lanes.absLow = absBin < lanes.absLow ? absBin : lanes.absLow;
+        // the lowest non-zero bin, less one: bin 0 wraps around to the largest
+        const Bins absBelow = absBin - 1, relBelow = relBin - 1;
+        lanes.absLow = absBelow < lanes.absLow ? absBelow : lanes.absLow;
         lanes.absHigh = absBin > lanes.absHigh ? absBin : lanes.absHigh;
-        lanes.relLow = relBin < lanes.relLow ? relBin : lanes.relLow;
+        lanes.relLow = relBelow < lanes.relLow ? relBelow : lanes.relLow;
         lanes.relHigh = relBin > lanes.relHigh ? relBin : lanes.relHigh;
         std::memcpy(absOut, &absBin, static_cast<std::size_t>(n) * sizeof(std::uint32_t));
         std::memcpy(relOut, &relBin, static_cast<std::size_t>(n) * sizeof(std::uint32_t));
@@ -381,7 +401,7 @@ sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double at
         const Doubles rtolNeeded = overAtol > zero ? overAtol * g.q : zero;
         lanes.neededRtol = lanes.neededRtol < rtolNeeded ? rtolNeeded : lanes.neededRtol;
     };
-    const bool binAll = sampledGroup < 0;
+    const bool binAll = every == 1;
     const std::int64_t whole = count - count % kLanes;
     for (std::int64_t i0 = 0; i0 < whole; i0 += kLanes) {
         const Group g = load(i0, kLanes);
@@ -396,8 +416,8 @@ sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double at
             bin(g, absBins + whole, relBins + whole, rest);
     }
     if (!binAll)
-        for (std::int64_t k = 0; k < kBlock / (8 * kLanes); ++k)
-            bin(load((8 * k + sampledGroup) * kLanes, kLanes), absBins + k * kLanes, relBins + k * kLanes, kLanes);
+        for (std::int64_t k = 0; k < kBlock / (every * kLanes); ++k)
+            bin(load((every * k + group) * kLanes, kLanes), absBins + k * kLanes, relBins + k * kLanes, kLanes);
     b = lanes;
     // a NaN or an infinity on either side leaves its lane's sum of squares non-finite (float squares
     // cannot overflow a double)
@@ -411,7 +431,7 @@ sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double at
 /// vectorized lanes, the rest the general loop. The same verdicts as accumulate(). `begin` is a
 /// multiple of kBlock (the sample's groups are counted from there).
 void accumulateFloats(const float *ref, const float *act, std::int64_t begin, std::int64_t end, const Tolerance &tolerance,
-                      double epsilon, bool sampling, Partial &p)
+                      double epsilon, std::int64_t every, Partial &p)
 {
     // the scatter goes to two interleaved 32-bit histograms per kind (even and odd elements), so a run
     // of equal bins (exact matches, say) is two chains of increments instead of one, in half the cache;
@@ -428,11 +448,12 @@ void accumulateFloats(const float *ref, const float *act, std::int64_t begin, st
     std::uint64_t pending = 0;
     std::uint32_t absLow = kBins, absHigh = 0, relLow = kBins, relHigh = 0;
     const auto flushInto = [](Histogram &h, std::vector<std::uint32_t> &counts, std::uint32_t lo, std::uint32_t hi) {
-        if (lo > hi)
-            return;
         h.addCounts(counts.data(), counts.data() + kBins, lo, hi);
-        std::fill(counts.begin() + lo, counts.begin() + hi + 1, 0u);
-        std::fill(counts.begin() + kBins + lo, counts.begin() + kBins + hi + 1, 0u);
+        counts[0] = counts[kBins] = 0;
+        if (lo <= hi) {
+            std::fill(counts.begin() + lo, counts.begin() + hi + 1, 0u);
+            std::fill(counts.begin() + kBins + lo, counts.begin() + kBins + hi + 1, 0u);
+        }
     };
     const auto flush = [&] {
         flushInto(p.absHistogram, absCounts, absLow, absHigh);
@@ -444,18 +465,17 @@ void accumulateFloats(const float *ref, const float *act, std::int64_t begin, st
     for (std::int64_t start = begin; start < end; start += kBlock) {
         const std::int64_t stop = std::min(end, start + kBlock);
         // a partial last block of a sampled tensor takes the general loop, which samples element by element
-        const bool sampled = sampling && stop - start == kBlock;
         BlockSums b;
-        if (sampling && !sampled) {
-            accumulate(ref, act, start, stop, tolerance, epsilon, false, true, p);
+        if (every > 1 && stop - start < kBlock) {
+            accumulate(ref, act, start, stop, tolerance, epsilon, false, every, p);
             continue;
         }
-        if (!sumFiniteBlock(ref + start, act + start, stop - start, tolerance.atol, tolerance.rtol, epsilon,
-                            sampled ? sampledGroup(start / kBlock) : -1, b, absBins.data(), relBins.data())) {
-            accumulate(ref, act, start, stop, tolerance, epsilon, false, sampling, p);
+        if (!sumFiniteBlock(ref + start, act + start, stop - start, tolerance.atol, tolerance.rtol, epsilon, every,
+                            sampledGroup(start / kBlock, every), b, absBins.data(), relBins.data())) {
+            accumulate(ref, act, start, stop, tolerance, epsilon, false, every, p);
             continue;
         }
-        const std::size_t binned = sampled ? kBlock / 8 : static_cast<std::size_t>(stop - start);
+        const auto binned = static_cast<std::size_t>((stop - start) / every);
         for (std::size_t i = 0; i < binned; ++i) {
             const std::size_t half = (i & 1) * kBins;
             ++absCounts[half + absBins[i]];
@@ -463,9 +483,9 @@ void accumulateFloats(const float *ref, const float *act, std::int64_t begin, st
         }
         p.histogrammed += binned;
         for (int l = 0; l < kLanes; ++l) {
-            absLow = std::min(absLow, b.absLow[l]);
+            absLow = std::min(absLow, b.absLow[l] + 1);
             absHigh = std::max(absHigh, b.absHigh[l]);
-            relLow = std::min(relLow, b.relLow[l]);
+            relLow = std::min(relLow, b.relLow[l] + 1);
             relHigh = std::max(relHigh, b.relHigh[l]);
         }
         if ((pending += binned) >= (std::uint64_t(1) << 31))
@@ -560,21 +580,21 @@ TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Te
     const runtime::Tensor b = native ? actual : runtime::kernels::convertTensor(actual, onnx::TensorProto::DOUBLE);
     const std::int64_t n = a.size();
     // partial results per chunk, on the OpenMP pool for large tensors, merged in chunk order
-    const int chunks = n >= (1 << 14) ? std::max(1, omp_get_max_threads()) : 1;
+    const int chunks = n >= (1 << 12) ? std::max(1, omp_get_max_threads()) : 1;
     std::vector<Partial> partials(static_cast<std::size_t>(chunks));
     const bool keepErrors = n <= kExactQuantileLimit;
-    const bool sampling = n >= kSampledQuantilesFrom;
+    const std::int64_t every = sampleEvery(n);
     // chunks start on block boundaries, where the blocks and the sample's groups are counted from
     const auto chunkStart = [&](int c) { return c == chunks ? n : n * c / chunks / kBlock * kBlock; };
 #pragma omp parallel for num_threads(chunks) schedule(static) if (chunks > 1)
     for (int c = 0; c < chunks; ++c) {
         Partial &p = partials[static_cast<std::size_t>(c)];
         if (a.dataType() == onnx::TensorProto::FLOAT && !keepErrors)
-            accumulateFloats(a.data<float>(), b.data<float>(), chunkStart(c), chunkStart(c + 1), tolerance, epsilon, sampling, p);
+            accumulateFloats(a.data<float>(), b.data<float>(), chunkStart(c), chunkStart(c + 1), tolerance, epsilon, every, p);
         else if (a.dataType() == onnx::TensorProto::FLOAT)
-            accumulate(a.data<float>(), b.data<float>(), chunkStart(c), chunkStart(c + 1), tolerance, epsilon, keepErrors, false, p);
+            accumulate(a.data<float>(), b.data<float>(), chunkStart(c), chunkStart(c + 1), tolerance, epsilon, keepErrors, 1, p);
         else
-            accumulate(a.data<double>(), b.data<double>(), chunkStart(c), chunkStart(c + 1), tolerance, epsilon, keepErrors, false, p);
+            accumulate(a.data<double>(), b.data<double>(), chunkStart(c), chunkStart(c + 1), tolerance, epsilon, keepErrors, 1, p);
     }
     Partial all = std::move(partials.front());
     for (std::size_t c = 1; c < partials.size(); ++c)

@@ -74,6 +74,7 @@ class tst_Compare : public QObject {
 private slots:
     void metricsOfKnownTensors();
     void largeTensorsTakeQuantilesFromAHistogram();
+    void sampledQuantilesSeeEveryPhaseOfAPeriod();
     void vectorLanesAgreeWithTheDefinitions();
     void nansShapesAndTopK();
     void referenceAgainstCompiledThroughProvenance_data();
@@ -144,6 +145,21 @@ void tst_Compare::largeTensorsTakeQuantilesFromAHistogram()
     QVERIFY(!withNan.passed);
     QVERIFY(std::isinf(withNan.neededAtol));
     QVERIFY(std::fabs(withNan.meanAbs - m.meanAbs) < 1e-5); // the NaN is left out of the sums
+}
+
+void tst_Compare::sampledQuantilesSeeEveryPhaseOfAPeriod()
+{
+    // 40000 elements: the quantiles come from one group of eight in four. Errors of 1e-3 in every
+    // fourth group, 1e-6 elsewhere: a sample fixed on one phase would say median 1e-3 (or p99 1e-6);
+    // the true median is 1e-6 and the p99 1e-3
+    const std::int64_t n = 40000;
+    std::vector<float> ref(static_cast<std::size_t>(n), 1.f), act(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i)
+        act[static_cast<std::size_t>(i)] = 1.f + ((i / 8) % 4 == 0 ? 1e-3f : 1e-6f);
+    const auto m = compare::compareTensors(floats({n}, ref), floats({n}, act), {});
+    QVERIFY2(std::fabs(m.medianAbs / 1e-6 - 1) < 0.1, std::to_string(m.medianAbs).c_str());
+    QVERIFY2(std::fabs(m.p99Abs / 1e-3 - 1) < 0.1, std::to_string(m.p99Abs).c_str());
+    QVERIFY(std::fabs(m.meanAbs - (1e-3 + 3e-6) / 4) < 1e-6); // the sums see every element
 }
 
 void tst_Compare::vectorLanesAgreeWithTheDefinitions()

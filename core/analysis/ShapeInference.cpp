@@ -145,4 +145,17 @@ ShapeInferenceResult inferShapesAt(const ir::Model &model, const std::map<std::s
     return infer(model, proto, false);
 }
 
+std::optional<std::vector<std::int64_t>> staticDims(const onnx::TypeProto &type)
+{
+    if (!type.has_tensor_type() || !type.tensor_type().has_shape())
+        return std::nullopt;
+    std::vector<std::int64_t> dims;
+    for (const auto &d : type.tensor_type().shape().dim()) {
+        if (!d.has_dim_value() || d.dim_value() < 0)
+            return std::nullopt;
+        dims.push_back(d.dim_value());
+    }
+    return dims;
+}
+
 } // namespace portolan::analysis

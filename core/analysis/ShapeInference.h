@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 #include <unordered_map>
@@ -34,5 +35,8 @@ ShapeInferenceResult inferShapesLenient(const ir::Model &model);
 /// intermediate shapes are dropped first (they may name other dims), and inference is lenient, so
 /// one op it cannot type leaves only what depends on it unknown. What the compiled executor plans by.
 ShapeInferenceResult inferShapesAt(const ir::Model &model, const std::map<std::string, std::vector<std::int64_t>> &inputDims);
+
+/// The dims of a tensor type whose every dim is a known number, else nullopt.
+std::optional<std::vector<std::int64_t>> staticDims(const onnx::TypeProto &type);
 
 } // namespace portolan::analysis

@@ -1,11 +1,11 @@
 // The arena planner: buffers alive at the same time never share bytes, and reuse makes a chain cheap.
-#include "runtime/cpu/MemoryPlanner.h"
+#include "runtime/MemoryPlanner.h"
 
 #include <QTest>
 
 #include <random>
 
-using namespace portolan::runtime::cpu;
+using namespace portolan::runtime;
 
 class tst_MemoryPlanner : public QObject {
     Q_OBJECT

@@ -58,20 +58,6 @@ struct CompiledGraph::Step {
 
 namespace {
 
-/// Reference kernels need a subgraph runner even when asked for attributes only.
-std::optional<Shape> staticShape(const onnx::TypeProto &type)
-{
-    if (!type.has_tensor_type() || !type.tensor_type().has_shape())
-        return std::nullopt;
-    Shape shape;
-    for (const auto &d : type.tensor_type().shape().dim()) {
-        if (!d.has_dim_value() || d.dim_value() < 0)
-            return std::nullopt;
-        shape.push_back(d.dim_value());
-    }
-    return shape;
-}
-
 std::string displayName(const ir::Node &node)
 {
     return node.name.empty() ? "(" + node.opType + ")" : node.name;
@@ -188,7 +174,7 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
         if (auto it = inferred.types.find(value.name); it != inferred.types.end()) {
             if (it->second.has_tensor_type() && it->second.tensor_type().elem_type())
                 s.dataType = it->second.tensor_type().elem_type();
-            s.shape = staticShape(it->second);
+            s.shape = analysis::staticDims(it->second);
         }
         if (kind == Slot::Kind::Constant)
             if (auto it = constants.find(v.index); it != constants.end())

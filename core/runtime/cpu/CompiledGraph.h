@@ -5,7 +5,7 @@
 
 #include "ir/Model.h"
 #include "runtime/cpu/CpuKernel.h"
-#include "runtime/cpu/MemoryPlanner.h"
+#include "runtime/MemoryPlanner.h"
 #include "runtime/cpu/Precision.h"
 #include "runtime/reference/Interpreter.h"
 

@@ -2,7 +2,7 @@
 // the feeds' shapes, initializers converted once for all profiles.
 #include "runtime/cpu/CpuExecutor.h"
 
-#include "runtime/TensorProtoIO.h"
+#include "runtime/ModelConstants.h"
 #include "runtime/cpu/CpuKernel.h"
 #include "runtime/reference/KernelRegistry.h"
 
@@ -14,25 +14,9 @@ namespace portolan::runtime::cpu {
 CpuExecutor::CpuExecutor(const ir::Model &model, CompileOptions options)
     : m_model(model), m_options(options), m_reference(model)
 {
-    for (std::size_t i = 0; i < model.valueCapacity(); ++i) {
-        const ir::Value &value = model.value(ir::ValueId(static_cast<std::uint32_t>(i)));
-        if (value.graph != model.mainGraph() || !value.isInitializer())
-            continue;
-        if (auto tensor = tensorFromInitializer(value.initializer)) {
-            m_weightBytes += tensor->byteSize();
-            m_constants.emplace(value.id.index, std::move(*tensor));
-        }
-    }
-    // Constant nodes are evaluated once here: their outputs are compile-time constants, as
-    // initializers are (Gather indices, Slice bounds, Reshape shapes read them).
-    for (const ir::NodeId n : model.graph(model.mainGraph()).nodes) {
-        const ir::Node &node = model.node(n);
-        if (!node.alive || !node.isConstant() || node.outputs.size() != 1)
-            continue;
-        auto value = m_reference.runNode(node, {}, {}, {});
-        if (value && value->size() == 1 && (*value)[0].isTensor())
-            m_constants.emplace(node.outputs[0].index, std::move((*value)[0].tensor));
-    }
+    ModelConstants constants = collectConstants(model, m_reference);
+    m_constants = std::move(constants.tensors);
+    m_weightBytes = constants.weightBytes;
 }
 
 CpuExecutor::~CpuExecutor() = default;

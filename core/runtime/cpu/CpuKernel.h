@@ -2,9 +2,7 @@
 // pre-packed, primitives created), then run many times on planned buffers.
 #pragma once
 
-#include "ir/Model.h"
-#include "runtime/Tensor.h"
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelBinding.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -16,27 +14,8 @@
 
 namespace portolan::runtime::cpu {
 
-/// A node input or output as the compiler knows it: element type, static shape, and for an
-/// initializer its data.
-struct BoundTensor {
-    bool present = false; ///< false for an omitted optional input/output ("")
-    int dataType = 0;
-    Shape shape;
-    Tensor constant;      ///< defined for initializers
-};
-
-/// The node a kernel is built for, with its tensors at the shapes of one compiled profile.
-/// `attributes` reads the node's attributes as the reference kernels do (same errors).
-struct NodeBinding {
-    const ir::Model &model;
-    const ir::Node &node;
-    int opset = 0;
-    std::vector<BoundTensor> inputs;
-    std::vector<BoundTensor> outputs;
-    KernelContext &attributes;
-
-    const BoundTensor *input(std::size_t i) const { return i < inputs.size() && inputs[i].present ? &inputs[i] : nullptr; }
-};
+using runtime::BoundTensor;
+using runtime::NodeBinding;
 
 class CpuKernel {
 public:

@@ -1,12 +1,12 @@
 // Greedy-by-size placement: O(n²) in the number of buffers, which is fine for graphs of thousands
 // of tensors (planning happens once per compiled shape).
-#include "runtime/cpu/MemoryPlanner.h"
+#include "runtime/MemoryPlanner.h"
 
 #include <algorithm>
 #include <map>
 #include <numeric>
 
-namespace portolan::runtime::cpu {
+namespace portolan::runtime {
 
 static std::size_t alignUp(std::size_t n)
 {
@@ -65,4 +65,4 @@ MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers)
     return plan;
 }
 
-} // namespace portolan::runtime::cpu
+} // namespace portolan::runtime

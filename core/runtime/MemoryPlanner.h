@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace portolan::runtime::cpu {
+namespace portolan::runtime {
 
 /// One tensor to place: its size and the steps (inclusive) during which it must stay alive.
 struct BufferLifetime {
@@ -23,9 +23,9 @@ struct MemoryPlan {
     std::size_t livePeakBytes = 0;    ///< the largest sum of buffers alive at one step: the lower bound
 };
 
-inline constexpr std::size_t kBufferAlignment = 64; // a cache line; AVX-512 loads
+inline constexpr std::size_t kBufferAlignment = 64; // a cache line; AVX-512 loads; CUDA vector loads need 16
 
 /// Places every buffer; overlapping lifetimes never share bytes.
 MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers);
 
-} // namespace portolan::runtime::cpu
+} // namespace portolan::runtime

@@ -7,6 +7,7 @@
 #include "runtime/reference/KernelContext.h"
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace portolan::runtime {
@@ -32,5 +33,19 @@ struct NodeBinding {
 
     const BoundTensor *input(std::size_t i) const { return i < inputs.size() && inputs[i].present ? &inputs[i] : nullptr; }
 };
+
+/// Whether the node's one output is its input 0's bytes under another shape (Reshape, Flatten,
+/// Squeeze, Unsqueeze, Identity of a numeric tensor), which an executor runs as a view; else false
+/// with `whyNot` set.
+inline bool isSameSizeView(const NodeBinding &b, std::string &whyNot)
+{
+    const BoundTensor *x = b.input(0);
+    if (!x || x->dataType == onnx::TensorProto::STRING || b.outputs.size() != 1 ||
+        elementCount(x->shape) != elementCount(b.outputs[0].shape)) {
+        whyNot = "not a same-size view of a numeric tensor";
+        return false;
+    }
+    return true;
+}
 
 } // namespace portolan::runtime

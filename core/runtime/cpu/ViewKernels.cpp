@@ -17,12 +17,8 @@ public:
 
 std::unique_ptr<CpuKernel> makeViewKernel(const NodeBinding &b, std::string &whyNot)
 {
-    const BoundTensor *x = b.input(0);
-    if (!x || x->dataType == onnx::TensorProto::STRING || b.outputs.size() != 1 ||
-        elementCount(x->shape) != elementCount(b.outputs[0].shape)) {
-        whyNot = "not a same-size view of a numeric tensor";
+    if (!isSameSizeView(b, whyNot))
         return nullptr;
-    }
     return std::make_unique<ViewKernel>();
 }
 

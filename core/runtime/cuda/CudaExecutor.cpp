@@ -1,0 +1,96 @@
+// The CUDA executor's front: the device set up once, feeds checked as the reference interpreter
+// checks them, profiles keyed by the feeds' shapes (see CudaExecutor.h).
+#include "runtime/cuda/CudaExecutor.h"
+
+#include "runtime/ModelConstants.h"
+#include "runtime/cuda/CudaDevices.h"
+#include "runtime/cuda/CudaError.h"
+#include "runtime/cuda/CudaProfile.h"
+
+namespace portolan::runtime::cuda {
+
+using support::makeError;
+
+support::Expected<std::unique_ptr<CudaExecutor>> CudaExecutor::create(const ir::Model &model, CudaExecutorOptions options)
+{
+    if (options.precision != "fp32")
+        return makeError("unsupported", "the CUDA executor computes in fp32 only so far, not " + options.precision, model.sourcePath);
+    const CudaDeviceQuery query = queryCudaDevices();
+    if (!query.problem.empty())
+        return makeError("no-gpu", "the CUDA executor needs a GPU: " + query.problem, model.sourcePath);
+    try {
+        auto device = std::make_unique<DeviceState>();
+        return std::unique_ptr<CudaExecutor>(new CudaExecutor(model, std::move(options), std::move(device), query.devices.front().name));
+    } catch (const CudaError &e) {
+        return makeError("no-gpu", std::string("the CUDA executor could not set up ") + query.devices.front().name + ": " + e.what(),
+                         model.sourcePath);
+    }
+}
+
+CudaExecutor::CudaExecutor(const ir::Model &model, CudaExecutorOptions options, std::unique_ptr<DeviceState> device,
+                           std::string deviceName)
+    : m_model(model), m_options(std::move(options)), m_device(std::move(device)), m_deviceName(std::move(deviceName)),
+      m_reference(model)
+{
+    m_constants = collectConstants(model, m_reference).tensors;
+}
+
+CudaExecutor::~CudaExecutor()
+{
+    m_profiles.clear(); // before the device state they enqueue on
+    m_device.reset();
+}
+
+support::Expected<NamedValues> CudaExecutor::run(const NamedValues &feeds, const RunOptions &options)
+{
+    auto bound = bindFeeds(m_model, feeds, options.checkInputShapes);
+    if (!bound)
+        return bound.takeError();
+    const ir::Graph &main = m_model.graph(m_model.mainGraph());
+    std::map<std::string, Shape> shapes;
+    std::string key;
+    for (std::size_t i = 0; i < main.inputs.size(); ++i) {
+        const RuntimeValue *feed = (*bound)[i];
+        if (!feed)
+            continue;
+        const std::string &name = m_model.value(main.inputs[i]).name;
+        key += name + (feed->isTensor() ? shapeString(feed->tensor.shape()) : "(" + feed->describe() + ")") + ";";
+        if (feed->isTensor())
+            shapes[name] = feed->tensor.shape();
+    }
+    CudaProfile *profile = nullptr;
+    for (auto &[signature, compiled] : m_profiles)
+        if (signature == key)
+            profile = compiled.get();
+    if (!profile) {
+        auto compiled = CudaProfile::compile(m_model, shapes, m_constants, m_options, *m_device);
+        if (!compiled)
+            return compiled.takeError();
+        m_profiles.emplace_back(key, std::move(*compiled));
+        profile = m_profiles.back().second.get();
+    }
+    m_last = profile;
+    return profile->run(*bound, options, m_reference, m_profiling);
+}
+
+std::vector<CudaNodeProfile> CudaExecutor::lastNodes() const
+{
+    return m_last ? m_last->nodes() : std::vector<CudaNodeProfile>{};
+}
+
+TransferFigures CudaExecutor::lastTransfers() const
+{
+    return m_last ? m_last->transfers() : TransferFigures{};
+}
+
+std::size_t CudaExecutor::arenaBytes() const
+{
+    return m_last ? m_last->memoryPlan().arenaBytes : 0;
+}
+
+std::size_t CudaExecutor::weightBytes() const
+{
+    return m_last ? m_last->weightBytes() : 0;
+}
+
+} // namespace portolan::runtime::cuda

@@ -1,0 +1,83 @@
+// The CUDA executor: runs a (usually optimized) model on the local GPU. Each set of input shapes is
+// compiled once into a profile: every node that has a CUDA kernel (CudaKernels.def) runs on the
+// device, on buffers planned in one device arena, weights uploaded once; every other node runs on
+// the CPU (its reference kernel), its inputs and outputs moved explicitly and counted, so a port's
+// "fallback to the CPU" shows. One stream; tensors come back to the host only for the graph's
+// outputs, for a fallback, and for an observer (a comparison).
+//
+// Plain C++: callers need no CUDA headers. Built only when nvcc is found (portolan_cuda).
+#pragma once
+
+#include "ir/Model.h"
+#include "runtime/reference/Interpreter.h"
+#include "support/Expected.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace portolan::runtime::cuda {
+
+struct CudaExecutorOptions {
+    /// Run nodes without a CUDA kernel on the CPU (false: such nodes fail the compile).
+    bool allowFallback = true;
+    /// "fp32" (the only one so far).
+    std::string precision = "fp32";
+};
+
+/// How one node ran in the last run's profile.
+struct CudaNodeProfile {
+    std::string name;           ///< display name
+    std::string opType;
+    std::string implementation; ///< the CUDA kernel's ("cuda:softmax", "cublaslt:matmul"…), or "cpu-fallback"
+    std::string whyFallback;    ///< for a fallback: why no CUDA kernel applies
+    double milliseconds = 0;    ///< GPU time (CUDA events) or, for a fallback, host time, summed over profiled runs
+    std::uint64_t runs = 0;
+};
+
+/// Bytes moved between host and device in the last run, and how often.
+struct TransferFigures {
+    std::uint64_t uploadBytes = 0, downloadBytes = 0;
+    std::uint64_t uploads = 0, downloads = 0;
+};
+
+class CudaProfile;
+struct DeviceState;
+
+class CudaExecutor {
+public:
+    /// The executor on device 0, or why not (no driver, no device, a device the build has no code for).
+    static support::Expected<std::unique_ptr<CudaExecutor>> create(const ir::Model &model, CudaExecutorOptions options = {});
+    ~CudaExecutor();
+
+    /// Runs the main graph, compiling a profile for the feeds' shapes first if none matches.
+    support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options = {});
+
+    /// Time every node of the following runs (CudaNodeProfile::milliseconds).
+    void setProfiling(bool on) { m_profiling = on; }
+    /// The last run's profile, node by node; empty before the first run.
+    std::vector<CudaNodeProfile> lastNodes() const;
+    TransferFigures lastTransfers() const;
+    /// The last profile's device arena (activations) and the weights uploaded for it.
+    std::size_t arenaBytes() const;
+    std::size_t weightBytes() const;
+    const std::string &deviceName() const { return m_deviceName; }
+
+private:
+    CudaExecutor(const ir::Model &model, CudaExecutorOptions options, std::unique_ptr<DeviceState> device, std::string deviceName);
+
+    const ir::Model &m_model;
+    CudaExecutorOptions m_options;
+    std::unique_ptr<DeviceState> m_device;
+    std::string m_deviceName;
+    Interpreter m_reference;
+    std::unordered_map<std::uint32_t, Tensor> m_constants;
+    std::vector<std::pair<std::string, std::unique_ptr<CudaProfile>>> m_profiles; // by input-shape signature
+    CudaProfile *m_last = nullptr;
+    bool m_profiling = false;
+};
+
+} // namespace portolan::runtime::cuda

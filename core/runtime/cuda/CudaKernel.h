@@ -1,0 +1,79 @@
+// A kernel of the CUDA executor: built once for one node at static shapes (weights on the device,
+// descriptors made), then enqueued many times on planned device buffers. Plain C++: the CUDA types
+// it touches (stream, library handles) are opaque pointers here.
+#pragma once
+
+#include "runtime/KernelBinding.h"
+#include "runtime/cuda/DeviceKernels.h"
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace portolan::runtime::cuda {
+
+/// A tensor in device memory, at a compiled shape.
+struct DeviceTensor {
+    void *data = nullptr; ///< nullptr for an omitted optional input
+    int dataType = 0;
+    Shape shape;
+
+    template <typename T>
+    T *as() const { return static_cast<T *>(data); }
+    std::int64_t count() const { return elementCount(shape); }
+};
+
+/// What every kernel enqueues on: the executor's one stream and the libraries' handles.
+struct CudaContext {
+    void *stream = nullptr;      ///< cudaStream_t
+    void *cublasLt = nullptr;    ///< cublasLtHandle_t
+    void *workspace = nullptr;   ///< for cuBLASLt
+    std::size_t workspaceBytes = 0;
+    int multiprocessors = 1;
+};
+
+/// cuBLASLt's workspace, shared by every product of a profile (one stream: one product at a time).
+inline constexpr std::size_t kCudaWorkspaceBytes = std::size_t(32) << 20;
+
+/// What a kernel factory may use while building: the library handles (for algorithm searches) and an
+/// upload of a constant it derives (a pre-scaled bias, a packed weight), done once at compile time;
+/// the executor owns the device memory upload() returns.
+class DeviceSetup {
+public:
+    virtual ~DeviceSetup() = default;
+    virtual void *upload(const Tensor &tensor) = 0;
+    virtual void *cublasLt() = 0; ///< cublasLtHandle_t
+};
+
+class CudaKernel {
+public:
+    virtual ~CudaKernel() = default;
+    /// Enqueues the node's computation: inputs and outputs are device buffers at the compiled shapes
+    /// (omitted optional ones have data == nullptr). Must not synchronize.
+    virtual void enqueue(std::span<const DeviceTensor> inputs, std::span<const DeviceTensor> outputs, const CudaContext &context) = 0;
+    /// For a kernel whose output `k` is input `aliasedInput(k)` reshaped: the executor hands the
+    /// input's buffer on and enqueues nothing for it; -1 otherwise.
+    virtual int aliasedInput(std::size_t /*output*/) const { return -1; }
+    /// "cuda:elementwise", "cublaslt:matmul"…: what `--stats` shows.
+    virtual std::string implementation() const = 0;
+};
+
+/// Builds a kernel for `binding`, or returns nullptr and says why it does not apply (the node then
+/// runs on the CPU, marked as a fallback). Constant inputs arrive on the device like any other; a
+/// constant the kernel derives from one goes through `setup`.
+using CudaKernelFactory = std::unique_ptr<CudaKernel> (*)(const NodeBinding &binding, DeviceSetup &setup, std::string &whyNot);
+
+/// The `activation` / `activation_params` attributes of a fused op (docs/portolan-ops.md) as a
+/// function; nullopt for a name the kernels do not know.
+std::optional<FunctionSpec> fusedActivation(const KernelContext &attributes);
+
+/// The kernel factory for (domain, op type), or nullptr.
+CudaKernelFactory findCudaKernel(const std::string &domain, const std::string &opType);
+
+/// True when every present input and output of `binding` is float32 with a static shape; else
+/// false with `whyNot` set. What each fp32-only kernel asks first.
+bool allFloat32(const NodeBinding &binding, std::string &whyNot);
+
+} // namespace portolan::runtime::cuda

@@ -1,0 +1,492 @@
+// Compiling and running a CUDA profile (see CudaProfile.h). A value lives where its readers need it:
+// a CUDA step's outputs on the device, a fallback's on the host; each is copied to the other side
+// only when a reader there asks, and every such copy is counted.
+#include "runtime/cuda/CudaProfile.h"
+
+#include "analysis/ShapeInference.h"
+#include "ir/Topology.h"
+#include "ir/Type.h"
+#include "runtime/cuda/CudaError.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+
+namespace portolan::runtime::cuda {
+
+using support::makeError;
+
+struct CudaProfile::Value {
+    ir::ValueId id;
+    int dataType = 0;
+    std::optional<Shape> shape;
+    const Tensor *constant = nullptr; ///< host data of an initializer or Constant node
+    void *fixed = nullptr;            ///< the constant uploaded, when a CUDA step reads it
+    int aliasOf = -1;                 ///< a view: another value's device storage
+    int buffer = -1;                  ///< its buffer in the arena
+    bool onDevice = false;            ///< a CUDA step writes or reads it
+    // per run
+    RuntimeValue host;
+    bool hostValid = false, deviceValid = false;
+
+    std::size_t bytes() const
+    {
+        return shape ? static_cast<std::size_t>(elementCount(*shape)) * ir::dataTypeSize(dataType) : 0;
+    }
+};
+
+struct CudaProfile::Step {
+    ir::NodeId node;
+    std::unique_ptr<CudaKernel> kernel; ///< nullptr: the CPU fallback
+    std::vector<int> inputs, outputs;   ///< values; -1 for omitted ones
+    std::vector<int> releaseAfter;      ///< values whose last reader this is
+    std::vector<std::pair<ir::ValueId, int>> captured; ///< outer values a fallback's subgraphs read
+    bool precomputed = false;           ///< a Constant node: its value is known
+    cudaEvent_t started = nullptr, finished = nullptr; ///< for profiling
+};
+
+/// Uploads for the kernel factories, kept by the profile.
+class CudaProfile::Setup final : public DeviceSetup {
+public:
+    explicit Setup(CudaProfile &profile) : m_profile(profile) {}
+    void *upload(const Tensor &tensor) override
+    {
+        DeviceMemory memory(std::max<std::size_t>(tensor.byteSize(), 1));
+        checkCuda(cudaMemcpy(memory.data(), tensor.rawData(), tensor.byteSize(), cudaMemcpyHostToDevice), "uploading a constant");
+        m_profile.m_weightBytes += tensor.byteSize();
+        m_profile.m_weights.push_back(std::move(memory));
+        return m_profile.m_weights.back().data();
+    }
+    void *cublasLt() override { return m_profile.m_device.context.cublasLt; }
+
+private:
+    CudaProfile &m_profile;
+};
+
+namespace {
+
+std::string displayName(const ir::Node &node)
+{
+    return node.name.empty() ? "(" + node.opType + ")" : node.name;
+}
+
+bool hasSubgraphs(const ir::Node &node)
+{
+    return std::any_of(node.attributes.begin(), node.attributes.end(), [](const ir::Attribute &a) { return !a.subgraphs.empty(); });
+}
+
+cudaStream_t streamOf(const DeviceState &device)
+{
+    return static_cast<cudaStream_t>(device.context.stream);
+}
+
+} // namespace
+
+CudaProfile::CudaProfile(const ir::Model &model, DeviceState &device) : m_model(model), m_device(device) {}
+
+CudaProfile::~CudaProfile()
+{
+    for (Step &step : m_steps) {
+        if (step.started)
+            cudaEventDestroy(step.started);
+        if (step.finished)
+            cudaEventDestroy(step.finished);
+    }
+}
+
+support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::Model &model,
+                                                                     const std::map<std::string, Shape> &inputShapes,
+                                                                     const std::unordered_map<std::uint32_t, Tensor> &constants,
+                                                                     const CudaExecutorOptions &options, DeviceState &device)
+{
+    std::unique_ptr<CudaProfile> p(new CudaProfile(model, device));
+    const ir::Graph &main = model.graph(model.mainGraph());
+    auto order = ir::topologicalOrder(model, model.mainGraph());
+    if (!order)
+        return order.takeError();
+    const analysis::ShapeInferenceResult inferred = analysis::inferShapesAt(model, inputShapes);
+
+    std::unordered_map<std::uint32_t, int> valueOf;
+    auto newValue = [&](ir::ValueId v) {
+        Value value;
+        value.id = v;
+        const ir::Value &irValue = model.value(v);
+        value.dataType = irValue.elementType();
+        if (auto it = inferred.types.find(irValue.name); it != inferred.types.end()) {
+            if (it->second.has_tensor_type() && it->second.tensor_type().elem_type())
+                value.dataType = it->second.tensor_type().elem_type();
+            value.shape = analysis::staticDims(it->second);
+        }
+        if (auto it = constants.find(v.index); it != constants.end()) {
+            value.constant = &it->second;
+            value.shape = it->second.shape();
+            value.dataType = it->second.dataType();
+        }
+        valueOf[v.index] = static_cast<int>(p->m_values.size());
+        p->m_values.push_back(std::move(value));
+        return static_cast<int>(p->m_values.size() - 1);
+    };
+    for (const ir::ValueId in : main.inputs) {
+        const int v = newValue(in);
+        if (const auto given = inputShapes.find(model.value(in).name); given != inputShapes.end())
+            p->m_values[static_cast<std::size_t>(v)].shape = given->second;
+        p->m_inputValues.push_back(v);
+    }
+    auto valueFor = [&](ir::ValueId v) -> int {
+        if (!v.valid())
+            return -1;
+        if (auto it = valueOf.find(v.index); it != valueOf.end())
+            return it->second;
+        return model.value(v).isInitializer() ? newValue(v) : -1;
+    };
+    auto root = [&](int v) {
+        while (p->m_values[static_cast<std::size_t>(v)].aliasOf >= 0)
+            v = p->m_values[static_cast<std::size_t>(v)].aliasOf;
+        return v;
+    };
+
+    MemoryBudget noBudget;
+    NoSubgraphs noSubgraphs("no subgraphs at compile time");
+    Setup setup(*p);
+    std::string refused;
+    for (const ir::NodeId n : *order) {
+        const ir::Node &node = model.node(n);
+        const int opset = model.opsetVersion(node.domain).value_or(1);
+        Step step;
+        step.node = n;
+        CudaNodeProfile profile;
+        profile.name = displayName(node);
+        profile.opType = node.opType;
+        if (node.isConstant() && node.outputs.size() == 1 && constants.contains(node.outputs[0].index)) {
+            step.precomputed = true;
+            step.outputs.push_back(newValue(node.outputs[0]));
+            profile.implementation = "constant";
+            p->m_nodes.push_back(std::move(profile));
+            p->m_steps.push_back(std::move(step));
+            continue;
+        }
+        KernelContext attributes(model, node, opset, {}, noBudget, noSubgraphs);
+        NodeBinding binding{model, node, opset, {}, {}, attributes};
+        bool allStatic = true;
+        for (const ir::ValueId in : node.inputs) {
+            const int v = valueFor(in);
+            if (in.valid() && v < 0)
+                return makeError("missing-value", "input '" + model.value(in).name + "' is produced by no node", model.sourcePath,
+                                 profile.name);
+            step.inputs.push_back(v);
+            BoundTensor bound;
+            if (v >= 0) {
+                const Value &value = p->m_values[static_cast<std::size_t>(v)];
+                bound.present = true;
+                bound.dataType = value.dataType;
+                if (value.constant)
+                    bound.constant = *value.constant;
+                if (value.shape)
+                    bound.shape = *value.shape;
+                else
+                    allStatic = false;
+            }
+            binding.inputs.push_back(std::move(bound));
+        }
+        for (const ir::ValueId out : node.outputs) {
+            BoundTensor bound;
+            const int v = out.valid() ? newValue(out) : -1;
+            if (v >= 0) {
+                const Value &value = p->m_values[static_cast<std::size_t>(v)];
+                bound.present = true;
+                bound.dataType = value.dataType;
+                if (value.shape)
+                    bound.shape = *value.shape;
+                else
+                    allStatic = false;
+            }
+            step.outputs.push_back(v);
+            binding.outputs.push_back(std::move(bound));
+        }
+        const CudaKernelFactory factory = findCudaKernel(node.domain, node.opType);
+        if (!factory)
+            profile.whyFallback = "no CUDA kernel for " + node.opType;
+        else if (hasSubgraphs(node))
+            profile.whyFallback = "has subgraphs";
+        else if (!allStatic)
+            profile.whyFallback = "a shape is unknown at compile time";
+        else
+            try {
+                step.kernel = factory(binding, setup, profile.whyFallback);
+            } catch (const CudaError &e) {
+                profile.whyFallback = e.what();
+            }
+        if (step.kernel) {
+            profile.implementation = step.kernel->implementation();
+            for (std::size_t k = 0; k < step.outputs.size(); ++k)
+                if (const int aliased = step.kernel->aliasedInput(k); aliased >= 0 && step.outputs[k] >= 0)
+                    p->m_values[static_cast<std::size_t>(step.outputs[k])].aliasOf = step.inputs[static_cast<std::size_t>(aliased)];
+            for (const int v : step.inputs)
+                if (v >= 0)
+                    p->m_values[static_cast<std::size_t>(v)].onDevice = true;
+            for (const int v : step.outputs)
+                if (v >= 0)
+                    p->m_values[static_cast<std::size_t>(v)].onDevice = true;
+        } else {
+            profile.implementation = "cpu-fallback";
+            if (!options.allowFallback)
+                refused += (refused.empty() ? "" : "; ") + profile.name + " (" + node.opType + "): " + profile.whyFallback;
+            if (!node.attributes.empty())
+                for (const ir::ValueId captured : ir::capturedValues(model, n))
+                    if (const int v = valueFor(captured); v >= 0)
+                        step.captured.emplace_back(captured, v);
+        }
+        p->m_nodes.push_back(std::move(profile));
+        p->m_steps.push_back(std::move(step));
+    }
+    if (!refused.empty())
+        return makeError("no-kernel", "without fallback, these nodes have no CUDA kernel: " + refused, model.sourcePath);
+    for (const ir::ValueId out : main.outputs) {
+        const int v = valueFor(out);
+        if (v < 0)
+            return makeError("missing-value", "output '" + model.value(out).name + "' is produced by no node", model.sourcePath);
+        p->m_outputValues.push_back(v);
+    }
+
+    // Constants a CUDA step reads go up once; every other device value gets a buffer in the arena,
+    // alive from its producer (step 0 for feeds) to its last reader through any of its views.
+    const auto end = static_cast<std::uint32_t>(p->m_steps.size());
+    std::vector<std::uint32_t> firstStep(p->m_values.size(), 0), lastStep(p->m_values.size(), 0);
+    std::vector<int> lastReader(p->m_values.size(), -1);
+    for (std::size_t i = 0; i < p->m_steps.size(); ++i) {
+        const Step &step = p->m_steps[i];
+        for (const int v : step.outputs)
+            if (v >= 0)
+                firstStep[static_cast<std::size_t>(v)] = static_cast<std::uint32_t>(i);
+        auto read = [&](int v) {
+            if (v < 0)
+                return;
+            lastReader[static_cast<std::size_t>(v)] = static_cast<int>(i);
+            const auto r = static_cast<std::size_t>(root(v));
+            lastStep[r] = std::max(lastStep[r], static_cast<std::uint32_t>(i));
+        };
+        for (const int v : step.inputs)
+            read(v);
+        for (const auto &[id, v] : step.captured)
+            read(v);
+    }
+    for (const int v : p->m_outputValues) {
+        lastStep[static_cast<std::size_t>(root(v))] = end;
+        lastReader[static_cast<std::size_t>(v)] = std::numeric_limits<int>::max();
+    }
+    std::vector<BufferLifetime> buffers;
+    std::vector<int> bufferValue;
+    try {
+        for (std::size_t v = 0; v < p->m_values.size(); ++v) {
+            Value &value = p->m_values[v];
+            if (!value.onDevice || value.aliasOf >= 0)
+                continue;
+            if (value.constant) {
+                value.fixed = setup.upload(*value.constant);
+                continue;
+            }
+            if (!value.shape)
+                return makeError("internal", "device value '" + model.value(value.id).name + "' has no static shape", model.sourcePath);
+            value.buffer = static_cast<int>(buffers.size());
+            buffers.push_back({value.bytes(), firstStep[v], std::max(firstStep[v], lastStep[v])});
+        }
+        p->m_plan = planMemory(buffers);
+        p->m_arena = DeviceMemory(p->m_plan.arenaBytes);
+    } catch (const CudaError &e) {
+        return makeError("cuda-failed", std::string("setting up device memory: ") + e.what(), model.sourcePath);
+    }
+    for (std::size_t v = 0; v < lastReader.size(); ++v)
+        if (lastReader[v] >= 0 && lastReader[v] < static_cast<int>(end))
+            p->m_steps[static_cast<std::size_t>(lastReader[v])].releaseAfter.push_back(static_cast<int>(v));
+    return p;
+}
+
+void *CudaProfile::deviceAddress(int v) const
+{
+    const Value &value = m_values[static_cast<std::size_t>(v)];
+    if (value.fixed)
+        return value.fixed;
+    if (value.aliasOf >= 0)
+        return deviceAddress(value.aliasOf);
+    return static_cast<std::byte *>(m_arena.data()) + m_plan.offsets[static_cast<std::size_t>(value.buffer)];
+}
+
+void *CudaProfile::onDevice(int v)
+{
+    Value &value = m_values[static_cast<std::size_t>(v)];
+    void *address = deviceAddress(v);
+    if (value.fixed || value.deviceValid)
+        return address;
+    if (value.aliasOf >= 0) {
+        onDevice(value.aliasOf); // a view is valid where its root is
+        value.deviceValid = true;
+        return address;
+    }
+    if (!value.hostValid || !value.host.isTensor())
+        throw CudaError("value '" + m_model.value(value.id).name + "' is on neither side");
+    const Tensor &t = value.host.tensor;
+    if (t.byteSize() != value.bytes())
+        throw CudaError("value '" + m_model.value(value.id).name + "' is " + shapeString(t.shape()) + ", but the profile planned " +
+                        shapeString(*value.shape));
+    checkCuda(cudaMemcpyAsync(address, t.rawData(), t.byteSize(), cudaMemcpyHostToDevice, streamOf(m_device)), "upload");
+    // the host tensor must outlive the copy: it stays in value.host until the run ends or it is released
+    m_transfers.uploadBytes += t.byteSize();
+    ++m_transfers.uploads;
+    value.deviceValid = true;
+    return address;
+}
+
+const RuntimeValue &CudaProfile::onHost(int v)
+{
+    Value &value = m_values[static_cast<std::size_t>(v)];
+    if (value.hostValid)
+        return value.host;
+    if (value.constant) {
+        value.host = RuntimeValue::ofTensor(*value.constant);
+        value.hostValid = true;
+        return value.host;
+    }
+    if (!value.deviceValid && value.aliasOf < 0)
+        throw CudaError("value '" + m_model.value(value.id).name + "' is on neither side");
+    Tensor t = Tensor::uninitialized(value.dataType, *value.shape);
+    checkCuda(cudaMemcpyAsync(const_cast<std::byte *>(t.rawData()), deviceAddress(v), t.byteSize(), cudaMemcpyDeviceToHost,
+                              streamOf(m_device)),
+              "download");
+    checkCuda(cudaStreamSynchronize(streamOf(m_device)), "waiting for a download");
+    m_transfers.downloadBytes += t.byteSize();
+    ++m_transfers.downloads;
+    value.host = RuntimeValue::ofTensor(std::move(t));
+    value.hostValid = true;
+    return value.host;
+}
+
+support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeValue *> &feeds, const RunOptions &options,
+                                                Interpreter &reference, bool profile)
+{
+    m_transfers = {};
+    for (Value &value : m_values) {
+        value.host = RuntimeValue{};
+        value.hostValid = value.deviceValid = false;
+    }
+    for (std::size_t i = 0; i < m_inputValues.size(); ++i) {
+        Value &value = m_values[static_cast<std::size_t>(m_inputValues[i])];
+        if (i < feeds.size() && feeds[i]) {
+            value.host = *feeds[i];
+            value.hostValid = true;
+        }
+    }
+    const CudaContext &context = m_device.context;
+    std::vector<DeviceTensor> inputs, outputs;
+    std::vector<double> hostMilliseconds(m_steps.size(), 0);
+    for (std::size_t i = 0; i < m_steps.size(); ++i) {
+        Step &step = m_steps[i];
+        if (options.cancel && options.cancel->load())
+            return makeError("cancelled", "the run was cancelled", m_model.sourcePath);
+        const ir::Node &node = m_model.node(step.node);
+        try {
+            if (step.precomputed) {
+                onHost(step.outputs[0]);
+            } else if (step.kernel) {
+                if (profile && !step.started) {
+                    checkCuda(cudaEventCreate(&step.started), "cudaEventCreate");
+                    checkCuda(cudaEventCreate(&step.finished), "cudaEventCreate");
+                }
+                inputs.clear();
+                outputs.clear();
+                for (const int v : step.inputs) {
+                    DeviceTensor t;
+                    if (v >= 0) {
+                        const Value &value = m_values[static_cast<std::size_t>(v)];
+                        t = {onDevice(v), value.dataType, *value.shape};
+                    }
+                    inputs.push_back(std::move(t));
+                }
+                for (const int v : step.outputs) {
+                    DeviceTensor t;
+                    if (v >= 0) {
+                        const Value &value = m_values[static_cast<std::size_t>(v)];
+                        t = {deviceAddress(v), value.dataType, *value.shape};
+                    }
+                    outputs.push_back(std::move(t));
+                }
+                if (profile)
+                    checkCuda(cudaEventRecord(step.started, streamOf(m_device)), "cudaEventRecord");
+                step.kernel->enqueue(inputs, outputs, context);
+                checkCuda(cudaGetLastError(), "launching the kernel");
+                if (profile)
+                    checkCuda(cudaEventRecord(step.finished, streamOf(m_device)), "cudaEventRecord");
+                for (const int v : step.outputs)
+                    if (v >= 0)
+                        m_values[static_cast<std::size_t>(v)].deviceValid = true;
+            } else {
+                std::vector<const RuntimeValue *> in;
+                for (const int v : step.inputs)
+                    in.push_back(v >= 0 ? &onHost(v) : nullptr);
+                std::unordered_map<std::uint32_t, RuntimeValue> captured;
+                for (const auto &[id, v] : step.captured)
+                    captured[id.index] = onHost(v);
+                const auto start = std::chrono::steady_clock::now();
+                auto produced = reference.runNode(node, in, captured, options);
+                hostMilliseconds[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+                if (!produced)
+                    return produced.takeError();
+                for (std::size_t k = 0; k < step.outputs.size() && k < produced->size(); ++k) {
+                    const int v = step.outputs[k];
+                    if (v < 0)
+                        continue;
+                    Value &value = m_values[static_cast<std::size_t>(v)];
+                    RuntimeValue &result = (*produced)[k];
+                    if (value.onDevice && value.shape && (!result.isTensor() || result.tensor.shape() != *value.shape))
+                        return makeError("shape-mismatch", "output '" + m_model.value(value.id).name + "' is " + result.describe() +
+                                                               ", but shape inference planned " + shapeString(*value.shape),
+                                         m_model.sourcePath, displayName(node));
+                    value.host = std::move(result);
+                    value.hostValid = true;
+                }
+            }
+            if (options.observer && node.graph == m_model.mainGraph()) {
+                std::vector<RuntimeValue> seen;
+                for (const int v : step.outputs)
+                    seen.push_back(v >= 0 ? onHost(v) : RuntimeValue{});
+                options.observer->nodeFinished(node, seen);
+            }
+        } catch (const CudaError &e) {
+            return makeError("cuda-failed", (step.kernel ? step.kernel->implementation() : std::string("cpu-fallback")) + ": " + e.what(),
+                             m_model.sourcePath, displayName(node));
+        }
+        // host copies past their last reader go (an upload from pageable memory has taken its bytes by
+        // the time cudaMemcpyAsync returns); device buffers are the plan's to reuse
+        for (const int v : step.releaseAfter) {
+            Value &value = m_values[static_cast<std::size_t>(v)];
+            value.host = RuntimeValue{};
+            value.hostValid = false;
+        }
+    }
+    NamedValues results;
+    const ir::Graph &main = m_model.graph(m_model.mainGraph());
+    try {
+        for (std::size_t i = 0; i < m_outputValues.size(); ++i)
+            results.emplace_back(m_model.value(main.outputs[i]).name, onHost(m_outputValues[i]));
+        checkCuda(cudaStreamSynchronize(streamOf(m_device)), "finishing the run");
+    } catch (const CudaError &e) {
+        return makeError("cuda-failed", e.what(), m_model.sourcePath);
+    }
+    for (std::size_t i = 0; i < m_steps.size(); ++i) {
+        CudaNodeProfile &node = m_nodes[i];
+        const Step &step = m_steps[i];
+        if (!profile || step.precomputed)
+            continue;
+        float ms = static_cast<float>(hostMilliseconds[i]);
+        if (step.kernel)
+            cudaEventElapsedTime(&ms, step.started, step.finished);
+        node.milliseconds += ms;
+        ++node.runs;
+    }
+    for (Value &value : m_values) // drop the feeds and host copies
+        value.host = RuntimeValue{};
+    return results;
+}
+
+} // namespace portolan::runtime::cuda

@@ -1,0 +1,63 @@
+// One compiled profile of the CUDA executor: the main graph at one set of input shapes as a flat list
+// of steps (a CUDA kernel, a view, or a CPU fallback per node), every value where its readers need it
+// (device buffers planned in one arena, constants uploaded once, host copies made on demand).
+#pragma once
+
+#include "runtime/MemoryPlanner.h"
+#include "runtime/cuda/CudaExecutor.h"
+#include "runtime/cuda/DeviceState.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace portolan::runtime::cuda {
+
+class CudaProfile {
+public:
+    /// Compiles `model`'s main graph for the given input dims; `constants` by value id (initializers
+    /// and Constant nodes' outputs). Fails naming every node without a kernel when fallback is off.
+    static support::Expected<std::unique_ptr<CudaProfile>> compile(const ir::Model &model,
+                                                                   const std::map<std::string, Shape> &inputShapes,
+                                                                   const std::unordered_map<std::uint32_t, Tensor> &constants,
+                                                                   const CudaExecutorOptions &options, DeviceState &device);
+    ~CudaProfile();
+
+    /// Runs on `feeds` (per main-graph input, as bindFeeds gives them).
+    support::Expected<NamedValues> run(const std::vector<const RuntimeValue *> &feeds, const RunOptions &options,
+                                       Interpreter &reference, bool profile);
+
+    const std::vector<CudaNodeProfile> &nodes() const { return m_nodes; }
+    const TransferFigures &transfers() const { return m_transfers; }
+    const MemoryPlan &memoryPlan() const { return m_plan; }
+    std::size_t weightBytes() const { return m_weightBytes; }
+
+private:
+    struct Value;
+    struct Step;
+    class Setup;
+    CudaProfile(const ir::Model &model, DeviceState &device);
+
+    /// The device address of value `v` (uploading its host copy first when the device has none).
+    void *onDevice(int v);
+    /// The host copy of value `v` (downloading it first when the host has none).
+    const RuntimeValue &onHost(int v);
+    /// Device storage of `v`: its constant's, its view root's, or its place in the arena.
+    void *deviceAddress(int v) const;
+
+    const ir::Model &m_model;
+    DeviceState &m_device;
+    std::vector<Value> m_values;
+    std::vector<Step> m_steps;
+    std::vector<int> m_inputValues, m_outputValues; ///< per main-graph input / output
+    std::vector<CudaNodeProfile> m_nodes;
+    std::vector<DeviceMemory> m_weights;
+    std::size_t m_weightBytes = 0;
+    MemoryPlan m_plan;
+    DeviceMemory m_arena;
+    TransferFigures m_transfers;
+};
+
+} // namespace portolan::runtime::cuda

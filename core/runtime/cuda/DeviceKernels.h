@@ -1,0 +1,69 @@
+// The CUDA kernels' launchers, callable from plain C++ (no CUDA headers): each enqueues its kernel
+// on `stream` (a cudaStream_t) and returns at once. fp32 throughout; the executor checks the
+// element types before it picks one.
+#pragma once
+
+#include "runtime/cuda/Launch.h"
+
+#include <cstdint>
+
+namespace portolan::runtime::cuda {
+
+/// The functions the elementwise kernels and the matrix products' epilogues apply, with the
+/// formulas of docs/portolan-ops.md (Activations) and of the ONNX ops of the same names.
+enum class Function : std::uint8_t {
+    Identity,
+    Relu,
+    LeakyRelu,   // p0 = α
+    Elu,         // p0 = α
+    Clip,        // p0 = lo, p1 = hi
+    Sigmoid,
+    HardSigmoid, // p0 = α, p1 = β
+    HardSwish,
+    Tanh,
+    Gelu,
+    GeluTanh,
+    Exp,
+    Log,
+    Sqrt,
+    Abs,
+    Neg,
+    Erf,
+    Reciprocal,
+};
+
+struct FunctionSpec {
+    Function kind = Function::Identity;
+    float p0 = 0, p1 = 0;
+};
+
+enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Max, Min, Pow };
+
+/// out[i] = f(in[i]) over `count` floats (in and out may be the same buffer).
+void launchFunction(FunctionSpec f, const float *in, float *out, std::int64_t count, int multiprocessors, void *stream);
+
+/// out = f(a op b), broadcast as `plan` says.
+void launchBinary(BinaryOp op, FunctionSpec f, const float *a, const float *b, float *out, const BroadcastPlan &plan,
+                  int multiprocessors, void *stream);
+
+/// Softmax along rows of `width` contiguous floats.
+void launchSoftmax(const float *in, float *out, std::int64_t rows, std::int64_t width, void *stream);
+
+/// y = (s − mean(s)) / sqrt(var(s) + ε) · gamma + beta per row, where s = x (+ skip) (+ bias); the
+/// sum s is also written to `sum` when it is not null (SkipLayerNormalization's second output).
+/// `skip`, `bias`, `beta` and `sum` may be null. Means and variances in float over the row, the
+/// variance as the mean of squared deviations (two passes over registers and shared memory).
+struct LayerNormArgs {
+    const float *x = nullptr, *skip = nullptr, *bias = nullptr, *gamma = nullptr, *beta = nullptr;
+    float *y = nullptr, *sum = nullptr;
+    std::int64_t rows = 0, width = 0;
+    float epsilon = 1e-5f;
+};
+void launchLayerNorm(const LayerNormArgs &args, void *stream);
+
+/// A matrix product's epilogue where cuBLASLt has none: y[r, c] = f(y[r, c] + bias[c]) over `rows`
+/// rows of `width` (bias may be null).
+void launchBiasFunction(float *y, const float *bias, std::int64_t rows, std::int64_t width, FunctionSpec f,
+                        int multiprocessors, void *stream);
+
+} // namespace portolan::runtime::cuda

@@ -1,0 +1,57 @@
+// Device memory and the executor's stream and library handles (see DeviceState.h).
+#include "runtime/cuda/DeviceState.h"
+
+#include "runtime/cuda/CudaError.h"
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <utility>
+
+namespace portolan::runtime::cuda {
+
+DeviceMemory::DeviceMemory(std::size_t bytes) : m_bytes(bytes)
+{
+    if (bytes)
+        checkCuda(cudaMalloc(&m_data, bytes), "cudaMalloc");
+}
+
+DeviceMemory &DeviceMemory::operator=(DeviceMemory &&other) noexcept
+{
+    std::swap(m_data, other.m_data);
+    std::swap(m_bytes, other.m_bytes);
+    return *this;
+}
+
+DeviceMemory::~DeviceMemory()
+{
+    if (m_data)
+        cudaFree(m_data);
+}
+
+DeviceState::DeviceState()
+{
+    checkCuda(cudaSetDevice(0), "cudaSetDevice");
+    cudaDeviceProp prop{};
+    checkCuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    context.multiprocessors = prop.multiProcessorCount;
+    cudaStream_t stream = nullptr;
+    checkCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    context.stream = stream;
+    cublasLtHandle_t handle = nullptr;
+    checkCublas(cublasLtCreate(&handle), "cublasLtCreate");
+    context.cublasLt = handle;
+    workspace = DeviceMemory(kCudaWorkspaceBytes);
+    context.workspace = workspace.data();
+    context.workspaceBytes = workspace.bytes();
+}
+
+DeviceState::~DeviceState()
+{
+    if (context.cublasLt)
+        cublasLtDestroy(static_cast<cublasLtHandle_t>(context.cublasLt));
+    if (context.stream)
+        cudaStreamDestroy(static_cast<cudaStream_t>(context.stream));
+}
+
+} // namespace portolan::runtime::cuda

@@ -1,0 +1,44 @@
+// What the CUDA executor holds on the device for all its profiles: the stream, cuBLASLt's handle and
+// workspace. Host code only (includes the CUDA headers).
+#pragma once
+
+#include "runtime/cuda/CudaKernel.h"
+
+#include <cstddef>
+
+namespace portolan::runtime::cuda {
+
+/// A device allocation, freed with its owner.
+class DeviceMemory {
+public:
+    DeviceMemory() = default;
+    explicit DeviceMemory(std::size_t bytes);
+    DeviceMemory(DeviceMemory &&other) noexcept : m_data(other.m_data), m_bytes(other.m_bytes)
+    {
+        other.m_data = nullptr;
+        other.m_bytes = 0;
+    }
+    DeviceMemory &operator=(DeviceMemory &&other) noexcept;
+    DeviceMemory(const DeviceMemory &) = delete;
+    DeviceMemory &operator=(const DeviceMemory &) = delete;
+    ~DeviceMemory();
+
+    void *data() const { return m_data; }
+    std::size_t bytes() const { return m_bytes; }
+
+private:
+    void *m_data = nullptr;
+    std::size_t m_bytes = 0;
+};
+
+struct DeviceState {
+    DeviceState(); ///< throws CudaError when the device cannot be set up
+    ~DeviceState();
+    DeviceState(const DeviceState &) = delete;
+    DeviceState &operator=(const DeviceState &) = delete;
+
+    CudaContext context; ///< stream, handle, workspace, SM count
+    DeviceMemory workspace;
+};
+
+} // namespace portolan::runtime::cuda

@@ -1,0 +1,77 @@
+// Launch arithmetic of the CUDA kernels, in plain C++ so that it is unit-tested on machines without
+// a GPU: grid sizes, broadcast plans (the index walk of a binary op), and how rows map onto warps.
+// C++17: nvcc reads it too.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <vector>
+
+#if defined(__CUDACC__)
+#define PORTOLAN_HOST_DEVICE __host__ __device__
+#else
+#define PORTOLAN_HOST_DEVICE
+#endif
+
+namespace portolan::runtime::cuda {
+
+inline constexpr int kMaxRank = 6;
+inline constexpr std::uint32_t kThreadsPerBlock = 256;
+inline constexpr std::uint32_t kWarpSize = 32;
+
+struct GridShape {
+    std::uint32_t blocks = 0;
+    std::uint32_t threads = 0;
+};
+
+/// A grid-stride launch over `items` items: enough blocks of kThreadsPerBlock threads to give each
+/// of `multiprocessors` SMs eight resident blocks (latency hiding), never more blocks than the items
+/// need; at least one block so that a launch over nothing stays valid.
+GridShape gridFor(std::int64_t items, int multiprocessors);
+
+/// How many floats one thread moves per access: 4 (a 16-byte vector load) when every pointer is
+/// 16-byte aligned and the count is a multiple of 4, else 1.
+int vectorWidth(std::int64_t count, std::initializer_list<const void *> pointers);
+
+/// A binary op walked over its output: unit dims dropped, and neighbouring dims merged where both
+/// operands are either contiguous across them or broadcast along both, so that the common cases
+/// (same shapes, a bias along the last dim, a per-channel scale) are rank 1 or 2.
+struct BroadcastPlan {
+    int rank = 0;
+    std::int64_t count = 0;              ///< output elements
+    std::int64_t dims[kMaxRank] = {};    ///< outermost first
+    std::int64_t strideA[kMaxRank] = {}; ///< element strides; 0 along a dim A is broadcast on
+    std::int64_t strideB[kMaxRank] = {};
+
+    /// The elements of A and B that output element `i` reads.
+    PORTOLAN_HOST_DEVICE void offsets(std::int64_t i, std::int64_t &a, std::int64_t &b) const
+    {
+        a = 0;
+        b = 0;
+        for (int d = rank - 1; d >= 0; --d) {
+            const std::int64_t q = i / dims[d];
+            const std::int64_t r = i - q * dims[d];
+            a += r * strideA[d];
+            b += r * strideB[d];
+            i = q;
+        }
+    }
+};
+
+/// The plan for output `out` from operands `a` and `b` (numpy broadcasting, right-aligned); nullopt
+/// when they do not broadcast to `out` or need more than kMaxRank dims after merging.
+std::optional<BroadcastPlan> planBroadcast(const std::vector<std::int64_t> &out, const std::vector<std::int64_t> &a,
+                                           const std::vector<std::int64_t> &b);
+
+/// A row kernel (softmax, layer norm): rows up to 1024 wide take one warp each, eight rows to a
+/// block; wider rows take a block of kThreadsPerBlock threads each.
+struct RowLaunch {
+    std::uint32_t blocks = 0;
+    std::uint32_t threads = 0;
+    std::uint32_t rowsPerBlock = 0;
+    bool warpPerRow = false;
+};
+RowLaunch rowLaunch(std::int64_t rows, std::int64_t width);
+
+} // namespace portolan::runtime::cuda

@@ -1,0 +1,234 @@
+// MatMul, Gemm, FusedMatMul and FusedGemm through cuBLASLt: one (strided-batched) product in fp32
+// compute (no TF32: the reference comparison allows 1e-4), the bias in cuBLASLt's epilogue (with
+// ReLU where that is the activation), any other activation in one kernel after it.
+//
+// cuBLASLt is column-major and our tensors row-major: a row-major C[M,N] = A·B is the column-major
+// Cᵀ[N,M] = Bᵀ·Aᵀ, and a row-major matrix read as column-major is its transpose, so the product is
+// taken with B as cuBLASLt's first operand and A as its second, nothing copied.
+#include "runtime/cuda/CudaError.h"
+#include "runtime/cuda/CudaKernel.h"
+#include "runtime/cuda/DeviceKernels.h"
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <numeric>
+
+namespace portolan::runtime::cuda {
+
+namespace {
+
+/// A row-major product C[M,N] = op(A)·op(B), `batch` times with the given element strides (0: the
+/// operand is shared by every batch).
+struct Product {
+    std::int64_t m = 0, n = 0, k = 0;
+    bool transA = false, transB = false;
+    std::int64_t batch = 1, strideA = 0, strideB = 0, strideC = 0;
+    float alpha = 1, beta = 0;
+};
+
+enum class Addend { None, Bias, Matrix }; ///< what is added to the product: a row bias [N], or beta·C[M,N]
+
+class LtProduct final : public CudaKernel {
+public:
+    LtProduct(const Product &p, Addend addend, FunctionSpec activation, void *handle, std::size_t workspaceBytes)
+        : m_product(p), m_addend(addend), m_activation(activation)
+    {
+        const bool reluInEpilogue = activation.kind == Function::Relu;
+        cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+        if (addend == Addend::Bias)
+            epilogue = reluInEpilogue ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+        else if (reluInEpilogue)
+            epilogue = CUBLASLT_EPILOGUE_RELU;
+        m_after = reluInEpilogue ? FunctionSpec{} : activation;
+        checkCublas(cublasLtMatmulDescCreate(&m_desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+        const cublasOperation_t first = p.transB ? CUBLAS_OP_T : CUBLAS_OP_N, second = p.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+        checkCublas(cublasLtMatmulDescSetAttribute(m_desc, CUBLASLT_MATMUL_DESC_TRANSA, &first, sizeof first), "TRANSA");
+        checkCublas(cublasLtMatmulDescSetAttribute(m_desc, CUBLASLT_MATMUL_DESC_TRANSB, &second, sizeof second), "TRANSB");
+        checkCublas(cublasLtMatmulDescSetAttribute(m_desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue), "EPILOGUE");
+        // B's storage read column-major: N×K (ld N), or K×N (ld K) when transposed; A's: K×M or M×K
+        m_first = layout(p.transB ? p.k : p.n, p.transB ? p.n : p.k, p.strideB);
+        m_second = layout(p.transA ? p.m : p.k, p.transA ? p.k : p.m, p.strideA);
+        m_out = layout(p.n, p.m, p.strideC);
+
+        cublasLtMatmulPreference_t preference = nullptr;
+        checkCublas(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+        checkCublas(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceBytes,
+                                                         sizeof workspaceBytes),
+                    "MAX_WORKSPACE_BYTES");
+        cublasLtMatmulHeuristicResult_t result{};
+        int found = 0;
+        const auto status = cublasLtMatmulAlgoGetHeuristic(static_cast<cublasLtHandle_t>(handle), m_desc, m_first, m_second, m_out,
+                                                           m_out, preference, 1, &result, &found);
+        cublasLtMatmulPreferenceDestroy(preference);
+        checkCublas(status, "cublasLtMatmulAlgoGetHeuristic");
+        if (found == 0)
+            throw CudaError("cuBLASLt has no algorithm for this product");
+        m_algo = result.algo;
+    }
+    ~LtProduct() override
+    {
+        for (cublasLtMatrixLayout_t l : {m_first, m_second, m_out})
+            if (l)
+                cublasLtMatrixLayoutDestroy(l);
+        if (m_desc)
+            cublasLtMatmulDescDestroy(m_desc);
+    }
+
+    /// inputs: A, B, then the addend (bias [N] or C [M,N]) when there is one.
+    void enqueue(std::span<const DeviceTensor> in, std::span<const DeviceTensor> out, const CudaContext &c) override
+    {
+        const void *addend = m_addend != Addend::None && m_addendInput < in.size() ? in[m_addendInput].data : nullptr;
+        if (m_addend == Addend::Bias) {
+            const void *bias = m_scaledBias ? m_scaledBias : addend;
+            checkCublas(cublasLtMatmulDescSetAttribute(m_desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias), "BIAS_POINTER");
+        }
+        const float beta = m_addend == Addend::Matrix ? m_product.beta : 0.f;
+        const void *matrixC = m_addend == Addend::Matrix ? addend : out[0].data;
+        checkCublas(cublasLtMatmul(static_cast<cublasLtHandle_t>(c.cublasLt), m_desc, &m_product.alpha, in[1].data, m_first,
+                                   in[0].data, m_second, &beta, matrixC, m_out, out[0].data, m_out, &m_algo, c.workspace,
+                                   c.workspaceBytes, static_cast<cudaStream_t>(c.stream)),
+                    "cublasLtMatmul");
+        if (m_after.kind != Function::Identity)
+            launchBiasFunction(out[0].as<float>(), nullptr, m_product.batch * m_product.m, m_product.n, m_after, c.multiprocessors,
+                               c.stream);
+    }
+    std::string implementation() const override { return "cublaslt:matmul"; }
+
+    void setAddendInput(std::size_t k) { m_addendInput = k; }
+    /// Gemm's beta·C with C a constant row: the bias cuBLASLt adds, pre-scaled.
+    void setScaledBias(void *bias) { m_scaledBias = bias; }
+
+private:
+    static cublasLtMatrixLayout_t layoutOf(std::int64_t rows, std::int64_t cols, std::int64_t batch, std::int64_t stride)
+    {
+        cublasLtMatrixLayout_t l = nullptr;
+        checkCublas(cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols), rows),
+                    "cublasLtMatrixLayoutCreate");
+        if (batch > 1) {
+            const auto count = static_cast<std::int32_t>(batch);
+            checkCublas(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count), "BATCH_COUNT");
+            checkCublas(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
+                        "STRIDED_BATCH_OFFSET");
+        }
+        return l;
+    }
+    cublasLtMatrixLayout_t layout(std::int64_t rows, std::int64_t cols, std::int64_t stride) const
+    {
+        return layoutOf(rows, cols, m_product.batch, stride);
+    }
+
+    Product m_product;
+    Addend m_addend;
+    FunctionSpec m_activation, m_after;
+    std::size_t m_addendInput = 2;
+    void *m_scaledBias = nullptr;
+    cublasLtMatmulDesc_t m_desc = nullptr;
+    cublasLtMatrixLayout_t m_first = nullptr, m_second = nullptr, m_out = nullptr;
+    cublasLtMatmulAlgo_t m_algo{};
+};
+
+std::int64_t product(const Shape &shape, std::size_t from, std::size_t to)
+{
+    return std::accumulate(shape.begin() + static_cast<std::ptrdiff_t>(from), shape.begin() + static_cast<std::ptrdiff_t>(to),
+                           std::int64_t(1), std::multiplies<>());
+}
+
+/// The product and batching of a numpy MatMul of A [..., M, K] and B [..., K, N] (both at least 2-D)
+/// whose batch dims are either the output's or all ones; false otherwise.
+bool matMulProduct(const Shape &a, const Shape &b, const Shape &out, Product &p, std::string &whyNot)
+{
+    if (a.size() < 2 || b.size() < 2 || out.size() < 2) {
+        whyNot = "a 1-D operand";
+        return false;
+    }
+    p.m = a[a.size() - 2];
+    p.k = a.back();
+    p.n = b.back();
+    p.batch = product(out, 0, out.size() - 2);
+    const std::int64_t batchA = product(a, 0, a.size() - 2), batchB = product(b, 0, b.size() - 2);
+    if ((batchA != p.batch && batchA != 1) || (batchB != p.batch && batchB != 1) || p.batch > INT32_MAX) {
+        whyNot = "batch dims broadcast partially";
+        return false;
+    }
+    p.strideA = batchA == 1 ? 0 : p.m * p.k;
+    p.strideB = batchB == 1 ? 0 : p.k * p.n;
+    p.strideC = p.m * p.n;
+    return true;
+}
+
+} // namespace
+
+std::unique_ptr<CudaKernel> makeMatMulKernel(const NodeBinding &b, DeviceSetup &setup, std::string &whyNot)
+{
+    if (!allFloat32(b, whyNot))
+        return nullptr;
+    Product p;
+    if (!matMulProduct(b.inputs[0].shape, b.inputs[1].shape, b.outputs[0].shape, p, whyNot))
+        return nullptr;
+    const std::optional<FunctionSpec> activation = fusedActivation(b.attributes);
+    if (!activation) {
+        whyNot = "unknown activation";
+        return nullptr;
+    }
+    const BoundTensor *bias = b.input(2);
+    if (bias && elementCount(bias->shape) != p.n) {
+        whyNot = "the bias is not one value per column";
+        return nullptr;
+    }
+    auto kernel = std::make_unique<LtProduct>(p, bias ? Addend::Bias : Addend::None, *activation, setup.cublasLt(),
+                                              kCudaWorkspaceBytes);
+    return kernel;
+}
+
+std::unique_ptr<CudaKernel> makeGemmKernel(const NodeBinding &b, DeviceSetup &setup, std::string &whyNot)
+{
+    if (!allFloat32(b, whyNot))
+        return nullptr;
+    const KernelContext &a = b.attributes;
+    Product p;
+    p.transA = a.attrInt("transA", 0) != 0;
+    p.transB = a.attrInt("transB", 0) != 0;
+    p.alpha = a.attrFloat("alpha", 1.f);
+    p.beta = a.attrFloat("beta", 1.f);
+    const Shape &sa = b.inputs[0].shape, &sb = b.inputs[1].shape;
+    if (sa.size() != 2 || sb.size() != 2) {
+        whyNot = "Gemm operands are not 2-D";
+        return nullptr;
+    }
+    p.m = p.transA ? sa[1] : sa[0];
+    p.k = p.transA ? sa[0] : sa[1];
+    p.n = p.transB ? sb[0] : sb[1];
+    p.strideC = p.m * p.n;
+    const std::optional<FunctionSpec> activation = fusedActivation(a);
+    if (!activation) {
+        whyNot = "unknown activation";
+        return nullptr;
+    }
+    const BoundTensor *c = b.input(2);
+    Addend addend = Addend::None;
+    void *scaledBias = nullptr;
+    if (c && p.beta != 0.f) {
+        const bool row = elementCount(c->shape) == p.n && (c->shape.size() == 1 || (c->shape.size() == 2 && c->shape[0] == 1));
+        if (c->shape == Shape{p.m, p.n}) {
+            addend = Addend::Matrix;
+        } else if (row && p.beta == 1.f) {
+            addend = Addend::Bias;
+        } else if (row && c->constant.defined()) {
+            Tensor scaled = c->constant.clone();
+            for (std::int64_t i = 0; i < scaled.size(); ++i)
+                scaled.mutableData<float>()[i] *= p.beta;
+            scaledBias = setup.upload(scaled);
+            addend = Addend::Bias;
+        } else {
+            whyNot = "C is neither [M, N] nor a row of N (with beta 1 or constant)";
+            return nullptr;
+        }
+    }
+    auto kernel = std::make_unique<LtProduct>(p, addend, *activation, setup.cublasLt(), kCudaWorkspaceBytes);
+    if (scaledBias)
+        kernel->setScaledBias(scaledBias);
+    return kernel;
+}
+
+} // namespace portolan::runtime::cuda

@@ -1,0 +1,138 @@
+// Row kernels: softmax and (skip) layer normalization over rows of contiguous floats. A row of up to
+// 1024 takes one warp (reductions by shuffles), a wider row one block (shuffles, then shared
+// memory); rowLaunch() in Launch.h decides which.
+#include "runtime/cuda/DeviceKernels.h"
+
+#include <cuda_runtime.h>
+
+#include <cfloat>
+
+namespace portolan::runtime::cuda {
+
+namespace {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+
+__device__ __forceinline__ float warpSum(float v)
+{
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_xor_sync(kFullMask, v, offset);
+    return v;
+}
+
+__device__ __forceinline__ float warpMax(float v)
+{
+    for (int offset = 16; offset > 0; offset /= 2)
+        v = fmaxf(v, __shfl_xor_sync(kFullMask, v, offset));
+    return v;
+}
+
+/// The sum (or max) over a row's threads: the warp's when one warp holds the row, else the block's
+/// (every thread gets the result).
+template <bool Max>
+__device__ float rowReduce(float v, bool warpPerRow)
+{
+    v = Max ? warpMax(v) : warpSum(v);
+    if (warpPerRow)
+        return v;
+    __shared__ float partial[32];
+    __shared__ float total;
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = (blockDim.x + 31) / 32;
+    if (lane == 0)
+        partial[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        float w = lane < warps ? partial[lane] : (Max ? -FLT_MAX : 0.f);
+        w = Max ? warpMax(w) : warpSum(w);
+        if (lane == 0)
+            total = w;
+    }
+    __syncthreads();
+    const float result = total;
+    __syncthreads(); // `total` and `partial` are reused by the next reduction
+    return result;
+}
+
+struct RowThreads {
+    std::int64_t row;
+    unsigned first, stride;
+};
+
+/// Which row this thread works on, and its first column and stride along it.
+__device__ __forceinline__ RowThreads rowThreads(bool warpPerRow, unsigned rowsPerBlock)
+{
+    if (warpPerRow)
+        return {std::int64_t(blockIdx.x) * rowsPerBlock + threadIdx.x / 32, threadIdx.x % 32, 32};
+    return {std::int64_t(blockIdx.x), threadIdx.x, blockDim.x};
+}
+
+__global__ void softmaxKernel(const float *__restrict__ in, float *out, std::int64_t rows, std::int64_t width, bool warpPerRow,
+                              unsigned rowsPerBlock)
+{
+    const RowThreads t = rowThreads(warpPerRow, rowsPerBlock);
+    // a whole warp leaves together, so the shuffles of the rows that exist stay full
+    if (t.row >= rows)
+        return;
+    const float *x = in + t.row * width;
+    float *y = out + t.row * width;
+    float m = -FLT_MAX;
+    for (std::int64_t j = t.first; j < width; j += t.stride)
+        m = fmaxf(m, x[j]);
+    m = rowReduce<true>(m, warpPerRow);
+    float s = 0.f;
+    for (std::int64_t j = t.first; j < width; j += t.stride)
+        s += expf(x[j] - m);
+    s = rowReduce<false>(s, warpPerRow);
+    const float inv = 1.f / s;
+    for (std::int64_t j = t.first; j < width; j += t.stride)
+        y[j] = expf(x[j] - m) * inv;
+}
+
+__global__ void layerNormKernel(LayerNormArgs a, bool warpPerRow, unsigned rowsPerBlock)
+{
+    const RowThreads t = rowThreads(warpPerRow, rowsPerBlock);
+    if (t.row >= a.rows)
+        return;
+    const std::int64_t base = t.row * a.width;
+    auto input = [&](std::int64_t j) {
+        float s = a.x[base + j];
+        if (a.skip)
+            s += a.skip[base + j];
+        if (a.bias)
+            s += a.bias[j];
+        return s;
+    };
+    float sum = 0.f;
+    for (std::int64_t j = t.first; j < a.width; j += t.stride)
+        sum += input(j);
+    const float mean = rowReduce<false>(sum, warpPerRow) / static_cast<float>(a.width);
+    float squares = 0.f;
+    for (std::int64_t j = t.first; j < a.width; j += t.stride) {
+        const float d = input(j) - mean;
+        squares += d * d;
+    }
+    const float variance = rowReduce<false>(squares, warpPerRow) / static_cast<float>(a.width);
+    const float scale = rsqrtf(variance + a.epsilon);
+    for (std::int64_t j = t.first; j < a.width; j += t.stride) {
+        const float s = input(j);
+        if (a.sum)
+            a.sum[base + j] = s;
+        a.y[base + j] = (s - mean) * scale * a.gamma[j] + (a.beta ? a.beta[j] : 0.f);
+    }
+}
+
+} // namespace
+
+void launchSoftmax(const float *in, float *out, std::int64_t rows, std::int64_t width, void *stream)
+{
+    const RowLaunch l = rowLaunch(rows, width);
+    softmaxKernel<<<l.blocks, l.threads, 0, static_cast<cudaStream_t>(stream)>>>(in, out, rows, width, l.warpPerRow, l.rowsPerBlock);
+}
+
+void launchLayerNorm(const LayerNormArgs &args, void *stream)
+{
+    const RowLaunch l = rowLaunch(args.rows, args.width);
+    layerNormKernel<<<l.blocks, l.threads, 0, static_cast<cudaStream_t>(stream)>>>(args, l.warpPerRow, l.rowsPerBlock);
+}
+
+} // namespace portolan::runtime::cuda

@@ -1,0 +1,189 @@
+// The CUDA executor against the reference interpreter: every shared kernel case (the CPU executor's
+// too), the fixtures after -O2, fallbacks with their transfers, and the observer. Without a GPU the
+// executor must refuse with the reason, and the rest skips.
+#include "support/KernelCases.h"
+#include "support/PassTestSupport.h"
+#include "support/TestSupport.h"
+
+#include "ir/ModelLoader.h"
+#include "passes/NumericCheck.h"
+#include "passes/Pipeline.h"
+#include "runtime/cuda/CudaDevices.h"
+#include "runtime/cuda/CudaExecutor.h"
+
+#include <QtTest>
+
+using namespace portolan;
+using runtime::cuda::CudaExecutor;
+
+namespace {
+
+bool haveGpu()
+{
+    return runtime::cuda::queryCudaDevices().problem.empty();
+}
+
+#define REQUIRE_GPU()                                                                                                    \
+    do {                                                                                                                 \
+        if (!haveGpu())                                                                                                  \
+            QSKIP(qPrintable("no usable GPU: " + QString::fromStdString(runtime::cuda::queryCudaDevices().problem))); \
+    } while (false)
+
+std::unique_ptr<CudaExecutor> executorFor(const ir::Model &model)
+{
+    auto created = CudaExecutor::create(model);
+    if (!created)
+        qWarning("%s", created.error().format().c_str());
+    return created ? std::move(*created) : nullptr;
+}
+
+bool matchesReference(const ir::Model &model, CudaExecutor &cuda)
+{
+    return test::outputsMatchReference(model, [&](const runtime::NamedValues &feeds) { return cuda.run(feeds); });
+}
+
+/// "name (Op): why; …" for the nodes the last run ran on the CPU.
+std::string fallbacks(const CudaExecutor &cuda)
+{
+    std::string out;
+    for (const auto &node : cuda.lastNodes())
+        if (node.implementation == "cpu-fallback")
+            out += (out.empty() ? "" : "; ") + node.name + " (" + node.opType + "): " + node.whyFallback;
+    return out;
+}
+
+class Recorder final : public runtime::RunObserver {
+public:
+    void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
+    {
+        for (const auto &v : outputs)
+            if (v.isTensor())
+                seen.emplace_back(node.name, v.tensor);
+    }
+    std::vector<std::pair<std::string, runtime::Tensor>> seen;
+};
+
+} // namespace
+
+class tst_CudaExecutor : public QObject {
+    Q_OBJECT
+private slots:
+    void withoutAGpuItRefusesAndSaysWhy()
+    {
+        auto model = test::modelFromText("<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[2] x) => (float[2] y) { y = Relu (x) }");
+        QVERIFY(model);
+        auto created = CudaExecutor::create(*model);
+        if (haveGpu()) {
+            QVERIFY2(created, created ? "" : created.error().format().c_str());
+            QVERIFY(!(*created)->deviceName().empty());
+            return;
+        }
+        QVERIFY(!created);
+        const std::string message = created.error().format();
+        QVERIFY2(message.find("needs a GPU") != std::string::npos, message.c_str());
+        auto fp16 = CudaExecutor::create(*model, {true, "fp16"});
+        QVERIFY(!fp16); // refused before the device is even asked
+        QVERIFY(fp16.error().format().find("fp32 only") != std::string::npos);
+    }
+
+    void kernelCasesMatchReference_data()
+    {
+        QTest::addColumn<int>("index");
+        const auto &cases = test::kernelCases();
+        for (std::size_t i = 0; i < cases.size(); ++i)
+            QTest::newRow(cases[i].name) << static_cast<int>(i);
+    }
+    void kernelCasesMatchReference()
+    {
+        REQUIRE_GPU();
+        QFETCH(int, index);
+        auto model = test::kernelCaseModel(test::kernelCases()[static_cast<std::size_t>(index)]);
+        QVERIFY(model);
+        auto cuda = executorFor(*model);
+        QVERIFY(cuda);
+        QVERIFY2(matchesReference(*model, *cuda), fallbacks(*cuda).c_str());
+    }
+
+    void fixturesMatchAfterO2_data()
+    {
+        QTest::addColumn<QString>("fixture");
+        for (const char *f : {"cnn_bn", "transformer_opset14", "transformer_opset17", "control_flow"})
+            QTest::newRow(f) << QString(f) + "/model.onnx";
+    }
+    void fixturesMatchAfterO2()
+    {
+        REQUIRE_GPU();
+        QFETCH(QString, fixture);
+        auto loaded = ir::loadModelFile(test::fixturesDir() + "/" + fixture.toStdString());
+        QVERIFY(loaded);
+        auto optimized = passes::runPipeline(*loaded->model, *passes::presetPipeline(2), {});
+        QVERIFY2(optimized, optimized ? "" : optimized.error().format().c_str());
+        auto cuda = executorFor(*optimized->model);
+        QVERIFY(cuda);
+        auto feeds = passes::seededFeeds(*loaded->model, 11, {}, 3);
+        QVERIFY(feeds);
+        auto expected = runtime::Interpreter(*loaded->model).run(*feeds);
+        auto actual = cuda->run(*feeds);
+        QVERIFY2(expected, expected ? "" : expected.error().format().c_str());
+        QVERIFY2(actual, actual ? "" : actual.error().format().c_str());
+        const passes::NumericCheck check = passes::compareOutputs(*expected, *actual, 1e-5, 1e-4);
+        QVERIFY2(check.withinTolerance && check.comparedElements > 0,
+                 (check.worstOutput + ": rel " + std::to_string(check.maxRelError) + "; fallbacks: " + fallbacks(*cuda)).c_str());
+    }
+
+    void fallbacksMoveDataAndSayWhy()
+    {
+        REQUIRE_GPU();
+        // Transpose has no CUDA kernel: Relu's output comes down for it, and its output goes up for Tanh
+        auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4,8] x) => (float[8,4] y) {
+  r = Relu (x)
+  t = Transpose (r)
+  y = Tanh (t)
+})");
+        QVERIFY(model);
+        auto cuda = executorFor(*model);
+        QVERIFY(cuda);
+        QVERIFY(matchesReference(*model, *cuda));
+        QVERIFY(fallbacks(*cuda).find("no CUDA kernel for Transpose") != std::string::npos);
+        const auto transfers = cuda->lastTransfers();
+        QCOMPARE(transfers.uploads, std::uint64_t(2));   // x, then t
+        QCOMPARE(transfers.downloads, std::uint64_t(2)); // r for Transpose, then y
+        QCOMPARE(transfers.uploadBytes, std::uint64_t(2 * 32 * sizeof(float)));
+    }
+
+    void observerSeesEveryNodeAndProfilingTimesThem()
+    {
+        REQUIRE_GPU();
+        auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[16,64] x) => (float[16,64] y) {
+  a = Sigmoid (x)
+  b = Mul (a, x)
+  y = Softmax (b)
+})");
+        QVERIFY(model);
+        auto cuda = executorFor(*model);
+        QVERIFY(cuda);
+        cuda->setProfiling(true);
+        auto feeds = passes::seededFeeds(*model, 5, {}, 3);
+        QVERIFY(feeds);
+        Recorder recorder;
+        runtime::RunOptions options;
+        options.observer = &recorder;
+        auto out = cuda->run(*feeds, options);
+        QVERIFY2(out, out ? "" : out.error().format().c_str());
+        QCOMPARE(recorder.seen.size(), std::size_t(3));
+        auto reference = runtime::Interpreter(*model).run(*feeds);
+        QVERIFY(reference);
+        const passes::NumericCheck check = passes::compareOutputs(*reference, {{"y", runtime::RuntimeValue::ofTensor(recorder.seen.back().second)}},
+                                                                  1e-5, 1e-4);
+        QVERIFY(check.withinTolerance && check.comparedElements > 0);
+        for (const auto &node : cuda->lastNodes()) {
+            QCOMPARE(node.runs, std::uint64_t(1));
+            QVERIFY(node.milliseconds > 0);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CudaExecutor)
+#include "tst_CudaExecutor.moc"

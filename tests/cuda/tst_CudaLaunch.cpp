@@ -1,0 +1,117 @@
+// The CUDA kernels' launch arithmetic, on the CPU (no GPU needed): grid sizes, vector widths, the
+// broadcast plans of binary ops (against numpy's rule, index by index), and rows onto warps.
+#include "runtime/cuda/Launch.h"
+
+#include <QtTest>
+
+#include <random>
+
+using namespace portolan::runtime::cuda;
+
+namespace {
+
+using Dims = std::vector<std::int64_t>;
+
+/// numpy's broadcast: the flat index into `operand` that output element `i` reads.
+std::int64_t numpyOffset(const Dims &out, const Dims &operand, std::int64_t i)
+{
+    std::int64_t offset = 0, stride = 1;
+    for (std::size_t d = out.size(); d-- > 0;) {
+        const std::int64_t coordinate = i % out[d];
+        i /= out[d];
+        const std::size_t missing = out.size() - operand.size();
+        if (d < missing)
+            continue;
+        const std::int64_t extent = operand[d - missing];
+        offset += (extent == 1 ? 0 : coordinate) * stride;
+        stride *= extent;
+    }
+    return offset;
+}
+
+} // namespace
+
+class tst_CudaLaunch : public QObject {
+    Q_OBJECT
+private slots:
+    void gridsFillTheDeviceAndNoMore()
+    {
+        const GridShape small = gridFor(1000, 132);
+        QCOMPARE(small.threads, kThreadsPerBlock);
+        QCOMPARE(small.blocks, 4u); // 1000 items: 4 blocks of 256
+        QCOMPARE(gridFor(0, 132).blocks, 1u);
+        QCOMPARE(gridFor(std::int64_t(1) << 30, 132).blocks, 132u * 8); // grid-stride beyond that
+    }
+    void vectorAccessesNeedAlignmentAndWholeGroups()
+    {
+        alignas(16) float buffer[12];
+        QCOMPARE(vectorWidth(8, {buffer, buffer + 4}), 4);
+        QCOMPARE(vectorWidth(8, {buffer, buffer + 1}), 1); // misaligned
+        QCOMPARE(vectorWidth(10, {buffer}), 1);             // a partial group
+    }
+    void commonBroadcastsCollapse()
+    {
+        const auto same = planBroadcast({2, 3, 4}, {2, 3, 4}, {2, 3, 4});
+        QVERIFY(same);
+        QCOMPARE(same->rank, 1);
+        QCOMPARE(same->count, std::int64_t(24));
+        const auto bias = planBroadcast({8, 16, 32}, {8, 16, 32}, {32});
+        QVERIFY(bias);
+        QCOMPARE(bias->rank, 2); // rows × columns, the bias repeating per row
+        QCOMPARE(bias->strideB[0], std::int64_t(0));
+        QCOMPARE(bias->strideB[1], std::int64_t(1));
+        const auto channel = planBroadcast({1, 64, 7, 7}, {1, 64, 7, 7}, {64, 1, 1});
+        QVERIFY(channel);
+        QCOMPARE(channel->rank, 2);
+        QVERIFY(!planBroadcast({2, 3}, {2, 4}, {2, 3})); // 4 does not broadcast to 3
+        QVERIFY(!planBroadcast({3}, {2, 3}, {3}));       // an operand of higher rank than the output
+        const auto empty = planBroadcast({2, 0, 3}, {2, 0, 3}, {3});
+        QVERIFY(empty);
+        QCOMPARE(empty->count, std::int64_t(0));
+    }
+    void plansReadWhatNumpyReads()
+    {
+        std::mt19937 rng(3);
+        std::uniform_int_distribution<int> rank(1, 5), extent(1, 4), coin(0, 2);
+        for (int trial = 0; trial < 300; ++trial) {
+            Dims out(static_cast<std::size_t>(rank(rng)));
+            for (auto &d : out)
+                d = extent(rng);
+            auto operandOf = [&] {
+                Dims operand(out.begin() + std::uniform_int_distribution<int>(0, static_cast<int>(out.size()))(rng), out.end());
+                for (auto &d : operand)
+                    if (coin(rng) == 0)
+                        d = 1;
+                return operand;
+            };
+            const Dims a = operandOf(), b = operandOf();
+            const auto plan = planBroadcast(out, a, b);
+            QVERIFY(plan);
+            std::int64_t count = 1;
+            for (const auto d : out)
+                count *= d;
+            QCOMPARE(plan->count, count);
+            QVERIFY(plan->rank <= kMaxRank);
+            for (std::int64_t i = 0; i < count; ++i) {
+                std::int64_t ia = 0, ib = 0;
+                plan->offsets(i, ia, ib);
+                QCOMPARE(ia, numpyOffset(out, a, i));
+                QCOMPARE(ib, numpyOffset(out, b, i));
+            }
+        }
+    }
+    void rowsMapOntoWarpsOrBlocks()
+    {
+        const RowLaunch narrow = rowLaunch(100, 768);
+        QVERIFY(narrow.warpPerRow);
+        QCOMPARE(narrow.threads, narrow.rowsPerBlock * kWarpSize);
+        QCOMPARE(narrow.blocks, (100u + narrow.rowsPerBlock - 1) / narrow.rowsPerBlock);
+        const RowLaunch wide = rowLaunch(3, 50000);
+        QVERIFY(!wide.warpPerRow);
+        QCOMPARE(wide.blocks, 3u);
+        QCOMPARE(wide.threads, kThreadsPerBlock);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CudaLaunch)
+#include "tst_CudaLaunch.moc"

@@ -5,6 +5,7 @@
 // compiled CPU executor after -O2) and compares every tensor the two runs share, aligned through
 // the passes' provenance. Exit 0 when every output is within tolerance, 1 when one is not.
 #include "cli/Arguments.h"
+#include "cli/CudaRun.h"
 #include "cli/Command.h"
 #include "cli/ExternalOptions.h"
 #include "cli/Feeds.h"
@@ -48,6 +49,7 @@ int fail(const std::string &message)
 /// "external:CMD {model} {inputs} {outputs}" (another runtime, run).
 struct SideSpec {
     bool compiled = false;
+    bool gpu = false;        ///< the CUDA executor (fp32)
     std::string precision;   ///< cpu: "" (the --precision option's) or the one named
     std::string importFrom;  ///< import: a folder of .pb / .npy files, an .npz, or Polygraphy's .json[#RUNNER]
     std::string external;    ///< external: the whole "external:CMD …"
@@ -69,14 +71,20 @@ support::Expected<SideSpec> parseSide(const std::string &text)
     spec.compiled = true;
     if (text == "cpu")
         return spec;
+    if (text == "cuda" || text == "cuda:fp32") {
+        spec.gpu = true;
+        return spec;
+    }
+    if (text.starts_with("cuda:"))
+        return support::makeError("bad-side", "'" + text + "': the CUDA executor computes in fp32 so far (cuda or cuda:fp32)");
     if (text.starts_with("cpu:")) {
         if (auto p = runtime::cpu::parsePrecision(text.substr(4)); !p)
             return p.takeError();
         spec.precision = text.substr(4);
         return spec;
     }
-    return support::makeError("bad-side", "'" + text + "' is not reference, cpu, cpu:PRECISION (fp32, fp16, bf16, int8), import:PATH "
-                                          "or external:CMD {model} {inputs} {outputs}");
+    return support::makeError("bad-side", "'" + text + "' is not reference, cpu, cpu:PRECISION (fp32, fp16, bf16, int8), cuda, "
+                                          "import:PATH or external:CMD {model} {inputs} {outputs}");
 }
 
 void writeMetrics(support::JsonWriter &w, const compare::ComparedTensor &t)
@@ -174,7 +182,8 @@ int compareCommand(const QStringList &arguments, Mode mode)
     const bool reproMode = mode == Mode::Repro;
     QCommandLineParser parser;
     const QCommandLineOption sideA("a", "The run compared against: reference (the default) or cpu[:PRECISION].", "RUN", "reference");
-    const QCommandLineOption sideB("b", "The run checked: cpu (the default), cpu:fp16, cpu:bf16, cpu:int8, reference, or "
+    const QCommandLineOption sideB("b", "The run checked: cpu (the default), cpu:fp16, cpu:bf16, cpu:int8, cuda (the local GPU, "
+                                        "fp32), reference, or "
                                         "import:PATH (another runtime's tensors: a folder of .pb files named inside and .npy files named by "
                                         "file name, an .npz archive, or Polygraphy's --save-outputs FILE.json[#RUNNER]), or "
                                         "external:'CMD {model} {inputs} {outputs}' (another runtime: it reads input_K.pb or "
@@ -280,6 +289,7 @@ int compareCommand(const QStringList &arguments, Mode mode)
 
     runtime::Interpreter interpreter(model);
     std::vector<std::unique_ptr<runtime::cpu::CpuExecutor>> executors;
+    std::vector<std::unique_ptr<GpuRun>> gpuRuns;
     std::vector<std::string> unknownImported;
     auto makeSide = [&](const SideSpec &spec) -> support::Expected<compare::RunSide> {
         if (!spec.external.empty()) {
@@ -294,6 +304,21 @@ int compareCommand(const QStringList &arguments, Mode mode)
                 return imported.takeError();
             unknownImported.insert(unknownImported.end(), imported->unknownNames.begin(), imported->unknownNames.end());
             return compare::importedSide(model, std::make_shared<const compare::ImportedRun>(std::move(*imported)));
+        }
+        if (spec.gpu) {
+            auto opened = openGpuRun(compiledModel, true, false);
+            if (!opened)
+                return opened.takeError();
+            gpuRuns.push_back(std::move(*opened));
+            GpuRun *gpu = gpuRuns.back().get();
+            return compare::RunSide{"cuda", &compiledModel,
+                                    [gpu](const runtime::NamedValues &f, const runtime::RunOptions &o) { return gpu->run(f, o); },
+                                    [](const ir::Model &other, const runtime::NamedValues &f) -> support::Expected<runtime::NamedValues> {
+                                        auto again = openGpuRun(other, true, false);
+                                        if (!again)
+                                            return again.takeError();
+                                        return (*again)->run(f, {});
+                                    }};
         }
         if (!spec.compiled)
             return compare::RunSide{"reference", &model,

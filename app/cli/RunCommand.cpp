@@ -1,13 +1,14 @@
-// `portolan run MODEL [--executor reference|cpu|external:CMD] [--pipeline P | -O0 | -O1 | -O2] [--no-fallback]
+// `portolan run MODEL [--executor reference|cpu|cuda|external:CMD] [--pipeline P | -O0 | -O1 | -O2] [--no-fallback]
 //  [--precision fp32|fp16|bf16|int8 [--keep-fp32 RULE]… [--calibration DIR|random:N[:SEED]]
 //   [--calibration-method M] [--calibration-table FILE] [--save-calibration FILE]]
 //  [--input NAME=FILE.pb|NAME=random[:SEED]]… [--inputs DIR] [--shape NAME=D,…]… [--output-dir DIR]
 //  [--dump-all DIR] [--max-memory SIZE] [--repeat N] [--warmup K] [--stats] [--json] [--force]`:
-// runs the model on the reference interpreter, the compiled CPU executor (after the passes, -O2
-// by default for cpu, none for reference) or an external command, and writes outputs (and, with --dump-all, every
+// runs the model on the reference interpreter, the compiled CPU executor or the CUDA executor (after
+// the passes, -O2 by default for cpu and cuda, none for reference) or an external command, and writes outputs (and, with --dump-all, every
 // intermediate) as TensorProto files.
 #include "cli/Arguments.h"
 #include "cli/Command.h"
+#include "cli/CudaRun.h"
 #include "cli/ExternalOptions.h"
 #include "cli/Feeds.h"
 #include "cli/PassOptions.h"
@@ -241,15 +242,16 @@ int runRun(const QStringList &arguments)
     const QCommandLineOption repeat("repeat", "Time N runs and print min/median/max latency.", "N", "1");
     const QCommandLineOption warmup("warmup", "Untimed runs before the timed ones.", "K", "0");
     const QCommandLineOption executor("executor", "reference (the accurate interpreter, the default), cpu (the "
-                                                  "compiled executor: native oneDNN kernels, planned memory), or "
+                                                  "compiled executor: native oneDNN kernels, planned memory), cuda (the "
+                                                  "compiled graph on the local GPU, fp32), or "
                                                   "'external:CMD {model} {inputs} {outputs}' (another runtime, run as a command "
                                                   "that reads input_K.pb or NAME.npy and writes .pb or .npy outputs).", "NAME",
                                       "reference");
     const QCommandLineOption externalTimeout = externalTimeoutOption();
-    const QCommandLineOption noFallback("no-fallback", "cpu: refuse nodes without a native kernel instead of running "
-                                                       "them on their reference kernel.");
-    const QCommandLineOption stats("stats", "cpu: print the per-node profile, the fallbacks, the memory plan and the "
-                                            "profile cache.");
+    const QCommandLineOption noFallback("no-fallback", "cpu, cuda: refuse nodes without a native (CUDA) kernel instead of "
+                                                       "running them on their reference kernel.");
+    const QCommandLineOption stats("stats", "cpu, cuda: print the per-node profile, the fallbacks, the memory plan and "
+                                            "(cpu) the profile cache or (cuda) the transfers.");
     parser.addOptions({outputDir, dumpAll, maxMemory, json, force, repeat, warmup, executor, noFallback, stats, externalTimeout});
     const FeedCommandOptions feedOptions;
     feedOptions.addTo(parser);
@@ -258,15 +260,16 @@ int runRun(const QStringList &arguments)
     const PrecisionOptions precisionOptions;
     precisionOptions.addTo(parser);
     parser.addPositionalArgument("MODEL", "The .onnx model to run.");
-    if (auto exit = parseArguments(parser, "run", "Run a model on the reference interpreter or the compiled CPU executor.",
+    if (auto exit = parseArguments(parser, "run", "Run a model on the reference interpreter, the compiled CPU executor or the CUDA executor.",
                                    arguments, 1, 1))
         return *exit;
 
     const std::string executorName = parser.value(executor).toStdString();
     const bool external = executorName.starts_with("external:");
-    if (executorName != "reference" && executorName != "cpu" && !external)
-        return fail("--executor '" + executorName + "' is not one of: reference, cpu, external:CMD {model} {inputs} {outputs}");
+    if (executorName != "reference" && executorName != "cpu" && executorName != "cuda" && !external)
+        return fail("--executor '" + executorName + "' is not one of: reference, cpu, cuda, external:CMD {model} {inputs} {outputs}");
     const bool compiled = executorName == "cpu";
+    const bool gpu = executorName == "cuda";
     std::optional<compare::ExternalCommand> externalRun;
     if (external) {
         auto command = externalCommand(parser, externalTimeout, executorName);
@@ -274,8 +277,10 @@ int runRun(const QStringList &arguments)
             return fail(command.error().format());
         externalRun = *command;
     }
-    if ((parser.isSet(noFallback) || parser.isSet(stats) || precisionOptions.anySet(parser)) && !compiled)
-        return fail("--no-fallback, --stats and the precision options go with --executor cpu");
+    if ((parser.isSet(noFallback) || parser.isSet(stats)) && !compiled && !gpu)
+        return fail("--no-fallback and --stats go with --executor cpu or cuda");
+    if (precisionOptions.anySet(parser) && !compiled)
+        return fail("the precision options go with --executor cpu (the CUDA executor computes in fp32 so far)");
     if (auto st = passOptions.check(parser); !st)
         return fail(st.error().format());
 
@@ -286,7 +291,7 @@ int runRun(const QStringList &arguments)
     const ir::Model &model = *loaded->model;
 
     // The passes, when asked for (or by default for the compiled executor).
-    auto requested = passOptions.run(parser, model, compiled ? 2 : 0);
+    auto requested = passOptions.run(parser, model, compiled || gpu ? 2 : 0);
     if (!requested)
         return fail(requested.error().format());
     const std::string pipelineText = requested->text;
@@ -335,9 +340,16 @@ int runRun(const QStringList &arguments)
     }
     runtime::cpu::CpuExecutor cpu(target, compileOptions);
     cpu.setProfiling(parser.isSet(stats));
+    std::unique_ptr<GpuRun> cuda;
+    if (gpu) {
+        auto opened = openGpuRun(target, !parser.isSet(noFallback), parser.isSet(stats));
+        if (!opened)
+            return fail(opened.error().format());
+        cuda = std::move(*opened);
+    }
     const compare::RunSide externalSide = external ? compare::externalSide(model, path, *externalRun) : compare::RunSide{};
     auto execute = [&](const runtime::RunOptions &o) {
-        return external ? externalSide.run(feeds, o) : compiled ? cpu.run(feeds, o) : interpreter.run(feeds, o);
+        return external ? externalSide.run(feeds, o) : compiled ? cpu.run(feeds, o) : cuda ? cuda->run(feeds, o) : interpreter.run(feeds, o);
     };
     const runtime::RunOptions quiet = quietOptions(options); // warm-ups and repeats dump nothing
     for (int i = 0; i < warmups; ++i)
@@ -384,6 +396,8 @@ int runRun(const QStringList &arguments)
             .field("max", sorted.back() * 1e3).field("runs", repeats).field("warmup", warmups).endObject();
         if (profile)
             writeCompiledStats(w, cpu, parser.isSet(stats));
+        else if (cuda)
+            cuda->writeJson(w, parser.isSet(stats));
         else
             w.field("nodes_run", static_cast<std::uint64_t>(referenceStats.nodesRun)).field("peak_bytes", static_cast<std::uint64_t>(referenceStats.peakBytes));
         w.key("outputs").beginArray();
@@ -398,6 +412,8 @@ int runRun(const QStringList &arguments)
     }
     if (profile)
         printCompiledSummary(path, pipelineText, cpu, seconds);
+    else if (cuda)
+        cuda->printSummary(path, pipelineText, seconds, parser.isSet(stats));
     else if (external)
         std::printf("Ran %s on the external command '%s' in %.3f s (writing the feeds, running it, reading what it wrote)\n",
                     path.c_str(), externalRun->text.c_str(), seconds);

@@ -39,6 +39,20 @@ private slots:
         QVERIFY(out["cosine"].toDouble() > 0.999999);
     }
 
+    void cudaMatchesTheReferenceOrSaysWhyNot()
+    {
+        const auto run = runPortolan({"compare", fixture("cnn_bn"), "--b", "cuda", "--json"});
+        if (run.exitCode != 0) { // no GPU here, or a build without nvcc: a clear refusal
+            QCOMPARE(run.exitCode, 2);
+            QVERIFY2(run.err.contains("needs a GPU") || run.err.contains("no CUDA executor"), run.err.constData());
+            QSKIP("no GPU: the refusal was checked");
+        }
+        const QJsonObject r = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(r["b"].toObject()["run"].toString(), QString("cuda"));
+        QVERIFY(r["outputs_passed"].toBool());
+        QVERIFY(r["compared"].toInt() >= 5);
+    }
+
     void fp16AgainstATightToleranceFailsAndSaysWhere()
     {
         const auto run = runPortolan({"compare", fixture("cnn_bn"), "--b", "cpu:fp16", "--atol", "1e-7", "--rtol", "0"});
@@ -348,6 +362,7 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("unknown run") << QStringList{"--b", "gpu"} << "is not reference, cpu, cpu:PRECISION";
         QTest::newRow("unknown precision") << QStringList{"--b", "cpu:fp8"} << "not one of: fp32, fp16";
+        QTest::newRow("cuda below fp32") << QStringList{"--b", "cuda:fp16"} << "computes in fp32 so far";
         QTest::newRow("int8 uncalibrated") << QStringList{"--b", "cpu:int8"} << "needs one of --calibration";
         QTest::newRow("bad tolerance") << QStringList{"--tolerance", "logits=1"} << "is not NAME=ATOL,RTOL";
         QTest::newRow("missing model") << QStringList{} << "";

@@ -60,6 +60,27 @@ private slots:
         QCOMPARE(cpu["latency_ms"].toObject()["runs"].toInt(), 3);
     }
 
+    void cudaRunsOnTheGpuOrSaysWhyNot()
+    {
+        const QString model = fixture("cnn_bn");
+        const auto run = runPortolan({"run", model, "--executor", "cuda", "--input", "input=random:3", "--json", "--stats"});
+        if (run.exitCode != 0) { // no GPU here, or a build without nvcc: a clear refusal, nothing half-done
+            QVERIFY2(run.err.contains("needs a GPU") || run.err.contains("no CUDA executor"), run.err.constData());
+            QVERIFY(run.out.isEmpty());
+            QSKIP("no GPU: the refusal was checked");
+        }
+        const QJsonObject cuda = QJsonDocument::fromJson(run.out).object();
+        const QJsonObject reference = runJson({"run", model, "--input", "input=random:3", "--json"});
+        QCOMPARE(cuda["executor"].toString(), QString("cuda"));
+        QVERIFY(!cuda["device"].toString().isEmpty());
+        const QJsonObject expected = reference["outputs"].toArray().at(0).toObject();
+        const QJsonObject actual = cuda["outputs"].toArray().at(0).toObject();
+        for (const char *stat : {"min", "max", "mean", "std"})
+            QVERIFY2(std::abs(actual[stat].toDouble() - expected[stat].toDouble()) <= 1e-4 * (1 + std::abs(expected[stat].toDouble())), stat);
+        QVERIFY(cuda["transfers"].toObject()["downloads"].toInt() >= 1);
+        QVERIFY(!cuda["nodes"].toArray().isEmpty());
+    }
+
     void npyInputsFeedLikeTheirPb()
     {
         // the test set's input as .npy: the same outputs as from the .pb
@@ -147,6 +168,7 @@ private slots:
         QTest::newRow("bad pass") << QStringList{"--executor", "cpu", "--pipeline", "fuse-everything"} << "fuse-everything";
         QTest::newRow("no fallback") << QStringList{"--executor", "cpu", "-O0", "--no-fallback"} << "fallback";
         QTest::newRow("precision without cpu") << QStringList{"--precision", "fp16"} << "precision options go with --executor cpu";
+        QTest::newRow("precision on cuda") << QStringList{"--executor", "cuda", "--precision", "fp16"} << "computes in fp32 so far";
         QTest::newRow("unknown precision") << QStringList{"--executor", "cpu", "--precision", "fp8"} << "not one of: fp32, fp16";
         QTest::newRow("int8 uncalibrated") << QStringList{"--executor", "cpu", "--precision", "int8"} << "needs one of --calibration";
         QTest::newRow("calibration without int8") << QStringList{"--executor", "cpu", "--calibration", "random:2"} << "go with --precision int8";

@@ -56,6 +56,9 @@ public:
     /// For a kernel whose output `k` is input `aliasedInput(k)` reshaped: the executor hands the
     /// input's buffer on and enqueues nothing for it; -1 otherwise.
     virtual int aliasedInput(std::size_t /*output*/) const { return -1; }
+    /// Whether the kernel reads input `k` on the device (a view reads none but the one it aliases:
+    /// Reshape's shape stays on the host, uploaded never).
+    virtual bool readsInput(std::size_t /*input*/) const { return true; }
     /// "cuda:elementwise", "cublaslt:matmul"…: what `--stats` shows.
     virtual std::string implementation() const = 0;
 };

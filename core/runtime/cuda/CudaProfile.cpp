@@ -54,7 +54,12 @@ public:
     void *upload(const Tensor &tensor) override
     {
         DeviceMemory memory(std::max<std::size_t>(tensor.byteSize(), 1));
-        checkCuda(cudaMemcpy(memory.data(), tensor.rawData(), tensor.byteSize(), cudaMemcpyHostToDevice), "uploading a constant");
+        // on the kernels' stream (a non-blocking one, not ordered after the default stream), and waited
+        // for: `tensor` may be a temporary, and a pageable copy can return before it has landed
+        const auto stream = static_cast<cudaStream_t>(m_profile.m_device.context.stream);
+        checkCuda(cudaMemcpyAsync(memory.data(), tensor.rawData(), tensor.byteSize(), cudaMemcpyHostToDevice, stream),
+                  "uploading a constant");
+        checkCuda(cudaStreamSynchronize(stream), "uploading a constant");
         m_profile.m_weightBytes += tensor.byteSize();
         m_profile.m_weights.push_back(std::move(memory));
         return m_profile.m_weights.back().data();
@@ -130,8 +135,11 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
     };
     for (const ir::ValueId in : main.inputs) {
         const int v = newValue(in);
-        if (const auto given = inputShapes.find(model.value(in).name); given != inputShapes.end())
-            p->m_values[static_cast<std::size_t>(v)].shape = given->second;
+        if (const auto given = inputShapes.find(model.value(in).name); given != inputShapes.end()) {
+            Value &value = p->m_values[static_cast<std::size_t>(v)];
+            value.shape = given->second;
+            value.constant = nullptr; // a fed input whose initializer is only its default: the feed counts
+        }
         p->m_inputValues.push_back(v);
     }
     auto valueFor = [&](ir::ValueId v) -> int {
@@ -215,7 +223,7 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
         else
             try {
                 step.kernel = factory(binding, setup, profile.whyFallback);
-            } catch (const CudaError &e) {
+            } catch (const std::exception &e) { // a library that declines (no cuBLASLt algorithm…): the CPU runs it
                 profile.whyFallback = e.what();
             }
         if (step.kernel) {
@@ -223,9 +231,9 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
             for (std::size_t k = 0; k < step.outputs.size(); ++k)
                 if (const int aliased = step.kernel->aliasedInput(k); aliased >= 0 && step.outputs[k] >= 0)
                     p->m_values[static_cast<std::size_t>(step.outputs[k])].aliasOf = step.inputs[static_cast<std::size_t>(aliased)];
-            for (const int v : step.inputs)
-                if (v >= 0)
-                    p->m_values[static_cast<std::size_t>(v)].onDevice = true;
+            for (std::size_t k = 0; k < step.inputs.size(); ++k)
+                if (step.inputs[k] >= 0 && step.kernel->readsInput(k))
+                    p->m_values[static_cast<std::size_t>(step.inputs[k])].onDevice = true;
             for (const int v : step.outputs)
                 if (v >= 0)
                     p->m_values[static_cast<std::size_t>(v)].onDevice = true;
@@ -294,7 +302,7 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
         }
         p->m_plan = planMemory(buffers);
         p->m_arena = DeviceMemory(p->m_plan.arenaBytes);
-    } catch (const CudaError &e) {
+    } catch (const std::exception &e) {
         return makeError("cuda-failed", std::string("setting up device memory: ") + e.what(), model.sourcePath);
     }
     for (std::size_t v = 0; v < lastReader.size(); ++v)
@@ -395,9 +403,9 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
                 }
                 inputs.clear();
                 outputs.clear();
-                for (const int v : step.inputs) {
+                for (std::size_t k = 0; k < step.inputs.size(); ++k) {
                     DeviceTensor t;
-                    if (v >= 0) {
+                    if (const int v = step.inputs[k]; v >= 0 && step.kernel->readsInput(k)) {
                         const Value &value = m_values[static_cast<std::size_t>(v)];
                         t = {onDevice(v), value.dataType, *value.shape};
                     }
@@ -452,7 +460,7 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
                     seen.push_back(v >= 0 ? onHost(v) : RuntimeValue{});
                 options.observer->nodeFinished(node, seen);
             }
-        } catch (const CudaError &e) {
+        } catch (const std::exception &e) { // CudaError, or an allocation that failed
             return makeError("cuda-failed", (step.kernel ? step.kernel->implementation() : std::string("cpu-fallback")) + ": " + e.what(),
                              m_model.sourcePath, displayName(node));
         }
@@ -470,7 +478,7 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
         for (std::size_t i = 0; i < m_outputValues.size(); ++i)
             results.emplace_back(m_model.value(main.outputs[i]).name, onHost(m_outputValues[i]));
         checkCuda(cudaStreamSynchronize(streamOf(m_device)), "finishing the run");
-    } catch (const CudaError &e) {
+    } catch (const std::exception &e) {
         return makeError("cuda-failed", e.what(), m_model.sourcePath);
     }
     for (std::size_t i = 0; i < m_steps.size(); ++i) {

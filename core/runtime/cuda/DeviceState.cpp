@@ -38,10 +38,17 @@ DeviceState::DeviceState()
     cudaStream_t stream = nullptr;
     checkCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
     context.stream = stream;
-    cublasLtHandle_t handle = nullptr;
-    checkCublas(cublasLtCreate(&handle), "cublasLtCreate");
-    context.cublasLt = handle;
-    workspace = DeviceMemory(kCudaWorkspaceBytes);
+    try {
+        cublasLtHandle_t handle = nullptr;
+        checkCublas(cublasLtCreate(&handle), "cublasLtCreate");
+        context.cublasLt = handle;
+        workspace = DeviceMemory(kCudaWorkspaceBytes);
+    } catch (...) { // the destructor does not run for a constructor that throws
+        if (context.cublasLt)
+            cublasLtDestroy(static_cast<cublasLtHandle_t>(context.cublasLt));
+        cudaStreamDestroy(stream);
+        throw;
+    }
     context.workspace = workspace.data();
     context.workspaceBytes = workspace.bytes();
 }

@@ -3,6 +3,7 @@
 #include "runtime/cuda/CudaKernel.h"
 #include "runtime/cuda/DeviceKernels.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 
@@ -109,6 +110,7 @@ std::unique_ptr<CudaKernel> makeFunctionKernel(const NodeBinding &b, DeviceSetup
             whyNot = "Clip's bounds are not constants";
             return nullptr;
         }
+        f.p0 = std::min(f.p0, f.p1); // min > max: every value becomes max, as ONNX says
     } else {
         whyNot = "no CUDA function for " + op;
         return nullptr;

@@ -12,7 +12,9 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <memory>
 #include <numeric>
+#include <type_traits>
 
 namespace portolan::runtime::cuda {
 
@@ -29,6 +31,32 @@ struct Product {
 
 enum class Addend { None, Bias, Matrix }; ///< what is added to the product: a row bias [N], or beta·C[M,N]
 
+// cuBLASLt's descriptors, destroyed with their owner (also when a constructor throws half-way)
+struct DescDestroy {
+    void operator()(cublasLtMatmulDesc_t d) const { cublasLtMatmulDescDestroy(d); }
+};
+struct LayoutDestroy {
+    void operator()(cublasLtMatrixLayout_t l) const { cublasLtMatrixLayoutDestroy(l); }
+};
+struct PreferenceDestroy {
+    void operator()(cublasLtMatmulPreference_t p) const { cublasLtMatmulPreferenceDestroy(p); }
+};
+using Desc = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulDesc_t>, DescDestroy>;
+using Layout = std::unique_ptr<std::remove_pointer_t<cublasLtMatrixLayout_t>, LayoutDestroy>;
+using Preference = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>, PreferenceDestroy>;
+
+/// The largest power of two, up to 64 (the arena's alignment), dividing every batch step in bytes:
+/// the alignment cuBLASLt may assume of each batch's pointers.
+std::uint32_t batchAlignment(const Product &p)
+{
+    std::uint32_t alignment = 64;
+    if (p.batch > 1)
+        for (const std::int64_t stride : {p.strideA, p.strideB, p.strideC})
+            while (alignment > 4 && (stride * 4) % alignment != 0)
+                alignment /= 2;
+    return alignment;
+}
+
 class LtProduct final : public CudaKernel {
 public:
     LtProduct(const Product &p, Addend addend, FunctionSpec activation, void *handle, std::size_t workspaceBytes)
@@ -41,11 +69,13 @@ public:
         else if (reluInEpilogue)
             epilogue = CUBLASLT_EPILOGUE_RELU;
         m_after = reluInEpilogue ? FunctionSpec{} : activation;
-        checkCublas(cublasLtMatmulDescCreate(&m_desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+        cublasLtMatmulDesc_t desc = nullptr;
+        checkCublas(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+        m_desc.reset(desc);
         const cublasOperation_t first = p.transB ? CUBLAS_OP_T : CUBLAS_OP_N, second = p.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
-        checkCublas(cublasLtMatmulDescSetAttribute(m_desc, CUBLASLT_MATMUL_DESC_TRANSA, &first, sizeof first), "TRANSA");
-        checkCublas(cublasLtMatmulDescSetAttribute(m_desc, CUBLASLT_MATMUL_DESC_TRANSB, &second, sizeof second), "TRANSB");
-        checkCublas(cublasLtMatmulDescSetAttribute(m_desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue), "EPILOGUE");
+        checkCublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA, &first, sizeof first), "TRANSA");
+        checkCublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB, &second, sizeof second), "TRANSB");
+        checkCublas(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue), "EPILOGUE");
         // B's storage read column-major: N×K (ld N), or K×N (ld K) when transposed; A's: K×M or M×K
         m_first = layout(p.transB ? p.k : p.n, p.transB ? p.n : p.k, p.strideB);
         m_second = layout(p.transA ? p.m : p.k, p.transA ? p.k : p.m, p.strideA);
@@ -53,26 +83,23 @@ public:
 
         cublasLtMatmulPreference_t preference = nullptr;
         checkCublas(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+        const Preference owned(preference);
         checkCublas(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspaceBytes,
                                                          sizeof workspaceBytes),
                     "MAX_WORKSPACE_BYTES");
+        // buffers sit at 64-byte offsets of the arena, batches at their strides: not cuBLASLt's default 256
+        const std::uint32_t alignment = batchAlignment(p);
+        for (const auto attribute : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                                     CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+            checkCublas(cublasLtMatmulPreferenceSetAttribute(preference, attribute, &alignment, sizeof alignment), "MIN_ALIGNMENT");
         cublasLtMatmulHeuristicResult_t result{};
         int found = 0;
-        const auto status = cublasLtMatmulAlgoGetHeuristic(static_cast<cublasLtHandle_t>(handle), m_desc, m_first, m_second, m_out,
-                                                           m_out, preference, 1, &result, &found);
-        cublasLtMatmulPreferenceDestroy(preference);
-        checkCublas(status, "cublasLtMatmulAlgoGetHeuristic");
+        checkCublas(cublasLtMatmulAlgoGetHeuristic(static_cast<cublasLtHandle_t>(handle), desc, m_first.get(), m_second.get(),
+                                                   m_out.get(), m_out.get(), preference, 1, &result, &found),
+                    "cublasLtMatmulAlgoGetHeuristic");
         if (found == 0)
             throw CudaError("cuBLASLt has no algorithm for this product");
         m_algo = result.algo;
-    }
-    ~LtProduct() override
-    {
-        for (cublasLtMatrixLayout_t l : {m_first, m_second, m_out})
-            if (l)
-                cublasLtMatrixLayoutDestroy(l);
-        if (m_desc)
-            cublasLtMatmulDescDestroy(m_desc);
     }
 
     /// inputs: A, B, then the addend (bias [N] or C [M,N]) when there is one.
@@ -81,13 +108,14 @@ public:
         const void *addend = m_addend != Addend::None && m_addendInput < in.size() ? in[m_addendInput].data : nullptr;
         if (m_addend == Addend::Bias) {
             const void *bias = m_scaledBias ? m_scaledBias : addend;
-            checkCublas(cublasLtMatmulDescSetAttribute(m_desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias), "BIAS_POINTER");
+            checkCublas(cublasLtMatmulDescSetAttribute(m_desc.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias),
+                        "BIAS_POINTER");
         }
         const float beta = m_addend == Addend::Matrix ? m_product.beta : 0.f;
         const void *matrixC = m_addend == Addend::Matrix ? addend : out[0].data;
-        checkCublas(cublasLtMatmul(static_cast<cublasLtHandle_t>(c.cublasLt), m_desc, &m_product.alpha, in[1].data, m_first,
-                                   in[0].data, m_second, &beta, matrixC, m_out, out[0].data, m_out, &m_algo, c.workspace,
-                                   c.workspaceBytes, static_cast<cudaStream_t>(c.stream)),
+        checkCublas(cublasLtMatmul(static_cast<cublasLtHandle_t>(c.cublasLt), m_desc.get(), &m_product.alpha, in[1].data,
+                                   m_first.get(), in[0].data, m_second.get(), &beta, matrixC, m_out.get(), out[0].data, m_out.get(),
+                                   &m_algo, c.workspace, c.workspaceBytes, static_cast<cudaStream_t>(c.stream)),
                     "cublasLtMatmul");
         if (m_after.kind != Function::Identity)
             launchBiasFunction(out[0].as<float>(), nullptr, m_product.batch * m_product.m, m_product.n, m_after, c.multiprocessors,
@@ -100,20 +128,21 @@ public:
     void setScaledBias(void *bias) { m_scaledBias = bias; }
 
 private:
-    static cublasLtMatrixLayout_t layoutOf(std::int64_t rows, std::int64_t cols, std::int64_t batch, std::int64_t stride)
+    static Layout layoutOf(std::int64_t rows, std::int64_t cols, std::int64_t batch, std::int64_t stride)
     {
-        cublasLtMatrixLayout_t l = nullptr;
-        checkCublas(cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols), rows),
+        cublasLtMatrixLayout_t raw = nullptr;
+        checkCublas(cublasLtMatrixLayoutCreate(&raw, CUDA_R_32F, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols), rows),
                     "cublasLtMatrixLayoutCreate");
+        Layout l(raw);
         if (batch > 1) {
             const auto count = static_cast<std::int32_t>(batch);
-            checkCublas(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count), "BATCH_COUNT");
-            checkCublas(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
+            checkCublas(cublasLtMatrixLayoutSetAttribute(raw, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count), "BATCH_COUNT");
+            checkCublas(cublasLtMatrixLayoutSetAttribute(raw, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride),
                         "STRIDED_BATCH_OFFSET");
         }
         return l;
     }
-    cublasLtMatrixLayout_t layout(std::int64_t rows, std::int64_t cols, std::int64_t stride) const
+    Layout layout(std::int64_t rows, std::int64_t cols, std::int64_t stride) const
     {
         return layoutOf(rows, cols, m_product.batch, stride);
     }
@@ -123,8 +152,8 @@ private:
     FunctionSpec m_activation, m_after;
     std::size_t m_addendInput = 2;
     void *m_scaledBias = nullptr;
-    cublasLtMatmulDesc_t m_desc = nullptr;
-    cublasLtMatrixLayout_t m_first = nullptr, m_second = nullptr, m_out = nullptr;
+    Desc m_desc;
+    Layout m_first, m_second, m_out;
     cublasLtMatmulAlgo_t m_algo{};
 };
 
@@ -154,6 +183,10 @@ bool matMulProduct(const Shape &a, const Shape &b, const Shape &out, Product &p,
     p.strideA = batchA == 1 ? 0 : p.m * p.k;
     p.strideB = batchB == 1 ? 0 : p.k * p.n;
     p.strideC = p.m * p.n;
+    if (p.m == 0 || p.n == 0 || p.k == 0 || p.batch == 0) {
+        whyNot = "an empty product";
+        return false;
+    }
     return true;
 }
 
@@ -200,6 +233,10 @@ std::unique_ptr<CudaKernel> makeGemmKernel(const NodeBinding &b, DeviceSetup &se
     p.k = p.transA ? sa[0] : sa[1];
     p.n = p.transB ? sb[0] : sb[1];
     p.strideC = p.m * p.n;
+    if (p.m == 0 || p.n == 0 || p.k == 0) {
+        whyNot = "an empty product";
+        return nullptr;
+    }
     const std::optional<FunctionSpec> activation = fusedActivation(a);
     if (!activation) {
         whyNot = "unknown activation";

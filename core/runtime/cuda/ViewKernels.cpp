@@ -10,6 +10,7 @@ class ViewKernel final : public CudaKernel {
 public:
     void enqueue(std::span<const DeviceTensor>, std::span<const DeviceTensor>, const CudaContext &) override {}
     int aliasedInput(std::size_t) const override { return 0; }
+    bool readsInput(std::size_t input) const override { return input == 0; }
     std::string implementation() const override { return "view"; }
 };
 

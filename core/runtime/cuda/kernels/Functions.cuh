@@ -16,7 +16,7 @@ __device__ __forceinline__ float applyFunction(const FunctionSpec &f, float x)
     case Function::Elu: return x >= 0.f ? x : f.p0 * expm1f(x);
     case Function::Clip: return x < f.p0 ? f.p0 : (x > f.p1 ? f.p1 : x);
     case Function::Sigmoid: return x >= 0.f ? 1.f / (1.f + expf(-x)) : expf(x) / (1.f + expf(x));
-    case Function::HardSigmoid: return fminf(fmaxf(f.p0 * x + f.p1, 0.f), 1.f);
+    case Function::HardSigmoid: return isnan(x) ? x : fminf(fmaxf(f.p0 * x + f.p1, 0.f), 1.f);
     case Function::HardSwish: return x * fminf(fmaxf(x / 6.f + 0.5f, 0.f), 1.f);
     case Function::Tanh: return tanhf(x);
     case Function::Gelu: return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));

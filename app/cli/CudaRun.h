@@ -1,0 +1,29 @@
+// The CUDA executor as `portolan run --executor cuda` drives it, in every build: where Portolan was
+// built without nvcc, opening it says so (the only place outside portolan_cuda that knows whether
+// CUDA was built).
+#pragma once
+
+#include "ir/Model.h"
+#include "runtime/reference/Interpreter.h"
+#include "support/Expected.h"
+#include "support/JsonWriter.h"
+
+#include <memory>
+#include <string>
+
+namespace portolan::cli {
+
+class GpuRun {
+public:
+    virtual ~GpuRun() = default;
+    virtual support::Expected<runtime::NamedValues> run(const runtime::NamedValues &feeds, const runtime::RunOptions &options) = 0;
+    /// "Ran MODEL on the CUDA executor (DEVICE) …", memory and transfers; with `withProfile` the
+    /// nodes by GPU time and the fallbacks with their reasons.
+    virtual void printSummary(const std::string &path, const std::string &pipeline, double seconds, bool withProfile) const = 0;
+    virtual void writeJson(support::JsonWriter &w, bool withProfile) const = 0;
+};
+
+/// The CUDA executor on `model`, or why not (no CUDA in this build, no GPU, fp16 asked…).
+support::Expected<std::unique_ptr<GpuRun>> openGpuRun(const ir::Model &model, bool allowFallback, bool profiling);
+
+} // namespace portolan::cli

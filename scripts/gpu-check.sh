@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Everything GPU-side, in one run, results in one folder: the device, the CUDA test programs, and the
+# CUDA executor against the reference interpreter on the fixture models (a run with --stats, then a
+# tensor-by-tensor comparison). Meant for a GPU machine with CUDA but perhaps nothing else of
+# Portolan's dependencies: it uses gpu-bundle/ (scripts/gpu-bundle.sh, made on the build machine and
+# carried along) when there is one, else build/ (a normal build on this machine).
+#
+# Usage: scripts/gpu-check.sh [RESULTS_DIR]      (default: gpu-results/DATE; $OUT when set)
+# Exit status: 0 when every step passed, 1 when one failed (each step's log says which), 2 when
+# there is nothing to run.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+results=${1:-${OUT:-gpu-results/$(date -u +%Y%m%d-%H%M%S)}}
+mkdir -p "$results"
+summary="$results/summary.txt"
+: > "$summary"
+say() { echo "$*" | tee -a "$summary"; }
+
+if [[ -x gpu-bundle/bin/portolan ]]; then
+  bin=gpu-bundle/bin
+  tests=gpu-bundle/bin
+  export LD_LIBRARY_PATH="$root/gpu-bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  say "programs: gpu-bundle (revision $(cat gpu-bundle/REVISION 2>/dev/null || echo unknown))"
+elif [[ -x build/app/portolan ]]; then
+  bin=build/app
+  tests=build/tests
+  say "programs: build/ ($(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
+else
+  say "gpu-check: neither gpu-bundle/ (scripts/gpu-bundle.sh) nor build/ (scripts/build.sh) holds portolan"
+  exit 2
+fi
+# CUDA's libraries from the machine's toolkit (the bundle leaves them out: they must match the driver)
+for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  [[ -d $dir ]] && export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+done
+export QT_QPA_PLATFORM=offscreen
+
+failed=0
+# step NAME SECONDS COMMAND…: runs it with a time limit, its output in NAME.log, one line in the summary
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local start=$SECONDS
+  timeout "$limit" "$@" > "$results/$name.log" 2>&1
+  local status=$?
+  local verdict=passed
+  ((status == 0)) || { verdict="FAILED (exit $status)"; failed=1; }
+  say "$(printf '%-40s %-18s %4ds' "$name" "$verdict" $((SECONDS - start)))"
+}
+
+say "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$results/device.csv" 2>&1 ||
+  say "nvidia-smi: not available"
+[[ -s $results/device.csv ]] && say "device: $(tail -n 1 "$results/device.csv")"
+
+for t in tst_CudaDevices tst_CudaLaunch tst_CudaExecutor; do
+  step "$t" 300 "$tests/$t" -o "$results/$t.txt,txt"
+done
+
+for model in tests/data/models/*/model.onnx; do
+  name=$(basename "$(dirname "$model")")
+  step "run-cuda-$name" 120 "$bin/portolan" run "$model" --executor cuda --stats --inputs "$(dirname "$model")/test_data_set_0"
+  step "compare-cuda-$name" 180 "$bin/portolan" compare "$model" --a reference --b cuda --inputs "$(dirname "$model")/test_data_set_0" --json
+done
+
+say "results in $results"
+exit $failed

@@ -2,6 +2,7 @@
 #include "runtime/cuda/CudaError.h"
 
 #include <cublasLt.h>
+#include <cudnn.h>
 #include <cuda_runtime.h>
 
 namespace portolan::runtime::cuda {
@@ -19,6 +20,12 @@ void checkCublas(int status, const char *what)
 {
     if (status != CUBLAS_STATUS_SUCCESS)
         throw CudaError(std::string(what) + ": cuBLAS status " + std::to_string(status));
+}
+
+void checkCudnn(int status, const char *what)
+{
+    if (status != CUDNN_STATUS_SUCCESS)
+        throw CudaError(std::string(what) + ": " + cudnnGetErrorString(static_cast<cudnnStatus_t>(status)));
 }
 
 } // namespace portolan::runtime::cuda

@@ -16,5 +16,7 @@ public:
 void checkCuda(int status, const char *what);
 /// The same for a cuBLAS/cuBLASLt status (CUBLAS_STATUS_SUCCESS is 0).
 void checkCublas(int status, const char *what);
+/// The same for a cuDNN status (CUDNN_STATUS_SUCCESS is 0), with cuDNN's own words.
+void checkCudnn(int status, const char *what);
 
 } // namespace portolan::runtime::cuda

@@ -29,6 +29,7 @@ struct DeviceTensor {
 struct CudaContext {
     void *stream = nullptr;      ///< cudaStream_t
     void *cublasLt = nullptr;    ///< cublasLtHandle_t
+    void *cudnn = nullptr;       ///< cudnnHandle_t, on `stream`
     void *workspace = nullptr;   ///< for cuBLASLt
     std::size_t workspaceBytes = 0;
     int multiprocessors = 1;
@@ -45,6 +46,7 @@ public:
     virtual ~DeviceSetup() = default;
     virtual void *upload(const Tensor &tensor) = 0;
     virtual void *cublasLt() = 0; ///< cublasLtHandle_t
+    virtual void *cudnn() = 0;    ///< cudnnHandle_t
 };
 
 class CudaKernel {

@@ -65,6 +65,7 @@ public:
         return m_profile.m_weights.back().data();
     }
     void *cublasLt() override { return m_profile.m_device.context.cublasLt; }
+    void *cudnn() override { return m_profile.m_device.context.cudnn; }
 
 private:
     CudaProfile &m_profile;

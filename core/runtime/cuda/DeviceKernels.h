@@ -66,4 +66,12 @@ void launchLayerNorm(const LayerNormArgs &args, void *stream);
 void launchBiasFunction(float *y, const float *bias, std::int64_t rows, std::int64_t width, FunctionSpec f,
                         int multiprocessors, void *stream);
 
+/// A convolution's epilogue: y[i] = f(y[i] + bias[channel of i] + residual[i]) over an [N, C, spatial…]
+/// tensor (`bias` and `residual` may be null).
+void launchChannelEpilogue(float *y, const float *bias, const float *residual, std::int64_t count, std::int64_t channels,
+                           std::int64_t spatial, FunctionSpec f, int multiprocessors, void *stream);
+
+/// out[r] = the mean (or the max) of row r's `width` contiguous floats: global pooling.
+void launchRowReduce(const float *in, float *out, std::int64_t rows, std::int64_t width, bool max, void *stream);
+
 } // namespace portolan::runtime::cuda

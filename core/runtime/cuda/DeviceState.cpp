@@ -4,6 +4,7 @@
 #include "runtime/cuda/CudaError.h"
 
 #include <cublasLt.h>
+#include <cudnn.h>
 #include <cuda_runtime.h>
 
 #include <utility>
@@ -42,8 +43,14 @@ DeviceState::DeviceState()
         cublasLtHandle_t handle = nullptr;
         checkCublas(cublasLtCreate(&handle), "cublasLtCreate");
         context.cublasLt = handle;
+        cudnnHandle_t dnn = nullptr;
+        checkCudnn(cudnnCreate(&dnn), "cudnnCreate");
+        context.cudnn = dnn;
+        checkCudnn(cudnnSetStream(dnn, stream), "cudnnSetStream");
         workspace = DeviceMemory(kCudaWorkspaceBytes);
     } catch (...) { // the destructor does not run for a constructor that throws
+        if (context.cudnn)
+            cudnnDestroy(static_cast<cudnnHandle_t>(context.cudnn));
         if (context.cublasLt)
             cublasLtDestroy(static_cast<cublasLtHandle_t>(context.cublasLt));
         cudaStreamDestroy(stream);
@@ -55,6 +62,8 @@ DeviceState::DeviceState()
 
 DeviceState::~DeviceState()
 {
+    if (context.cudnn)
+        cudnnDestroy(static_cast<cudnnHandle_t>(context.cudnn));
     if (context.cublasLt)
         cublasLtDestroy(static_cast<cublasLtHandle_t>(context.cublasLt));
     if (context.stream)

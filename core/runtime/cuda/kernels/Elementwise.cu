@@ -60,6 +60,20 @@ __global__ void biasFunctionKernel(float *y, const float *__restrict__ bias, std
         y[i] = applyFunction(f, y[i] + (bias ? bias[i % width] : 0.f));
 }
 
+__global__ void channelEpilogueKernel(float *y, const float *__restrict__ bias, const float *__restrict__ residual,
+                                      std::int64_t count, std::int64_t channels, std::int64_t spatial, FunctionSpec f)
+{
+    const std::int64_t step = std::int64_t(gridDim.x) * blockDim.x;
+    for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += step) {
+        float v = y[i];
+        if (bias)
+            v += bias[(i / spatial) % channels];
+        if (residual)
+            v += residual[i];
+        y[i] = applyFunction(f, v);
+    }
+}
+
 cudaStream_t streamOf(void *stream)
 {
     return static_cast<cudaStream_t>(stream);
@@ -99,6 +113,13 @@ void launchBiasFunction(float *y, const float *bias, std::int64_t rows, std::int
 {
     const GridShape g = gridFor(rows * width, multiprocessors);
     biasFunctionKernel<<<g.blocks, g.threads, 0, streamOf(stream)>>>(y, bias, rows * width, width, f);
+}
+
+void launchChannelEpilogue(float *y, const float *bias, const float *residual, std::int64_t count, std::int64_t channels,
+                           std::int64_t spatial, FunctionSpec f, int multiprocessors, void *stream)
+{
+    const GridShape g = gridFor(count, multiprocessors);
+    channelEpilogueKernel<<<g.blocks, g.threads, 0, streamOf(stream)>>>(y, bias, residual, count, channels, spatial, f);
 }
 
 } // namespace portolan::runtime::cuda

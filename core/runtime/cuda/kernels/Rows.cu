@@ -121,7 +121,34 @@ __global__ void layerNormKernel(LayerNormArgs a, bool warpPerRow, unsigned rowsP
     }
 }
 
+__global__ void rowReduceKernel(const float *__restrict__ in, float *out, std::int64_t rows, std::int64_t width, bool max,
+                                bool warpPerRow, unsigned rowsPerBlock)
+{
+    const RowThreads t = rowThreads(warpPerRow, rowsPerBlock);
+    if (t.row >= rows)
+        return;
+    const float *x = in + t.row * width;
+    float v = max ? -FLT_MAX : 0.f;
+    bool nan = false;
+    for (std::int64_t j = t.first; j < width; j += t.stride) {
+        nan = nan || isnan(x[j]);
+        v = max ? fmaxf(v, x[j]) : v + x[j];
+    }
+    // fmaxf drops NaN: a row holding one has the max NaN, as the reference's comparison gives
+    const float anyNan = rowReduce<true>(nan ? 1.f : 0.f, warpPerRow);
+    v = max ? rowReduce<true>(v, warpPerRow) : rowReduce<false>(v, warpPerRow);
+    if (t.first == 0)
+        out[t.row] = max ? (anyNan > 0.f ? nanf("") : v) : v / static_cast<float>(width);
+}
+
 } // namespace
+
+void launchRowReduce(const float *in, float *out, std::int64_t rows, std::int64_t width, bool max, void *stream)
+{
+    const RowLaunch l = rowLaunch(rows, width);
+    rowReduceKernel<<<l.blocks, l.threads, 0, static_cast<cudaStream_t>(stream)>>>(in, out, rows, width, max, l.warpPerRow,
+                                                                                    l.rowsPerBlock);
+}
 
 void launchSoftmax(const float *in, float *out, std::int64_t rows, std::int64_t width, void *stream)
 {

@@ -100,6 +100,35 @@ private slots:
             }
         }
     }
+    void stridedCopiesWalkWhatTheyDescribe()
+    {
+        // a transpose [2,3,4] -> perm (2,0,1): output [4,2,3], reading the input through permuted strides
+        const Dims in{2, 3, 4}, out{4, 2, 3};
+        const auto copy = planStridedCopy(out, {1, 12, 4}, {6, 3, 1});
+        QVERIFY(copy);
+        QCOMPARE(copy->plan.count, std::int64_t(24));
+        for (std::int64_t i = 0; i < 24; ++i) {
+            std::int64_t from = 0, to = 0;
+            copy->plan.offsets(i, from, to);
+            QCOMPARE(to, i); // the output in order
+            const std::int64_t a = i / 6, b = (i / 3) % 2, c = i % 3; // out[a][b][c] = in[b][c][a]
+            QCOMPARE(from, b * 12 + c * 4 + a);
+        }
+        // contiguous on both sides merges to one dim; a box inside a larger tensor keeps its rows
+        const auto whole = planStridedCopy({2, 3, 4}, {12, 4, 1}, {12, 4, 1});
+        QVERIFY(whole);
+        QCOMPARE(whole->plan.rank, 1);
+        const auto box = planStridedCopy({2, 2}, {5, 1}, {2, 1}, 6, 0); // rows 1-2, cols 1-2 of a 4x5
+        QVERIFY(box);
+        QCOMPARE(box->plan.rank, 2);
+        std::vector<std::int64_t> read;
+        for (std::int64_t i = 0; i < 4; ++i) {
+            std::int64_t from = 0, to = 0;
+            box->plan.offsets(i, from, to);
+            read.push_back(box->srcBase + from);
+        }
+        QCOMPARE(read, (std::vector<std::int64_t>{6, 7, 11, 12}));
+    }
     void rowsMapOntoWarpsOrBlocks()
     {
         const RowLaunch narrow = rowLaunch(100, 768);

@@ -74,4 +74,25 @@ void launchChannelEpilogue(float *y, const float *bias, const float *residual, s
 /// out[r] = the mean (or the max) of row r's `width` contiguous floats: global pooling.
 void launchRowReduce(const float *in, float *out, std::int64_t rows, std::int64_t width, bool max, void *stream);
 
+/// Scaled dot-product attention (ai.portolan Attention, docs/portolan-ops.md), fused: each query row
+/// walks its keys once with an online softmax (running max and sum), never storing the scores.
+/// Logical layout [outer, N, S, D]; `sequenceFirst` (SND) stores S before N. The mask, when given,
+/// is read at maskBase(outer·N index) + i·maskStrideI + j·maskStrideJ, its leading dims broadcast.
+struct AttentionArgs {
+    static constexpr int kMaxHeadDim = 256;
+    static constexpr int kMaxLeadDims = 4;
+    const float *q = nullptr, *k = nullptr, *v = nullptr, *mask = nullptr;
+    float *y = nullptr;
+    std::int64_t outer = 1, heads = 1, sq = 0, sk = 0, d = 0, dv = 0;
+    bool sequenceFirst = false, causal = false;
+    float scale = 1.f;
+    int maskLeadRank = 0; ///< the scores' leading dims [outer…, N], innermost last
+    std::int64_t maskLeadDims[kMaxLeadDims] = {}, maskLeadStrides[kMaxLeadDims] = {};
+    std::int64_t maskStrideI = 0, maskStrideJ = 0;
+};
+void launchAttention(const AttentionArgs &args, void *stream);
+
+/// dst[copy.dstBase + b] = src[copy.srcBase + a] over the copy's walk (4-byte elements).
+void launchStridedCopy(const float *src, float *dst, const StridedCopy &copy, int multiprocessors, void *stream);
+
 } // namespace portolan::runtime::cuda

@@ -74,6 +74,45 @@ std::optional<BroadcastPlan> planBroadcast(const std::vector<std::int64_t> &out,
     return plan;
 }
 
+std::optional<StridedCopy> planStridedCopy(const std::vector<std::int64_t> &dims, const std::vector<std::int64_t> &srcStrides,
+                                           const std::vector<std::int64_t> &dstStrides, std::int64_t srcBase, std::int64_t dstBase)
+{
+    struct Dim {
+        std::int64_t size, src, dst;
+    };
+    std::vector<Dim> merged;
+    std::int64_t count = 1;
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+        count *= dims[d];
+        if (dims[d] == 1)
+            continue;
+        const Dim dim{dims[d], srcStrides[d], dstStrides[d]};
+        // the outer dim steps over exactly one run of this one on both sides: one longer dim
+        if (!merged.empty() && merged.back().src == dim.src * dim.size && merged.back().dst == dim.dst * dim.size) {
+            merged.back().size *= dim.size;
+            merged.back().src = dim.src;
+            merged.back().dst = dim.dst;
+        } else {
+            merged.push_back(dim);
+        }
+    }
+    StridedCopy copy;
+    copy.srcBase = srcBase;
+    copy.dstBase = dstBase;
+    copy.plan.count = count;
+    if (count == 0)
+        return copy;
+    if (merged.size() > static_cast<std::size_t>(kMaxRank))
+        return std::nullopt;
+    copy.plan.rank = static_cast<int>(merged.size());
+    for (std::size_t d = 0; d < merged.size(); ++d) {
+        copy.plan.dims[d] = merged[d].size;
+        copy.plan.strideA[d] = merged[d].src;
+        copy.plan.strideB[d] = merged[d].dst;
+    }
+    return copy;
+}
+
 RowLaunch rowLaunch(std::int64_t rows, std::int64_t width)
 {
     RowLaunch launch;

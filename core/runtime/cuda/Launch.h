@@ -64,6 +64,20 @@ struct BroadcastPlan {
 std::optional<BroadcastPlan> planBroadcast(const std::vector<std::int64_t> &out, const std::vector<std::int64_t> &a,
                                            const std::vector<std::int64_t> &b);
 
+/// A copy between two strided views of the same dims (Transpose, Slice, Split, Concat): element i of
+/// the walk reads src[srcBase + a] and writes dst[dstBase + b], (a, b) = plan.offsets(i), strideA
+/// being the source's strides and strideB the destination's.
+struct StridedCopy {
+    BroadcastPlan plan;
+    std::int64_t srcBase = 0, dstBase = 0;
+};
+
+/// The copy of `dims` from `srcStrides` to `dstStrides` (elements), unit dims dropped and neighbours
+/// merged where both sides run contiguously across them; nullopt past kMaxRank dims after merging.
+std::optional<StridedCopy> planStridedCopy(const std::vector<std::int64_t> &dims, const std::vector<std::int64_t> &srcStrides,
+                                           const std::vector<std::int64_t> &dstStrides, std::int64_t srcBase = 0,
+                                           std::int64_t dstBase = 0);
+
 /// A row kernel (softmax, layer norm): rows up to 1024 wide take one warp each, eight rows to a
 /// block; wider rows take a block of kThreadsPerBlock threads each.
 struct RowLaunch {

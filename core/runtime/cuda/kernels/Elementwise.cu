@@ -74,6 +74,16 @@ __global__ void channelEpilogueKernel(float *y, const float *__restrict__ bias, 
     }
 }
 
+__global__ void stridedCopyKernel(const float *__restrict__ src, float *dst, StridedCopy copy)
+{
+    const std::int64_t step = std::int64_t(gridDim.x) * blockDim.x;
+    for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < copy.plan.count; i += step) {
+        std::int64_t from, to;
+        copy.plan.offsets(i, from, to);
+        dst[copy.dstBase + to] = src[copy.srcBase + from];
+    }
+}
+
 cudaStream_t streamOf(void *stream)
 {
     return static_cast<cudaStream_t>(stream);
@@ -120,6 +130,12 @@ void launchChannelEpilogue(float *y, const float *bias, const float *residual, s
 {
     const GridShape g = gridFor(count, multiprocessors);
     channelEpilogueKernel<<<g.blocks, g.threads, 0, streamOf(stream)>>>(y, bias, residual, count, channels, spatial, f);
+}
+
+void launchStridedCopy(const float *src, float *dst, const StridedCopy &copy, int multiprocessors, void *stream)
+{
+    const GridShape g = gridFor(copy.plan.count, multiprocessors);
+    stridedCopyKernel<<<g.blocks, g.threads, 0, streamOf(stream)>>>(src, dst, copy);
 }
 
 } // namespace portolan::runtime::cuda

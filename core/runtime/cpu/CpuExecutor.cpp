@@ -3,6 +3,7 @@
 #include "runtime/cpu/CpuExecutor.h"
 
 #include "runtime/ModelConstants.h"
+#include "runtime/ProfileKey.h"
 #include "runtime/cpu/CpuKernel.h"
 #include "runtime/reference/KernelRegistry.h"
 
@@ -52,27 +53,16 @@ support::Expected<NamedValues> CpuExecutor::run(const NamedValues &feeds, const 
     auto bound = bindFeeds(m_model, feeds, options.checkInputShapes);
     if (!bound)
         return bound.takeError();
-    const ir::Graph &main = m_model.graph(m_model.mainGraph());
-    std::map<std::string, Shape> shapes;
-    std::string key;
-    for (std::size_t i = 0; i < main.inputs.size(); ++i) {
-        const RuntimeValue *feed = (*bound)[i];
-        if (!feed)
-            continue;
-        const std::string &name = m_model.value(main.inputs[i]).name;
-        key += name + (feed->isTensor() ? shapeString(feed->tensor.shape()) : "(" + feed->describe() + ")") + ";";
-        if (feed->isTensor())
-            shapes[name] = feed->tensor.shape();
-    }
-    auto it = m_profiles.find(key);
+    const ProfileKey key = profileKeyOf(m_model, *bound);
+    auto it = m_profiles.find(key.signature);
     if (it == m_profiles.end()) {
         const auto start = std::chrono::steady_clock::now();
-        auto compiled = CompiledGraph::compile(m_model, shapes, m_constants, m_options);
+        auto compiled = CompiledGraph::compile(m_model, key.shapes, m_constants, m_options);
         if (!compiled)
             return compiled.takeError();
         m_stats.compileSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         ++m_stats.profilesCompiled;
-        it = m_profiles.emplace(key, std::move(*compiled)).first;
+        it = m_profiles.emplace(key.signature, std::move(*compiled)).first;
     } else {
         ++m_stats.cacheHits;
     }

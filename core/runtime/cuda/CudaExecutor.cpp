@@ -3,6 +3,7 @@
 #include "runtime/cuda/CudaExecutor.h"
 
 #include "runtime/ModelConstants.h"
+#include "runtime/ProfileKey.h"
 #include "runtime/cuda/CudaDevices.h"
 #include "runtime/cuda/CudaError.h"
 #include "runtime/cuda/CudaProfile.h"
@@ -46,29 +47,15 @@ support::Expected<NamedValues> CudaExecutor::run(const NamedValues &feeds, const
     auto bound = bindFeeds(m_model, feeds, options.checkInputShapes);
     if (!bound)
         return bound.takeError();
-    const ir::Graph &main = m_model.graph(m_model.mainGraph());
-    std::map<std::string, Shape> shapes;
-    std::string key;
-    for (std::size_t i = 0; i < main.inputs.size(); ++i) {
-        const RuntimeValue *feed = (*bound)[i];
-        if (!feed)
-            continue;
-        const std::string &name = m_model.value(main.inputs[i]).name;
-        key += name + (feed->isTensor() ? shapeString(feed->tensor.shape()) : "(" + feed->describe() + ")") + ";";
-        if (feed->isTensor())
-            shapes[name] = feed->tensor.shape();
-    }
-    CudaProfile *profile = nullptr;
-    for (auto &[signature, compiled] : m_profiles)
-        if (signature == key)
-            profile = compiled.get();
-    if (!profile) {
-        auto compiled = CudaProfile::compile(m_model, shapes, m_constants, m_options, *m_device);
+    const ProfileKey key = profileKeyOf(m_model, *bound);
+    auto it = m_profiles.find(key.signature);
+    if (it == m_profiles.end()) {
+        auto compiled = CudaProfile::compile(m_model, key.shapes, m_constants, m_options, *m_device);
         if (!compiled)
             return compiled.takeError();
-        m_profiles.emplace_back(key, std::move(*compiled));
-        profile = m_profiles.back().second.get();
+        it = m_profiles.emplace(key.signature, std::move(*compiled)).first;
     }
+    CudaProfile *profile = it->second.get();
     m_last = profile;
     return profile->run(*bound, options, m_reference, m_profiling);
 }

@@ -13,6 +13,7 @@
 #include "support/Expected.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -75,7 +76,7 @@ private:
     std::string m_deviceName;
     Interpreter m_reference;
     std::unordered_map<std::uint32_t, Tensor> m_constants;
-    std::vector<std::pair<std::string, std::unique_ptr<CudaProfile>>> m_profiles; // by input-shape signature
+    std::map<std::string, std::unique_ptr<CudaProfile>> m_profiles; // by input-shape signature
     CudaProfile *m_last = nullptr;
     bool m_profiling = false;
 };

@@ -7,6 +7,7 @@
 #include "ir/Topology.h"
 #include "ir/Type.h"
 #include "runtime/cuda/CudaError.h"
+#include "runtime/reference/KernelRegistry.h"
 
 #include <cuda_runtime.h>
 
@@ -240,6 +241,9 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
                     p->m_values[static_cast<std::size_t>(v)].onDevice = true;
         } else {
             profile.implementation = "cpu-fallback";
+            if (!findReferenceKernel(node.domain, node.opType, opset))
+                return makeError("no-kernel", "no CUDA or reference kernel for " + node.opType + " at opset " + std::to_string(opset),
+                                 model.sourcePath, profile.name);
             if (!options.allowFallback)
                 refused += (refused.empty() ? "" : "; ") + profile.name + " (" + node.opType + "): " + profile.whyFallback;
             if (!node.attributes.empty())

@@ -131,6 +131,36 @@ private slots:
                  (check.worstOutput + ": rel " + std::to_string(check.maxRelError) + "; fallbacks: " + fallbacks(*cuda)).c_str());
     }
 
+    void fusedChainsMatchTheReference()
+    {
+        REQUIRE_GPU();
+        auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[3,5,8] x, float[8] b) => (float[3,5,8] y) {
+  s = Add (x, b)
+  z = Constant <value = float {0.25}> ()
+  big = Greater (s, z)
+  r = Relu (s)
+  t = Tanh (s)
+  w = Where (big, r, t)
+  y = Clip (w, z)
+})");
+        QVERIFY(model);
+        auto fused = passes::runPipeline(*model, *passes::parsePipeline("fuse-elementwise,infer-shapes"), {});
+        QVERIFY(fused);
+        auto cuda = executorFor(*fused->model);
+        QVERIFY(cuda);
+        auto feeds = passes::seededFeeds(*model, 3, {}, 3);
+        QVERIFY(feeds);
+        auto expected = runtime::Interpreter(*model).run(*feeds);
+        auto actual = cuda->run(*feeds);
+        QVERIFY(expected && actual);
+        QVERIFY(passes::compareOutputs(*expected, *actual, 1e-5, 1e-4).withinTolerance);
+        bool ranFused = false;
+        for (const auto &node : cuda->lastNodes())
+            ranFused = ranFused || node.implementation == "cuda:fused-elementwise";
+        QVERIFY2(ranFused, fallbacks(*cuda).c_str());
+    }
+
     void fallbacksMoveDataAndSayWhy()
     {
         REQUIRE_GPU();

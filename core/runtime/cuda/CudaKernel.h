@@ -74,6 +74,10 @@ using CudaKernelFactory = std::unique_ptr<CudaKernel> (*)(const NodeBinding &bin
 /// function; nullopt for a name the kernels do not know.
 std::optional<FunctionSpec> fusedActivation(const KernelContext &attributes);
 
+/// The one-input function an ONNX op computes (Relu, LeakyRelu with its alpha, Gelu with its
+/// approximation…); nullopt for other ops, Clip included (its bounds are inputs).
+std::optional<FunctionSpec> unaryFunction(const std::string &opType, const KernelContext &attributes);
+
 /// The kernel factory for (domain, op type), or nullptr.
 CudaKernelFactory findCudaKernel(const std::string &domain, const std::string &opType);
 

@@ -79,11 +79,6 @@ std::string displayName(const ir::Node &node)
     return node.name.empty() ? "(" + node.opType + ")" : node.name;
 }
 
-bool hasSubgraphs(const ir::Node &node)
-{
-    return std::any_of(node.attributes.begin(), node.attributes.end(), [](const ir::Attribute &a) { return !a.subgraphs.empty(); });
-}
-
 cudaStream_t streamOf(const DeviceState &device)
 {
     return static_cast<cudaStream_t>(device.context.stream);
@@ -217,9 +212,7 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
         }
         const CudaKernelFactory factory = findCudaKernel(node.domain, node.opType);
         if (!factory)
-            profile.whyFallback = "no CUDA kernel for " + node.opType;
-        else if (hasSubgraphs(node))
-            profile.whyFallback = "has subgraphs";
+            profile.whyFallback = "no CUDA kernel for " + node.opType; // If, Loop and Scan among them
         else if (!allStatic)
             profile.whyFallback = "a shape is unknown at compile time";
         else

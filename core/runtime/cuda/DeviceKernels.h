@@ -39,6 +39,8 @@ struct FunctionSpec {
 
 enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Max, Min, Pow };
 
+enum class CompareOp : std::uint8_t { Greater, Less, Equal, GreaterOrEqual, LessOrEqual };
+
 /// out[i] = f(in[i]) over `count` floats (in and out may be the same buffer).
 void launchFunction(FunctionSpec f, const float *in, float *out, std::int64_t count, int multiprocessors, void *stream);
 
@@ -94,5 +96,26 @@ void launchAttention(const AttentionArgs &args, void *stream);
 
 /// dst[copy.dstBase + b] = src[copy.srcBase + a] over the copy's walk (4-byte elements).
 void launchStridedCopy(const float *src, float *dst, const StridedCopy &copy, int multiprocessors, void *stream);
+
+/// A fused elementwise chain (ai.portolan FusedElementwise) as a small register program, run once
+/// per output element: the inputs are loaded through their broadcast strides into registers 0…n−1,
+/// each instruction writes one new register, booleans are 0 and 1. One kernel per chain: every
+/// intermediate stays in registers.
+struct ElementwiseProgram {
+    static constexpr int kMaxInputs = MultiBroadcast::kMaxOperands, kMaxRegisters = 32, kMaxInstructions = 48;
+    enum class Op : std::uint8_t { Function, Binary, Compare, Not, And, Or, Xor, Where, Constant };
+    struct Instruction {
+        Op op = Op::Constant;
+        std::uint8_t dst = 0, a = 0, b = 0, c = 0;
+        FunctionSpec function;   ///< Op::Function; Op::Constant keeps its value in function.p0
+        BinaryOp binary = BinaryOp::Add;
+        CompareOp compare = CompareOp::Equal;
+    };
+    int inputs = 0, instructions = 0, result = 0;
+    Instruction code[kMaxInstructions];
+    MultiBroadcast walk; ///< the output in order, each input through its own strides
+};
+void launchElementwiseProgram(const ElementwiseProgram &program, const float *const *inputs, float *out, int multiprocessors,
+                              void *stream);
 
 } // namespace portolan::runtime::cuda

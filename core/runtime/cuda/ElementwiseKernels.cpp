@@ -80,30 +80,36 @@ std::optional<FunctionSpec> fusedActivation(const KernelContext &a)
     return std::nullopt;
 }
 
-std::unique_ptr<CudaKernel> makeFunctionKernel(const NodeBinding &b, DeviceSetup &, std::string &whyNot)
+std::optional<FunctionSpec> unaryFunction(const std::string &op, const KernelContext &a)
 {
-    if (!allFloat32(b, whyNot))
-        return nullptr;
-    const std::string &op = b.node.opType;
-    const KernelContext &a = b.attributes;
     static const std::map<std::string, Function> plain{
         {"Relu", Function::Relu},       {"Sigmoid", Function::Sigmoid}, {"HardSwish", Function::HardSwish},
         {"Tanh", Function::Tanh},       {"Exp", Function::Exp},         {"Log", Function::Log},
         {"Sqrt", Function::Sqrt},       {"Abs", Function::Abs},         {"Neg", Function::Neg},
         {"Erf", Function::Erf},         {"Reciprocal", Function::Reciprocal},
     };
-    FunctionSpec f;
     if (const auto it = plain.find(op); it != plain.end())
-        f.kind = it->second;
-    else if (op == "LeakyRelu")
-        f = {Function::LeakyRelu, a.attrFloat("alpha", 0.01f)};
-    else if (op == "Elu")
-        f = {Function::Elu, a.attrFloat("alpha", 1.f)};
-    else if (op == "HardSigmoid")
-        f = {Function::HardSigmoid, a.attrFloat("alpha", 0.2f), a.attrFloat("beta", 0.5f)};
-    else if (op == "Gelu")
-        f.kind = a.attrString("approximate", "none") == "tanh" ? Function::GeluTanh : Function::Gelu;
-    else if (op == "Clip") {
+        return FunctionSpec{it->second};
+    if (op == "LeakyRelu")
+        return FunctionSpec{Function::LeakyRelu, a.attrFloat("alpha", 0.01f)};
+    if (op == "Elu")
+        return FunctionSpec{Function::Elu, a.attrFloat("alpha", 1.f)};
+    if (op == "HardSigmoid")
+        return FunctionSpec{Function::HardSigmoid, a.attrFloat("alpha", 0.2f), a.attrFloat("beta", 0.5f)};
+    if (op == "Gelu")
+        return FunctionSpec{a.attrString("approximate", "none") == "tanh" ? Function::GeluTanh : Function::Gelu};
+    return std::nullopt;
+}
+
+std::unique_ptr<CudaKernel> makeFunctionKernel(const NodeBinding &b, DeviceSetup &, std::string &whyNot)
+{
+    if (!allFloat32(b, whyNot))
+        return nullptr;
+    const std::string &op = b.node.opType;
+    FunctionSpec f;
+    if (const auto unary = unaryFunction(op, b.attributes)) {
+        f = *unary;
+    } else if (op == "Clip") {
         f.kind = Function::Clip;
         if (!clipBound(b, 1, "min", std::numeric_limits<float>::lowest(), f.p0) ||
             !clipBound(b, 2, "max", std::numeric_limits<float>::max(), f.p1)) {

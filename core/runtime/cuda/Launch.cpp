@@ -22,54 +22,76 @@ int vectorWidth(std::int64_t count, std::initializer_list<const void *> pointers
     return 4;
 }
 
-std::optional<BroadcastPlan> planBroadcast(const std::vector<std::int64_t> &out, const std::vector<std::int64_t> &a,
-                                           const std::vector<std::int64_t> &b)
+std::optional<MultiBroadcast> planMultiBroadcast(const std::vector<std::int64_t> &out,
+                                                 const std::vector<std::vector<std::int64_t>> &operands)
 {
-    if (a.size() > out.size() || b.size() > out.size())
+    const std::size_t rank = out.size(), n = operands.size();
+    if (n > static_cast<std::size_t>(MultiBroadcast::kMaxOperands))
         return std::nullopt;
+    for (const auto &operand : operands)
+        if (operand.size() > rank)
+            return std::nullopt;
     // per output dim (right-aligned): the operand's extent there, 1 where it has no such dim
-    const std::size_t rank = out.size();
     auto extent = [rank](const std::vector<std::int64_t> &shape, std::size_t d) {
         const std::size_t missing = rank - shape.size();
         return d < missing ? std::int64_t(1) : shape[d - missing];
     };
     struct Dim {
         std::int64_t size;
-        bool aBroadcast, bBroadcast;
+        std::vector<bool> broadcast; // per operand
     };
     std::vector<Dim> dims;
     std::int64_t count = 1;
     for (std::size_t d = 0; d < rank; ++d) {
-        const std::int64_t ea = extent(a, d), eb = extent(b, d);
-        if ((ea != out[d] && ea != 1) || (eb != out[d] && eb != 1))
-            return std::nullopt;
         count *= out[d];
+        Dim dim{out[d], std::vector<bool>(n)};
+        for (std::size_t k = 0; k < n; ++k) {
+            const std::int64_t e = extent(operands[k], d);
+            if (e != out[d] && e != 1)
+                return std::nullopt;
+            dim.broadcast[k] = e == 1;
+        }
         if (out[d] == 1)
             continue; // walks nothing
-        const Dim dim{out[d], ea == 1, eb == 1};
-        // merge with the dim outside when both operands behave alike across the two
-        if (!dims.empty() && dims.back().aBroadcast == dim.aBroadcast && dims.back().bBroadcast == dim.bBroadcast)
+        // merge with the dim outside when every operand behaves alike across the two (contiguous, or broadcast)
+        if (!dims.empty() && dims.back().broadcast == dim.broadcast)
             dims.back().size *= dim.size;
         else
-            dims.push_back(dim);
+            dims.push_back(std::move(dim));
     }
-    BroadcastPlan plan;
+    MultiBroadcast plan;
     plan.count = count;
     if (count == 0)
         return plan;
     if (dims.size() > static_cast<std::size_t>(kMaxRank))
         return std::nullopt;
     plan.rank = static_cast<int>(dims.size());
-    std::int64_t sa = 1, sb = 1;
+    std::vector<std::int64_t> stride(n, 1);
     for (int d = plan.rank - 1; d >= 0; --d) {
         const Dim &dim = dims[static_cast<std::size_t>(d)];
         plan.dims[d] = dim.size;
-        plan.strideA[d] = dim.aBroadcast ? 0 : sa;
-        plan.strideB[d] = dim.bBroadcast ? 0 : sb;
-        if (!dim.aBroadcast)
-            sa *= dim.size;
-        if (!dim.bBroadcast)
-            sb *= dim.size;
+        for (std::size_t k = 0; k < n; ++k) {
+            plan.strides[k][d] = dim.broadcast[k] ? 0 : stride[k];
+            if (!dim.broadcast[k])
+                stride[k] *= dim.size;
+        }
+    }
+    return plan;
+}
+
+std::optional<BroadcastPlan> planBroadcast(const std::vector<std::int64_t> &out, const std::vector<std::int64_t> &a,
+                                           const std::vector<std::int64_t> &b)
+{
+    const auto multi = planMultiBroadcast(out, {a, b});
+    if (!multi)
+        return std::nullopt;
+    BroadcastPlan plan;
+    plan.rank = multi->rank;
+    plan.count = multi->count;
+    for (int d = 0; d < multi->rank; ++d) {
+        plan.dims[d] = multi->dims[d];
+        plan.strideA[d] = multi->strides[0][d];
+        plan.strideB[d] = multi->strides[1][d];
     }
     return plan;
 }

@@ -59,6 +59,21 @@ struct BroadcastPlan {
     }
 };
 
+/// Several operands walked over one output: the same merging as BroadcastPlan's, each operand with
+/// its own strides.
+struct MultiBroadcast {
+    static constexpr int kMaxOperands = 8;
+    int rank = 0;
+    std::int64_t count = 0;
+    std::int64_t dims[kMaxRank] = {};
+    std::int64_t strides[kMaxOperands][kMaxRank] = {};
+};
+
+/// The walk of output `out` for `operands` (numpy broadcasting, right-aligned); nullopt when one
+/// does not broadcast to `out`, there are more than kMaxOperands, or more than kMaxRank dims remain.
+std::optional<MultiBroadcast> planMultiBroadcast(const std::vector<std::int64_t> &out,
+                                                 const std::vector<std::vector<std::int64_t>> &operands);
+
 /// The plan for output `out` from operands `a` and `b` (numpy broadcasting, right-aligned); nullopt
 /// when they do not broadcast to `out` or need more than kMaxRank dims after merging.
 std::optional<BroadcastPlan> planBroadcast(const std::vector<std::int64_t> &out, const std::vector<std::int64_t> &a,

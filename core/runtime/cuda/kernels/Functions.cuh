@@ -46,4 +46,16 @@ __device__ __forceinline__ float applyBinary(BinaryOp op, float a, float b)
     return a;
 }
 
+__device__ __forceinline__ bool applyCompare(CompareOp op, float a, float b)
+{
+    switch (op) {
+    case CompareOp::Greater: return a > b;
+    case CompareOp::Less: return a < b;
+    case CompareOp::Equal: return a == b;
+    case CompareOp::GreaterOrEqual: return a >= b;
+    case CompareOp::LessOrEqual: return a <= b;
+    }
+    return false;
+}
+
 } // namespace portolan::runtime::cuda

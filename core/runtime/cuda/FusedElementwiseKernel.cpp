@@ -1,0 +1,256 @@
+// ai.portolan FusedElementwise on the device: its body compiled into an ElementwiseProgram (one
+// register per value) and run as one kernel (kernels/FusedElementwise.cu). The body may hold the
+// unary functions, Add/Sub/Mul/Div/Max/Min/Pow, comparisons, Not/And/Or/Xor, Where, Clip with
+// constant bounds, Identity and scalar constants (initializers or Constant nodes); anything else,
+// or a body too long for the program, runs on the CPU.
+#include "runtime/TensorProtoIO.h"
+#include "runtime/cuda/CudaKernel.h"
+#include "runtime/cuda/DeviceKernels.h"
+
+#include "ir/Topology.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+namespace portolan::runtime::cuda {
+
+namespace {
+
+class FusedElementwiseKernel final : public CudaKernel {
+public:
+    explicit FusedElementwiseKernel(const ElementwiseProgram &program) : m_program(program) {}
+    void enqueue(std::span<const DeviceTensor> in, std::span<const DeviceTensor> out, const CudaContext &c) override
+    {
+        const float *inputs[ElementwiseProgram::kMaxInputs] = {};
+        for (std::size_t k = 0; k < in.size() && k < ElementwiseProgram::kMaxInputs; ++k)
+            inputs[k] = in[k].as<const float>();
+        launchElementwiseProgram(m_program, inputs, out[0].as<float>(), c.multiprocessors, c.stream);
+    }
+    std::string implementation() const override { return "cuda:fused-elementwise"; }
+
+private:
+    ElementwiseProgram m_program;
+};
+
+/// Builds the program of one body, value by value.
+class BodyCompiler {
+public:
+    BodyCompiler(const ir::Model &model, ElementwiseProgram &program) : m_model(model), m_program(program) {}
+
+    bool compile(ir::GraphId body, std::string &whyNot)
+    {
+        const ir::Graph &graph = m_model.graph(body);
+        m_program.inputs = static_cast<int>(graph.inputs.size());
+        for (std::size_t k = 0; k < graph.inputs.size(); ++k)
+            m_register[graph.inputs[k].index] = static_cast<int>(k);
+        m_next = m_program.inputs;
+        for (const ir::ValueId v : graph.initializers)
+            if (!scalarConstant(v, whyNot))
+                return false;
+        auto order = ir::topologicalOrder(m_model, body);
+        if (!order) {
+            whyNot = order.error().format();
+            return false;
+        }
+        for (const ir::NodeId n : *order)
+            if (!node(m_model.node(n), whyNot))
+                return false;
+        if (graph.outputs.size() != 1 || !m_register.contains(graph.outputs[0].index)) {
+            whyNot = "the body does not have one output computed in it";
+            return false;
+        }
+        m_program.result = m_register[graph.outputs[0].index];
+        return true;
+    }
+
+private:
+    bool scalarConstant(ir::ValueId v, std::string &whyNot)
+    {
+        const ir::Value &value = m_model.value(v);
+        auto tensor = tensorFromInitializer(value.initializer);
+        if (!tensor || tensor->size() != 1) {
+            whyNot = "the body has a constant that is not a scalar: " + value.name;
+            return false;
+        }
+        return constant(v, scalarOf(*tensor), whyNot);
+    }
+    static float scalarOf(const Tensor &t)
+    {
+        switch (t.dataType()) {
+        case onnx::TensorProto::FLOAT: return t.data<float>()[0];
+        case onnx::TensorProto::DOUBLE: return static_cast<float>(t.data<double>()[0]);
+        case onnx::TensorProto::INT64: return static_cast<float>(t.data<std::int64_t>()[0]);
+        case onnx::TensorProto::INT32: return static_cast<float>(t.data<std::int32_t>()[0]);
+        case onnx::TensorProto::BOOL: return t.data<bool>()[0] ? 1.f : 0.f;
+        default: return std::numeric_limits<float>::quiet_NaN();
+        }
+    }
+    bool constant(ir::ValueId v, float x, std::string &whyNot)
+    {
+        ElementwiseProgram::Instruction i;
+        i.op = ElementwiseProgram::Op::Constant;
+        i.function.p0 = x;
+        if (!emit(i, v, whyNot))
+            return false;
+        m_constants[v.index] = x;
+        return true;
+    }
+    bool emit(ElementwiseProgram::Instruction i, ir::ValueId result, std::string &whyNot)
+    {
+        if (m_program.instructions >= ElementwiseProgram::kMaxInstructions || m_next >= ElementwiseProgram::kMaxRegisters) {
+            whyNot = "the body is longer than a program holds";
+            return false;
+        }
+        i.dst = static_cast<std::uint8_t>(m_next);
+        m_register[result.index] = m_next++;
+        m_program.code[m_program.instructions++] = i;
+        return true;
+    }
+    /// The register of input `k` of `n`, or -1.
+    int operand(const ir::Node &n, std::size_t k) const
+    {
+        if (k >= n.inputs.size() || !n.inputs[k].valid())
+            return -1;
+        const auto it = m_register.find(n.inputs[k].index);
+        return it == m_register.end() ? -1 : it->second;
+    }
+    bool node(const ir::Node &n, std::string &whyNot)
+    {
+        using Op = ElementwiseProgram::Op;
+        if (n.outputs.size() != 1) {
+            whyNot = n.opType + " in the body has more than one output";
+            return false;
+        }
+        const ir::ValueId out = n.outputs[0];
+        if (n.opType == "Constant") {
+            const ir::Attribute *value = nullptr;
+            for (const ir::Attribute &a : n.attributes)
+                if (a.name() == "value")
+                    value = &a;
+            if (!value || !value->proto.has_t()) {
+                whyNot = "a Constant in the body has no tensor value";
+                return false;
+            }
+            auto tensor = tensorFromProto(value->proto.t());
+            if (!tensor || tensor->size() != 1) {
+                whyNot = "a Constant in the body is not a scalar value";
+                return false;
+            }
+            return constant(out, scalarOf(*tensor), whyNot);
+        }
+        if (n.opType == "Identity") {
+            const int a = operand(n, 0);
+            if (a < 0)
+                return missing(n, whyNot);
+            m_register[out.index] = a;
+            return true;
+        }
+        MemoryBudget budget;
+        NoSubgraphs noSubgraphs("no subgraphs in a fused body");
+        const KernelContext attributes(m_model, n, m_model.opsetVersion(n.domain).value_or(1), {}, budget, noSubgraphs);
+        ElementwiseProgram::Instruction i;
+        i.a = static_cast<std::uint8_t>(std::max(operand(n, 0), 0));
+        i.b = static_cast<std::uint8_t>(std::max(operand(n, 1), 0));
+        i.c = static_cast<std::uint8_t>(std::max(operand(n, 2), 0));
+        static const std::map<std::string, BinaryOp> binary{{"Add", BinaryOp::Add}, {"Sub", BinaryOp::Sub}, {"Mul", BinaryOp::Mul},
+                                                            {"Div", BinaryOp::Div}, {"Max", BinaryOp::Max}, {"Min", BinaryOp::Min},
+                                                            {"Pow", BinaryOp::Pow}};
+        static const std::map<std::string, CompareOp> compare{{"Greater", CompareOp::Greater}, {"Less", CompareOp::Less},
+                                                              {"Equal", CompareOp::Equal}, {"GreaterOrEqual", CompareOp::GreaterOrEqual},
+                                                              {"LessOrEqual", CompareOp::LessOrEqual}};
+        static const std::map<std::string, Op> logic{{"And", Op::And}, {"Or", Op::Or}, {"Xor", Op::Xor}};
+        std::size_t arity = 1;
+        if (const auto f = unaryFunction(n.opType, attributes)) {
+            i.op = Op::Function;
+            i.function = *f;
+        } else if (n.opType == "Clip") {
+            i.op = Op::Function;
+            i.function = {Function::Clip, bound(n, 1, attributes, "min", std::numeric_limits<float>::lowest()),
+                          bound(n, 2, attributes, "max", std::numeric_limits<float>::max())};
+            if (std::isnan(i.function.p0) || std::isnan(i.function.p1)) {
+                whyNot = "Clip's bounds in the body are not constants";
+                return false;
+            }
+            i.function.p0 = std::min(i.function.p0, i.function.p1);
+        } else if (const auto b = binary.find(n.opType); b != binary.end() && n.inputs.size() == 2) {
+            i.op = Op::Binary;
+            i.binary = b->second;
+            arity = 2;
+        } else if (const auto c = compare.find(n.opType); c != compare.end()) {
+            i.op = Op::Compare;
+            i.compare = c->second;
+            arity = 2;
+        } else if (const auto l = logic.find(n.opType); l != logic.end()) {
+            i.op = l->second;
+            arity = 2;
+        } else if (n.opType == "Not") {
+            i.op = Op::Not;
+        } else if (n.opType == "Where") {
+            i.op = Op::Where;
+            arity = 3;
+        } else {
+            whyNot = n.opType + " in the body has no CUDA form";
+            return false;
+        }
+        for (std::size_t k = 0; k < arity; ++k)
+            if (operand(n, k) < 0)
+                return missing(n, whyNot);
+        return emit(i, out, whyNot);
+    }
+    /// Clip's bound `k`: a constant of the body, the attribute before opset 11, else the default;
+    /// NaN when the input is given but not a constant.
+    float bound(const ir::Node &n, std::size_t k, const KernelContext &attributes, const char *name, float fallback) const
+    {
+        if (m_model.opsetVersion(n.domain).value_or(1) < 11)
+            return attributes.attrFloat(name, fallback);
+        if (k >= n.inputs.size() || !n.inputs[k].valid())
+            return fallback;
+        const auto it = m_constants.find(n.inputs[k].index);
+        return it == m_constants.end() ? std::numeric_limits<float>::quiet_NaN() : it->second;
+    }
+    static bool missing(const ir::Node &n, std::string &whyNot)
+    {
+        whyNot = n.opType + " in the body reads a value from outside it";
+        return false;
+    }
+
+    const ir::Model &m_model;
+    ElementwiseProgram &m_program;
+    std::unordered_map<std::uint32_t, int> m_register;
+    std::unordered_map<std::uint32_t, float> m_constants;
+    int m_next = 0;
+};
+
+} // namespace
+
+std::unique_ptr<CudaKernel> makeFusedElementwiseKernel(const NodeBinding &b, DeviceSetup &, std::string &whyNot)
+{
+    if (!allFloat32(b, whyNot))
+        return nullptr;
+    if (b.inputs.size() > static_cast<std::size_t>(ElementwiseProgram::kMaxInputs)) {
+        whyNot = "more than " + std::to_string(ElementwiseProgram::kMaxInputs) + " inputs";
+        return nullptr;
+    }
+    const ir::GraphId body = b.attributes.attrGraph("body");
+    if (!body.valid() || b.model.graph(body).inputs.size() != b.inputs.size()) {
+        whyNot = "the body does not take the node's inputs";
+        return nullptr;
+    }
+    ElementwiseProgram program;
+    if (!BodyCompiler(b.model, program).compile(body, whyNot))
+        return nullptr;
+    std::vector<std::vector<std::int64_t>> shapes;
+    for (const BoundTensor &in : b.inputs)
+        shapes.push_back(in.shape);
+    const auto walk = planMultiBroadcast(b.outputs[0].shape, shapes);
+    if (!walk) {
+        whyNot = "the inputs do not broadcast to the output within " + std::to_string(kMaxRank) + " dims";
+        return nullptr;
+    }
+    program.walk = *walk;
+    return std::make_unique<FusedElementwiseKernel>(program);
+}
+
+} // namespace portolan::runtime::cuda

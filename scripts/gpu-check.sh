@@ -62,7 +62,10 @@ done
 for model in tests/data/models/*/model.onnx; do
   name=$(basename "$(dirname "$model")")
   step "run-cuda-$name" 120 "$bin/portolan" run "$model" --executor cuda --stats --inputs "$(dirname "$model")/test_data_set_0"
-  step "compare-cuda-$name" 180 "$bin/portolan" compare "$model" --a reference --b cuda --inputs "$(dirname "$model")/test_data_set_0" --json
+  for b in cuda cuda:fp16 cuda:bf16; do
+    step "compare-${b/:/-}-$name" 180 "$bin/portolan" compare "$model" --a reference --b "$b" \
+      --inputs "$(dirname "$model")/test_data_set_0" --json
+  done
 done
 
 say "results in $results"

@@ -49,7 +49,7 @@ int fail(const std::string &message)
 /// "external:CMD {model} {inputs} {outputs}" (another runtime, run).
 struct SideSpec {
     bool compiled = false;
-    bool gpu = false;        ///< the CUDA executor (fp32)
+    bool gpu = false;        ///< the CUDA executor, floats stored at `precision` ("" is fp32)
     std::string precision;   ///< cpu: "" (the --precision option's) or the one named
     std::string importFrom;  ///< import: a folder of .pb / .npy files, an .npz, or Polygraphy's .json[#RUNNER]
     std::string external;    ///< external: the whole "external:CMD …"
@@ -71,12 +71,13 @@ support::Expected<SideSpec> parseSide(const std::string &text)
     spec.compiled = true;
     if (text == "cpu")
         return spec;
-    if (text == "cuda" || text == "cuda:fp32") {
+    if (text == "cuda" || text.starts_with("cuda:")) {
         spec.gpu = true;
+        spec.precision = text == "cuda" ? "fp32" : text.substr(5);
+        if (spec.precision != "fp32" && spec.precision != "fp16" && spec.precision != "bf16")
+            return support::makeError("bad-side", "'" + text + "': the CUDA executor stores floats at fp32, fp16 or bf16");
         return spec;
     }
-    if (text.starts_with("cuda:"))
-        return support::makeError("bad-side", "'" + text + "': the CUDA executor computes in fp32 so far (cuda or cuda:fp32)");
     if (text.starts_with("cpu:")) {
         if (auto p = runtime::cpu::parsePrecision(text.substr(4)); !p)
             return p.takeError();
@@ -182,8 +183,8 @@ int compareCommand(const QStringList &arguments, Mode mode)
     const bool reproMode = mode == Mode::Repro;
     QCommandLineParser parser;
     const QCommandLineOption sideA("a", "The run compared against: reference (the default) or cpu[:PRECISION].", "RUN", "reference");
-    const QCommandLineOption sideB("b", "The run checked: cpu (the default), cpu:fp16, cpu:bf16, cpu:int8, cuda (the local GPU, "
-                                        "fp32), reference, or "
+    const QCommandLineOption sideB("b", "The run checked: cpu (the default), cpu:fp16, cpu:bf16, cpu:int8, cuda, cuda:fp16, "
+                                        "cuda:bf16 (the local GPU), reference, or "
                                         "import:PATH (another runtime's tensors: a folder of .pb files named inside and .npy files named by "
                                         "file name, an .npz archive, or Polygraphy's --save-outputs FILE.json[#RUNNER]), or "
                                         "external:'CMD {model} {inputs} {outputs}' (another runtime: it reads input_K.pb or "
@@ -306,15 +307,16 @@ int compareCommand(const QStringList &arguments, Mode mode)
             return compare::importedSide(model, std::make_shared<const compare::ImportedRun>(std::move(*imported)));
         }
         if (spec.gpu) {
-            auto opened = openGpuRun(compiledModel, true, false);
+            auto opened = openGpuRun(compiledModel, spec.precision, true, false);
             if (!opened)
                 return opened.takeError();
             gpuRuns.push_back(std::move(*opened));
             GpuRun *gpu = gpuRuns.back().get();
-            return compare::RunSide{"cuda", &compiledModel,
+            return compare::RunSide{"cuda:" + spec.precision, &compiledModel,
                                     [gpu](const runtime::NamedValues &f, const runtime::RunOptions &o) { return gpu->run(f, o); },
-                                    [](const ir::Model &other, const runtime::NamedValues &f) -> support::Expected<runtime::NamedValues> {
-                                        auto again = openGpuRun(other, true, false);
+                                    [precision = spec.precision](const ir::Model &other,
+                                                                 const runtime::NamedValues &f) -> support::Expected<runtime::NamedValues> {
+                                        auto again = openGpuRun(other, precision, true, false);
                                         if (!again)
                                             return again.takeError();
                                         return (*again)->run(f, {});
@@ -356,7 +358,10 @@ int compareCommand(const QStringList &arguments, Mode mode)
     }
 
     compare::ComparisonOptions options;
-    const std::string precisionB = b->label.starts_with("cpu:") ? b->label.substr(4) : "fp32";
+    // a run's precision follows the executor's name in its label: cpu:fp16, cuda:bf16…
+    const std::size_t colon = b->label.find(':');
+    const bool executorLabel = b->label.starts_with("cpu:") || b->label.starts_with("cuda:");
+    const std::string precisionB = executorLabel ? b->label.substr(colon + 1) : "fp32";
     auto resolved = toleranceOptions.resolve(parser, precisionB);
     if (!resolved)
         return fail(resolved.error().format());

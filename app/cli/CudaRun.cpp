@@ -22,7 +22,10 @@ double mebibytes(std::uint64_t bytes)
 
 class CudaRun final : public GpuRun {
 public:
-    explicit CudaRun(std::unique_ptr<runtime::cuda::CudaExecutor> executor) : m_executor(std::move(executor)) {}
+    CudaRun(std::unique_ptr<runtime::cuda::CudaExecutor> executor, std::string precision)
+        : m_executor(std::move(executor)), m_precision(std::move(precision))
+    {
+    }
 
     support::Expected<runtime::NamedValues> run(const runtime::NamedValues &feeds, const runtime::RunOptions &options) override
     {
@@ -34,9 +37,9 @@ public:
         const auto nodes = m_executor->lastNodes();
         const auto onCpu = std::count_if(nodes.begin(), nodes.end(), [](const auto &n) { return n.implementation == "cpu-fallback"; });
         const auto t = m_executor->lastTransfers();
-        std::printf("Ran %s on the CUDA executor (%s) after %s: %zu nodes (%td on the CPU) in %.2f ms\n", path.c_str(),
-                    m_executor->deviceName().c_str(), pipeline.empty() ? "no passes" : pipeline.c_str(), nodes.size(), onCpu,
-                    seconds * 1e3);
+        std::printf("Ran %s on the CUDA executor (%s, %s) after %s: %zu nodes (%td on the CPU) in %.2f ms\n", path.c_str(),
+                    m_executor->deviceName().c_str(), m_precision.c_str(), pipeline.empty() ? "no passes" : pipeline.c_str(),
+                    nodes.size(), onCpu, seconds * 1e3);
         std::printf("  memory: device arena %.2f MiB, weights %.2f MiB\n", mebibytes(m_executor->arenaBytes()),
                     mebibytes(m_executor->weightBytes()));
         std::printf("  transfers: %llu to the device (%.2f MiB), %llu back (%.2f MiB)\n",
@@ -66,7 +69,7 @@ public:
     {
         const auto nodes = m_executor->lastNodes();
         const auto t = m_executor->lastTransfers();
-        w.field("device", m_executor->deviceName());
+        w.field("device", m_executor->deviceName()).field("precision", m_precision);
         w.field("nodes_run", static_cast<std::uint64_t>(nodes.size()))
             .field("fallback_nodes", static_cast<std::uint64_t>(std::count_if(
                                          nodes.begin(), nodes.end(), [](const auto &n) { return n.implementation == "cpu-fallback"; })));
@@ -88,22 +91,24 @@ public:
 
 private:
     std::unique_ptr<runtime::cuda::CudaExecutor> m_executor;
+    std::string m_precision;
 };
 
 } // namespace
 
-support::Expected<std::unique_ptr<GpuRun>> openGpuRun(const ir::Model &model, bool allowFallback, bool profiling)
+support::Expected<std::unique_ptr<GpuRun>> openGpuRun(const ir::Model &model, const std::string &precision, bool allowFallback,
+                                                      bool profiling)
 {
-    auto executor = runtime::cuda::CudaExecutor::create(model, {allowFallback, "fp32"});
+    auto executor = runtime::cuda::CudaExecutor::create(model, {allowFallback, precision});
     if (!executor)
         return executor.takeError();
     (*executor)->setProfiling(profiling);
-    return std::unique_ptr<GpuRun>(std::make_unique<CudaRun>(std::move(*executor)));
+    return std::unique_ptr<GpuRun>(std::make_unique<CudaRun>(std::move(*executor), precision));
 }
 
 #else
 
-support::Expected<std::unique_ptr<GpuRun>> openGpuRun(const ir::Model &model, bool, bool)
+support::Expected<std::unique_ptr<GpuRun>> openGpuRun(const ir::Model &model, const std::string &, bool, bool)
 {
     return support::makeError("no-cuda", "this build of Portolan has no CUDA executor (nvcc was not found when it was built)",
                               model.sourcePath);

@@ -23,7 +23,9 @@ public:
     virtual void writeJson(support::JsonWriter &w, bool withProfile) const = 0;
 };
 
-/// The CUDA executor on `model`, or why not (no CUDA in this build, no GPU, fp16 asked…).
-support::Expected<std::unique_ptr<GpuRun>> openGpuRun(const ir::Model &model, bool allowFallback, bool profiling);
+/// The CUDA executor on `model` storing floats at `precision` ("fp32", "fp16", "bf16"), or why not
+/// (no CUDA in this build, no GPU, another precision…).
+support::Expected<std::unique_ptr<GpuRun>> openGpuRun(const ir::Model &model, const std::string &precision, bool allowFallback,
+                                                      bool profiling);
 
 } // namespace portolan::cli

@@ -1,4 +1,4 @@
-// `portolan run MODEL [--executor reference|cpu|cuda|external:CMD] [--pipeline P | -O0 | -O1 | -O2] [--no-fallback]
+// `portolan run MODEL [--executor reference|cpu|cuda[:fp16|bf16]|external:CMD] [--pipeline P | -O0 | -O1 | -O2] [--no-fallback]
 //  [--precision fp32|fp16|bf16|int8 [--keep-fp32 RULE]… [--calibration DIR|random:N[:SEED]]
 //   [--calibration-method M] [--calibration-table FILE] [--save-calibration FILE]]
 //  [--input NAME=FILE.pb|NAME=random[:SEED]]… [--inputs DIR] [--shape NAME=D,…]… [--output-dir DIR]
@@ -242,8 +242,9 @@ int runRun(const QStringList &arguments)
     const QCommandLineOption repeat("repeat", "Time N runs and print min/median/max latency.", "N", "1");
     const QCommandLineOption warmup("warmup", "Untimed runs before the timed ones.", "K", "0");
     const QCommandLineOption executor("executor", "reference (the accurate interpreter, the default), cpu (the "
-                                                  "compiled executor: native oneDNN kernels, planned memory), cuda (the "
-                                                  "compiled graph on the local GPU, fp32), or "
+                                                  "compiled executor: native oneDNN kernels, planned memory), cuda[:fp16|:bf16] "
+                                                  "(the compiled graph on the local GPU, floats stored at fp32 or the precision "
+                                                  "named), or "
                                                   "'external:CMD {model} {inputs} {outputs}' (another runtime, run as a command "
                                                   "that reads input_K.pb or NAME.npy and writes .pb or .npy outputs).", "NAME",
                                       "reference");
@@ -266,10 +267,12 @@ int runRun(const QStringList &arguments)
 
     const std::string executorName = parser.value(executor).toStdString();
     const bool external = executorName.starts_with("external:");
-    if (executorName != "reference" && executorName != "cpu" && executorName != "cuda" && !external)
-        return fail("--executor '" + executorName + "' is not one of: reference, cpu, cuda, external:CMD {model} {inputs} {outputs}");
+    const bool gpu = executorName == "cuda" || executorName.starts_with("cuda:");
+    if (executorName != "reference" && executorName != "cpu" && !gpu && !external)
+        return fail("--executor '" + executorName + "' is not one of: reference, cpu, cuda[:fp16|:bf16], external:CMD {model} {inputs} "
+                    "{outputs}");
     const bool compiled = executorName == "cpu";
-    const bool gpu = executorName == "cuda";
+    const std::string gpuPrecision = executorName.starts_with("cuda:") ? executorName.substr(5) : "fp32";
     std::optional<compare::ExternalCommand> externalRun;
     if (external) {
         auto command = externalCommand(parser, externalTimeout, executorName);
@@ -280,7 +283,7 @@ int runRun(const QStringList &arguments)
     if ((parser.isSet(noFallback) || parser.isSet(stats)) && !compiled && !gpu)
         return fail("--no-fallback and --stats go with --executor cpu or cuda");
     if (precisionOptions.anySet(parser) && !compiled)
-        return fail("the precision options go with --executor cpu (the CUDA executor computes in fp32 so far)");
+        return fail("the precision options go with --executor cpu (name the CUDA executor's precision as cuda:fp16 or cuda:bf16)");
     if (auto st = passOptions.check(parser); !st)
         return fail(st.error().format());
 
@@ -342,7 +345,7 @@ int runRun(const QStringList &arguments)
     cpu.setProfiling(parser.isSet(stats));
     std::unique_ptr<GpuRun> cuda;
     if (gpu) {
-        auto opened = openGpuRun(target, !parser.isSet(noFallback), parser.isSet(stats));
+        auto opened = openGpuRun(target, gpuPrecision, !parser.isSet(noFallback), parser.isSet(stats));
         if (!opened)
             return fail(opened.error().format());
         cuda = std::move(*opened);

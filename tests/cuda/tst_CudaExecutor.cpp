@@ -81,9 +81,9 @@ private slots:
         QVERIFY(!created);
         const std::string message = created.error().format();
         QVERIFY2(message.find("needs a GPU") != std::string::npos, message.c_str());
-        auto fp16 = CudaExecutor::create(*model, {true, "fp16"});
-        QVERIFY(!fp16); // refused before the device is even asked
-        QVERIFY(fp16.error().format().find("fp32 only") != std::string::npos);
+        auto int8 = CudaExecutor::create(*model, {true, "int8"});
+        QVERIFY(!int8); // refused before the device is even asked
+        QVERIFY(int8.error().format().find("int8 is not built yet") != std::string::npos);
     }
 
     void kernelCasesMatchReference_data()
@@ -159,6 +159,45 @@ g (float[3,5,8] x, float[8] b) => (float[3,5,8] y) {
         for (const auto &node : cuda->lastNodes())
             ranFused = ranFused || node.implementation == "cuda:fused-elementwise";
         QVERIFY2(ranFused, fallbacks(*cuda).c_str());
+    }
+
+    void halfPrecisionsDriftWithinTheirBand_data()
+    {
+        QTest::addColumn<QString>("fixture");
+        QTest::addColumn<QString>("precision");
+        QTest::addColumn<double>("band");
+        for (const char *f : {"cnn_bn", "transformer_opset17"}) {
+            QTest::newRow((std::string(f) + " fp16").c_str()) << QString(f) << "fp16" << 1e-2;
+            QTest::newRow((std::string(f) + " bf16").c_str()) << QString(f) << "bf16" << 5e-2;
+        }
+    }
+    void halfPrecisionsDriftWithinTheirBand()
+    {
+        REQUIRE_GPU();
+        QFETCH(QString, fixture);
+        QFETCH(QString, precision);
+        QFETCH(double, band);
+        auto loaded = ir::loadModelFile(test::fixturesDir() + "/" + fixture.toStdString() + "/model.onnx");
+        QVERIFY(loaded);
+        auto optimized = passes::runPipeline(*loaded->model, *passes::presetPipeline(2), {});
+        QVERIFY(optimized);
+        auto created = CudaExecutor::create(*optimized->model, {true, precision.toStdString()});
+        QVERIFY2(created, created ? "" : created.error().format().c_str());
+        auto feeds = passes::seededFeeds(*loaded->model, 11, {}, 3);
+        QVERIFY(feeds);
+        auto expected = runtime::Interpreter(*loaded->model).run(*feeds);
+        auto actual = (*created)->run(*feeds);
+        QVERIFY2(actual, actual ? "" : actual.error().format().c_str());
+        // drift = max |y − y_ref| / max |y_ref|: rounded (not zero), and within the precision's band
+        const passes::NumericCheck check = passes::compareOutputs(*expected, *actual, 0, 0);
+        double scale = 0;
+        for (const auto &[name, value] : *expected)
+            for (std::int64_t i = 0; i < value.tensor.size(); ++i)
+                scale = std::max(scale, std::abs(static_cast<double>(value.tensor.data<float>()[i])));
+        const double drift = check.maxAbsError / scale;
+        qInfo("%s at %s on the GPU: drift %.3g of the output scale", qPrintable(fixture), qPrintable(precision), drift);
+        QVERIFY2(drift > 0 && drift < band, std::to_string(drift).c_str());
+        QVERIFY2(fallbacks(**created).find("FusedConv") == std::string::npos, fallbacks(**created).c_str());
     }
 
     void fallbacksMoveDataAndSayWhy()

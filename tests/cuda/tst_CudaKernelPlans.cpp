@@ -20,6 +20,7 @@ public:
     void *upload(const runtime::Tensor &) override { return nullptr; }
     void *cublasLt() override { return nullptr; }
     void *cudnn() override { return nullptr; }
+    runtime::cuda::Storage storage() const override { return runtime::cuda::Storage::F32; }
 };
 
 struct Decision {

@@ -48,7 +48,7 @@ private slots:
             QSKIP("no GPU: the refusal was checked");
         }
         const QJsonObject r = QJsonDocument::fromJson(run.out).object();
-        QCOMPARE(r["b"].toObject()["run"].toString(), QString("cuda"));
+        QCOMPARE(r["b"].toObject()["run"].toString(), QString("cuda:fp32"));
         QVERIFY(r["outputs_passed"].toBool());
         QVERIFY(r["compared"].toInt() >= 5);
     }
@@ -362,7 +362,7 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("unknown run") << QStringList{"--b", "gpu"} << "is not reference, cpu, cpu:PRECISION";
         QTest::newRow("unknown precision") << QStringList{"--b", "cpu:fp8"} << "not one of: fp32, fp16";
-        QTest::newRow("cuda below fp32") << QStringList{"--b", "cuda:fp16"} << "computes in fp32 so far";
+        QTest::newRow("cuda at int8") << QStringList{"--b", "cuda:int8"} << "stores floats at fp32, fp16 or bf16";
         QTest::newRow("int8 uncalibrated") << QStringList{"--b", "cpu:int8"} << "needs one of --calibration";
         QTest::newRow("bad tolerance") << QStringList{"--tolerance", "logits=1"} << "is not NAME=ATOL,RTOL";
         QTest::newRow("missing model") << QStringList{} << "";

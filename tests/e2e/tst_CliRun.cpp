@@ -168,7 +168,7 @@ private slots:
         QTest::newRow("bad pass") << QStringList{"--executor", "cpu", "--pipeline", "fuse-everything"} << "fuse-everything";
         QTest::newRow("no fallback") << QStringList{"--executor", "cpu", "-O0", "--no-fallback"} << "fallback";
         QTest::newRow("precision without cpu") << QStringList{"--precision", "fp16"} << "precision options go with --executor cpu";
-        QTest::newRow("precision on cuda") << QStringList{"--executor", "cuda", "--precision", "fp16"} << "computes in fp32 so far";
+        QTest::newRow("precision option on cuda") << QStringList{"--executor", "cuda", "--precision", "fp16"} << "name the CUDA executor's precision";
         QTest::newRow("unknown precision") << QStringList{"--executor", "cpu", "--precision", "fp8"} << "not one of: fp32, fp16";
         QTest::newRow("int8 uncalibrated") << QStringList{"--executor", "cpu", "--precision", "int8"} << "needs one of --calibration";
         QTest::newRow("calibration without int8") << QStringList{"--executor", "cpu", "--calibration", "random:2"} << "go with --precision int8";

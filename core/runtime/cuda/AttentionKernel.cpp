@@ -9,26 +9,27 @@ namespace {
 
 class AttentionKernel final : public CudaKernel {
 public:
-    explicit AttentionKernel(const AttentionArgs &args) : m_args(args) {}
+    AttentionKernel(const AttentionArgs &args, Storage storage) : m_args(args), m_storage(storage) {}
     void enqueue(std::span<const DeviceTensor> in, std::span<const DeviceTensor> out, const CudaContext &c) override
     {
         AttentionArgs a = m_args;
-        a.q = in[0].as<const float>();
-        a.k = in[1].as<const float>();
-        a.v = in[2].as<const float>();
-        a.mask = in.size() > 3 ? in[3].as<const float>() : nullptr;
-        a.y = out[0].as<float>();
-        launchAttention(a, c.stream);
+        a.q = in[0].data;
+        a.k = in[1].data;
+        a.v = in[2].data;
+        a.mask = in.size() > 3 ? in[3].data : nullptr;
+        a.y = out[0].data;
+        launchAttention(m_storage, a, c.stream);
     }
     std::string implementation() const override { return "cuda:attention"; }
 
 private:
     AttentionArgs m_args;
+    Storage m_storage;
 };
 
 } // namespace
 
-std::unique_ptr<CudaKernel> makeAttentionKernel(const NodeBinding &b, DeviceSetup &, std::string &whyNot)
+std::unique_ptr<CudaKernel> makeAttentionKernel(const NodeBinding &b, DeviceSetup &setup, std::string &whyNot)
 {
     if (!allFloat32(b, whyNot))
         return nullptr;
@@ -91,7 +92,7 @@ std::unique_ptr<CudaKernel> makeAttentionKernel(const NodeBinding &b, DeviceSetu
         a.maskStrideI = strides[scores.size() - 2];
         a.maskStrideJ = strides[scores.size() - 1];
     }
-    return std::make_unique<AttentionKernel>(a);
+    return std::make_unique<AttentionKernel>(a, setup.storage());
 }
 
 } // namespace portolan::runtime::cuda

@@ -1,6 +1,6 @@
-// Conv and FusedConv on the device: cuDNN's convolution in pure fp32 (FMA math, no TF32: the
-// comparison with the reference allows 1e-4), then one epilogue kernel for the bias, the residual
-// and the activation together. cuDNN pads symmetrically: a node with unequal begin and end pads
+// Conv and FusedConv on the device: cuDNN's convolution, in pure fp32 (FMA math, no TF32: the
+// comparison with the reference allows 1e-4) or, for fp16/bf16 storage, on tensor cores with fp32
+// accumulation; then one epilogue kernel for the bias, the residual and the activation together. cuDNN pads symmetrically: a node with unequal begin and end pads
 // (SAME_UPPER with an even kernel, say) runs on the CPU.
 #include "runtime/cuda/CudaKernel.h"
 #include "runtime/cuda/CudnnDescriptors.h"
@@ -16,9 +16,9 @@ namespace {
 class ConvKernel final : public CudaKernel {
 public:
     ConvKernel(TensorDesc x, FilterDesc w, ConvDesc conv, TensorDesc y, cudnnConvolutionFwdAlgo_t algo, std::size_t workspace,
-               const Shape &yShape, FunctionSpec activation, bool epilogue)
+               const Shape &yShape, FunctionSpec activation, bool epilogue, Storage storage)
         : m_x(std::move(x)), m_w(std::move(w)), m_conv(std::move(conv)), m_y(std::move(y)), m_algo(algo), m_workspace(workspace),
-          m_yShape(yShape), m_activation(activation), m_epilogue(epilogue)
+          m_yShape(yShape), m_activation(activation), m_epilogue(epilogue), m_storage(storage)
     {
     }
 
@@ -31,11 +31,11 @@ public:
                    "cudnnConvolutionForward");
         if (!m_epilogue)
             return;
-        auto input = [&](std::size_t k) { return k < in.size() ? in[k].as<const float>() : nullptr; };
+        auto input = [&](std::size_t k) -> const void * { return k < in.size() ? in[k].data : nullptr; };
         std::int64_t spatial = 1;
         for (std::size_t d = 2; d < m_yShape.size(); ++d)
             spatial *= m_yShape[d];
-        launchChannelEpilogue(out[0].as<float>(), input(2), input(3), elementCount(m_yShape), m_yShape[1], spatial, m_activation,
+        launchChannelEpilogue(m_storage, out[0].data, input(2), input(3), elementCount(m_yShape), m_yShape[1], spatial, m_activation,
                               c.multiprocessors, c.stream);
     }
     std::string implementation() const override { return "cudnn:conv"; }
@@ -50,6 +50,7 @@ private:
     Shape m_yShape;
     FunctionSpec m_activation;
     bool m_epilogue;
+    Storage m_storage;
 };
 
 } // namespace
@@ -102,12 +103,14 @@ std::unique_ptr<CudaKernel> makeConvKernel(const NodeBinding &b, DeviceSetup &se
     }
     try {
         auto handle = static_cast<cudnnHandle_t>(setup.cudnn());
-        TensorDesc xDesc = floatTensor(x->shape), yDesc = floatTensor(yShape);
+        const Storage storage = setup.storage();
+        TensorDesc xDesc = tensorDescriptor(x->shape, storage), yDesc = tensorDescriptor(yShape, storage);
         cudnnFilterDescriptor_t rawFilter = nullptr;
         checkCudnn(cudnnCreateFilterDescriptor(&rawFilter), "cudnnCreateFilterDescriptor");
         FilterDesc wDesc(rawFilter);
         const std::vector<int> wDims = cudnnDims(w->shape);
-        checkCudnn(cudnnSetFilterNdDescriptor(rawFilter, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, static_cast<int>(wDims.size()), wDims.data()),
+        checkCudnn(cudnnSetFilterNdDescriptor(rawFilter, cudnnTypeOf(storage), CUDNN_TENSOR_NCHW, static_cast<int>(wDims.size()),
+                                              wDims.data()),
                    "cudnnSetFilterNdDescriptor");
         cudnnConvolutionDescriptor_t rawConv = nullptr;
         checkCudnn(cudnnCreateConvolutionDescriptor(&rawConv), "cudnnCreateConvolutionDescriptor");
@@ -117,7 +120,9 @@ std::unique_ptr<CudaKernel> makeConvKernel(const NodeBinding &b, DeviceSetup &se
                                                    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
                    "cudnnSetConvolutionNdDescriptor");
         checkCudnn(cudnnSetConvolutionGroupCount(rawConv, static_cast<int>(group)), "cudnnSetConvolutionGroupCount");
-        checkCudnn(cudnnSetConvolutionMathType(rawConv, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
+        // fp32: FMA only (TF32 would round the inputs to 10 bits); fp16/bf16: tensor cores
+        const cudnnMathType_t math = storage == Storage::F32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
+        checkCudnn(cudnnSetConvolutionMathType(rawConv, math), "cudnnSetConvolutionMathType");
         std::vector<int> expected(wDims.size());
         checkCudnn(cudnnGetConvolutionNdForwardOutputDim(rawConv, xDesc.get(), rawFilter, static_cast<int>(expected.size()), expected.data()),
                    "cudnnGetConvolutionNdForwardOutputDim");
@@ -130,15 +135,15 @@ std::unique_ptr<CudaKernel> makeConvKernel(const NodeBinding &b, DeviceSetup &se
         checkCudnn(cudnnGetConvolutionForwardAlgorithm_v7(handle, xDesc.get(), rawFilter, rawConv, yDesc.get(),
                                                           CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, candidates),
                    "cudnnGetConvolutionForwardAlgorithm_v7");
-        // the heuristics' best that runs in the shared workspace, in FMA math
+        // the heuristics' best that runs in the shared workspace (in FMA math, for fp32)
         for (int i = 0; i < count; ++i) {
             const cudnnConvolutionFwdAlgoPerf_t &c = candidates[i];
-            if (c.status == CUDNN_STATUS_SUCCESS && c.memory <= kCudaWorkspaceBytes && c.mathType == CUDNN_FMA_MATH)
+            if (c.status == CUDNN_STATUS_SUCCESS && c.memory <= kCudaWorkspaceBytes && (storage != Storage::F32 || c.mathType == CUDNN_FMA_MATH))
                 return std::make_unique<ConvKernel>(std::move(xDesc), std::move(wDesc), std::move(conv), std::move(yDesc), c.algo,
                                                     c.memory, yShape, *activation,
-                                                    b.input(2) || z || activation->kind != Function::Identity);
+                                                    b.input(2) || z || activation->kind != Function::Identity, storage);
         }
-        whyNot = "cuDNN has no fp32 algorithm for it within the workspace";
+        whyNot = "cuDNN has no algorithm for it within the workspace";
         return nullptr;
     } catch (const CudaError &e) {
         whyNot = e.what();

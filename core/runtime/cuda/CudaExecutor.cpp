@@ -14,8 +14,9 @@ using support::makeError;
 
 support::Expected<std::unique_ptr<CudaExecutor>> CudaExecutor::create(const ir::Model &model, CudaExecutorOptions options)
 {
-    if (options.precision != "fp32")
-        return makeError("unsupported", "the CUDA executor computes in fp32 only so far, not " + options.precision, model.sourcePath);
+    if (options.precision != "fp32" && options.precision != "fp16" && options.precision != "bf16")
+        return makeError("unsupported", "the CUDA executor stores fp32, fp16 or bf16 (int8 is not built yet), not " + options.precision,
+                         model.sourcePath);
     const CudaDeviceQuery query = queryCudaDevices();
     if (!query.problem.empty())
         return makeError("no-gpu", "the CUDA executor needs a GPU: " + query.problem, model.sourcePath);

@@ -25,7 +25,9 @@ namespace portolan::runtime::cuda {
 struct CudaExecutorOptions {
     /// Run nodes without a CUDA kernel on the CPU (false: such nodes fail the compile).
     bool allowFallback = true;
-    /// "fp32" (the only one so far).
+    /// How floating-point tensors are stored between nodes: "fp32", or "fp16"/"bf16" (rounded at every
+    /// node boundary, computed in fp32 inside each kernel, matrix products and convolutions on tensor
+    /// cores with fp32 accumulation: what the CPU executor's policy of the same name models).
     std::string precision = "fp32";
 };
 

@@ -47,6 +47,8 @@ public:
     virtual void *upload(const Tensor &tensor) = 0;
     virtual void *cublasLt() = 0; ///< cublasLtHandle_t
     virtual void *cudnn() = 0;    ///< cudnnHandle_t
+    /// How the profile stores floating-point tensors (what the kernel's launches must say).
+    virtual Storage storage() const = 0;
 };
 
 class CudaKernel {

@@ -8,6 +8,7 @@
 #include "ir/Type.h"
 #include "runtime/cuda/CudaError.h"
 #include "runtime/reference/KernelRegistry.h"
+#include "runtime/reference/kernels/Dispatch.h"
 
 #include <cuda_runtime.h>
 
@@ -32,10 +33,6 @@ struct CudaProfile::Value {
     RuntimeValue host;
     bool hostValid = false, deviceValid = false;
 
-    std::size_t bytes() const
-    {
-        return shape ? static_cast<std::size_t>(elementCount(*shape)) * ir::dataTypeSize(dataType) : 0;
-    }
 };
 
 struct CudaProfile::Step {
@@ -52,8 +49,9 @@ struct CudaProfile::Step {
 class CudaProfile::Setup final : public DeviceSetup {
 public:
     explicit Setup(CudaProfile &profile) : m_profile(profile) {}
-    void *upload(const Tensor &tensor) override
+    void *upload(const Tensor &original) override
     {
+        const Tensor tensor = m_profile.stored(original);
         DeviceMemory memory(std::max<std::size_t>(tensor.byteSize(), 1));
         // on the kernels' stream (a non-blocking one, not ordered after the default stream), and waited
         // for: `tensor` may be a temporary, and a pageable copy can return before it has landed
@@ -67,6 +65,7 @@ public:
     }
     void *cublasLt() override { return m_profile.m_device.context.cublasLt; }
     void *cudnn() override { return m_profile.m_device.context.cudnn; }
+    Storage storage() const override { return m_profile.m_storage; }
 
 private:
     CudaProfile &m_profile;
@@ -86,7 +85,28 @@ cudaStream_t streamOf(const DeviceState &device)
 
 } // namespace
 
-CudaProfile::CudaProfile(const ir::Model &model, DeviceState &device) : m_model(model), m_device(device) {}
+CudaProfile::CudaProfile(const ir::Model &model, DeviceState &device, Storage storage)
+    : m_model(model), m_device(device), m_storage(storage)
+{
+}
+
+int CudaProfile::storedType(int dataType) const
+{
+    if (dataType != onnx::TensorProto::FLOAT || m_storage == Storage::F32)
+        return dataType;
+    return m_storage == Storage::F16 ? onnx::TensorProto::FLOAT16 : onnx::TensorProto::BFLOAT16;
+}
+
+Tensor CudaProfile::stored(const Tensor &t) const
+{
+    const int type = storedType(t.dataType());
+    return type == t.dataType() ? t : kernels::convertTensor(t, type);
+}
+
+std::size_t CudaProfile::deviceBytes(const Value &value) const
+{
+    return value.shape ? static_cast<std::size_t>(elementCount(*value.shape)) * ir::dataTypeSize(storedType(value.dataType)) : 0;
+}
 
 CudaProfile::~CudaProfile()
 {
@@ -103,7 +123,9 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
                                                                      const std::unordered_map<std::uint32_t, Tensor> &constants,
                                                                      const CudaExecutorOptions &options, DeviceState &device)
 {
-    std::unique_ptr<CudaProfile> p(new CudaProfile(model, device));
+    std::unique_ptr<CudaProfile> p(new CudaProfile(model, device, options.precision == "fp16"   ? Storage::F16
+                                                                  : options.precision == "bf16" ? Storage::BF16
+                                                                                                : Storage::F32));
     const ir::Graph &main = model.graph(model.mainGraph());
     auto order = ir::topologicalOrder(model, model.mainGraph());
     if (!order)
@@ -296,7 +318,7 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
             if (!value.shape)
                 return makeError("internal", "device value '" + model.value(value.id).name + "' has no static shape", model.sourcePath);
             value.buffer = static_cast<int>(buffers.size());
-            buffers.push_back({value.bytes(), firstStep[v], std::max(firstStep[v], lastStep[v])});
+            buffers.push_back({p->deviceBytes(value), firstStep[v], std::max(firstStep[v], lastStep[v])});
         }
         p->m_plan = planMemory(buffers);
         p->m_arena = DeviceMemory(p->m_plan.arenaBytes);
@@ -332,12 +354,13 @@ void *CudaProfile::onDevice(int v)
     }
     if (!value.hostValid || !value.host.isTensor())
         throw CudaError("value '" + m_model.value(value.id).name + "' is on neither side");
-    const Tensor &t = value.host.tensor;
-    if (t.byteSize() != value.bytes())
+    // fp16/bf16 storage: rounded on the host, then sent at half the bytes. A copy from pageable memory
+    // has taken its bytes by the time cudaMemcpyAsync returns, so the rounded temporary may go.
+    const Tensor t = stored(value.host.tensor);
+    if (t.byteSize() != deviceBytes(value))
         throw CudaError("value '" + m_model.value(value.id).name + "' is " + shapeString(t.shape()) + ", but the profile planned " +
                         shapeString(*value.shape));
     checkCuda(cudaMemcpyAsync(address, t.rawData(), t.byteSize(), cudaMemcpyHostToDevice, streamOf(m_device)), "upload");
-    // the host tensor must outlive the copy: it stays in value.host until the run ends or it is released
     m_transfers.uploadBytes += t.byteSize();
     ++m_transfers.uploads;
     value.deviceValid = true;
@@ -356,14 +379,14 @@ const RuntimeValue &CudaProfile::onHost(int v)
     }
     if (!value.deviceValid && value.aliasOf < 0)
         throw CudaError("value '" + m_model.value(value.id).name + "' is on neither side");
-    Tensor t = Tensor::uninitialized(value.dataType, *value.shape);
+    Tensor t = Tensor::uninitialized(storedType(value.dataType), *value.shape);
     checkCuda(cudaMemcpyAsync(const_cast<std::byte *>(t.rawData()), deviceAddress(v), t.byteSize(), cudaMemcpyDeviceToHost,
                               streamOf(m_device)),
               "download");
     checkCuda(cudaStreamSynchronize(streamOf(m_device)), "waiting for a download");
     m_transfers.downloadBytes += t.byteSize();
     ++m_transfers.downloads;
-    value.host = RuntimeValue::ofTensor(std::move(t));
+    value.host = RuntimeValue::ofTensor(t.dataType() == value.dataType ? std::move(t) : kernels::convertTensor(t, value.dataType));
     value.hostValid = true;
     return value.host;
 }

@@ -38,7 +38,7 @@ private:
     struct Value;
     struct Step;
     class Setup;
-    CudaProfile(const ir::Model &model, DeviceState &device);
+    CudaProfile(const ir::Model &model, DeviceState &device, Storage storage);
 
     /// The device address of value `v` (uploading its host copy first when the device has none).
     void *onDevice(int v);
@@ -46,9 +46,15 @@ private:
     const RuntimeValue &onHost(int v);
     /// Device storage of `v`: its constant's, its view root's, or its place in the arena.
     void *deviceAddress(int v) const;
+    /// The element type a tensor of `dataType` has on the device (float as the storage says).
+    int storedType(int dataType) const;
+    /// `t` as the device stores it (rounded to fp16/bf16 where the storage says so).
+    Tensor stored(const Tensor &t) const;
+    std::size_t deviceBytes(const Value &value) const;
 
     const ir::Model &m_model;
     DeviceState &m_device;
+    Storage m_storage;
     std::vector<Value> m_values;
     std::vector<Step> m_steps;
     std::vector<int> m_inputValues, m_outputValues; ///< per main-graph input / output

@@ -5,6 +5,7 @@
 
 #include "runtime/Tensor.h"
 #include "runtime/cuda/CudaError.h"
+#include "runtime/cuda/DeviceKernels.h"
 
 #include <cudnn.h>
 
@@ -40,8 +41,14 @@ inline std::vector<int> cudnnDims(const Shape &shape)
     return dims;
 }
 
-/// A packed row-major float tensor of `shape`.
-inline TensorDesc floatTensor(const Shape &shape)
+/// cuDNN's name for a storage type.
+inline cudnnDataType_t cudnnTypeOf(Storage s)
+{
+    return s == Storage::F16 ? CUDNN_DATA_HALF : s == Storage::BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+}
+
+/// A packed row-major tensor of `shape` stored as `s` says.
+inline TensorDesc tensorDescriptor(const Shape &shape, Storage s)
 {
     cudnnTensorDescriptor_t raw = nullptr;
     checkCudnn(cudnnCreateTensorDescriptor(&raw), "cudnnCreateTensorDescriptor");
@@ -50,7 +57,7 @@ inline TensorDesc floatTensor(const Shape &shape)
     std::vector<int> strides(dims.size(), 1);
     for (std::size_t i = dims.size() - 1; i-- > 0;)
         strides[i] = strides[i + 1] * dims[i + 1];
-    checkCudnn(cudnnSetTensorNdDescriptor(raw, CUDNN_DATA_FLOAT, static_cast<int>(dims.size()), dims.data(), strides.data()),
+    checkCudnn(cudnnSetTensorNdDescriptor(raw, cudnnTypeOf(s), static_cast<int>(dims.size()), dims.data(), strides.data()),
                "cudnnSetTensorNdDescriptor");
     return d;
 }

@@ -16,11 +16,14 @@ public:
         std::size_t input, output;
         StridedCopy copy;
     };
-    StridedCopyKernel(std::string name, std::vector<Copy> copies) : m_name(std::move(name)), m_copies(std::move(copies)) {}
+    StridedCopyKernel(std::string name, std::vector<Copy> copies, Storage storage)
+        : m_name(std::move(name)), m_copies(std::move(copies)), m_elementBytes(storageBytes(storage))
+    {
+    }
     void enqueue(std::span<const DeviceTensor> in, std::span<const DeviceTensor> out, const CudaContext &c) override
     {
         for (const Copy &copy : m_copies)
-            launchStridedCopy(in[copy.input].as<const float>(), out[copy.output].as<float>(), copy.copy, c.multiprocessors, c.stream);
+            launchStridedCopy(m_elementBytes, in[copy.input].data, out[copy.output].data, copy.copy, c.multiprocessors, c.stream);
     }
     bool readsInput(std::size_t input) const override
     {
@@ -34,11 +37,12 @@ public:
 private:
     std::string m_name;
     std::vector<Copy> m_copies;
+    int m_elementBytes;
 };
 
 } // namespace
 
-std::unique_ptr<CudaKernel> makeTransposeKernel(const NodeBinding &b, DeviceSetup &, std::string &whyNot)
+std::unique_ptr<CudaKernel> makeTransposeKernel(const NodeBinding &b, DeviceSetup &setup, std::string &whyNot)
 {
     if (!allFloat32(b, whyNot))
         return nullptr;
@@ -65,11 +69,11 @@ std::unique_ptr<CudaKernel> makeTransposeKernel(const NodeBinding &b, DeviceSetu
         whyNot = "more than " + std::to_string(kMaxRank) + " dims after merging";
         return nullptr;
     }
-    return std::make_unique<StridedCopyKernel>("transpose", std::vector<StridedCopyKernel::Copy>{{0, 0, *copy}});
+    return std::make_unique<StridedCopyKernel>("transpose", std::vector<StridedCopyKernel::Copy>{{0, 0, *copy}}, setup.storage());
 }
 
 /// Slice, Split, Concat, Gather.
-std::unique_ptr<CudaKernel> makeBoxCopyKernel(const NodeBinding &b, DeviceSetup &, std::string &whyNot)
+std::unique_ptr<CudaKernel> makeBoxCopyKernel(const NodeBinding &b, DeviceSetup &setup, std::string &whyNot)
 {
     if (!b.input(0) || b.inputs[0].dataType != onnx::TensorProto::FLOAT) {
         whyNot = "not a float32 tensor (shape arithmetic stays on the host)";
@@ -90,7 +94,7 @@ std::unique_ptr<CudaKernel> makeBoxCopyKernel(const NodeBinding &b, DeviceSetup 
     }
     std::string name = b.node.opType;
     name[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(name[0])));
-    return std::make_unique<StridedCopyKernel>(name, std::move(copies));
+    return std::make_unique<StridedCopyKernel>(name, std::move(copies), setup.storage());
 }
 
 } // namespace portolan::runtime::cuda

@@ -1,6 +1,7 @@
 // The CUDA kernels' launchers, callable from plain C++ (no CUDA headers): each enqueues its kernel
-// on `stream` (a cudaStream_t) and returns at once. fp32 throughout; the executor checks the
-// element types before it picks one.
+// on `stream` (a cudaStream_t) and returns at once. Tensors of floating-point values are stored as
+// `Storage` says (a profile's precision: fp32, or fp16/bf16 rounded at every node boundary) and
+// computed in fp32 inside each kernel; the executor checks the element types before it picks one.
 #pragma once
 
 #include "runtime/cuda/Launch.h"
@@ -32,6 +33,13 @@ enum class Function : std::uint8_t {
     Reciprocal,
 };
 
+/// How a profile stores its floating-point tensors on the device.
+enum class Storage : std::uint8_t { F32, F16, BF16 };
+inline int storageBytes(Storage s)
+{
+    return s == Storage::F32 ? 4 : 2;
+}
+
 struct FunctionSpec {
     Function kind = Function::Identity;
     float p0 = 0, p1 = 0;
@@ -41,40 +49,40 @@ enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Max, Min, Pow };
 
 enum class CompareOp : std::uint8_t { Greater, Less, Equal, GreaterOrEqual, LessOrEqual };
 
-/// out[i] = f(in[i]) over `count` floats (in and out may be the same buffer).
-void launchFunction(FunctionSpec f, const float *in, float *out, std::int64_t count, int multiprocessors, void *stream);
+/// out[i] = f(in[i]) over `count` values (in and out may be the same buffer).
+void launchFunction(Storage s, FunctionSpec f, const void *in, void *out, std::int64_t count, int multiprocessors, void *stream);
 
 /// out = f(a op b), broadcast as `plan` says.
-void launchBinary(BinaryOp op, FunctionSpec f, const float *a, const float *b, float *out, const BroadcastPlan &plan,
+void launchBinary(Storage s, BinaryOp op, FunctionSpec f, const void *a, const void *b, void *out, const BroadcastPlan &plan,
                   int multiprocessors, void *stream);
 
-/// Softmax along rows of `width` contiguous floats.
-void launchSoftmax(const float *in, float *out, std::int64_t rows, std::int64_t width, void *stream);
+/// Softmax along rows of `width` contiguous values.
+void launchSoftmax(Storage s, const void *in, void *out, std::int64_t rows, std::int64_t width, void *stream);
 
 /// y = (s − mean(s)) / sqrt(var(s) + ε) · gamma + beta per row, where s = x (+ skip) (+ bias); the
 /// sum s is also written to `sum` when it is not null (SkipLayerNormalization's second output).
 /// `skip`, `bias`, `beta` and `sum` may be null. Means and variances in float over the row, the
 /// variance as the mean of squared deviations (two passes over registers and shared memory).
 struct LayerNormArgs {
-    const float *x = nullptr, *skip = nullptr, *bias = nullptr, *gamma = nullptr, *beta = nullptr;
-    float *y = nullptr, *sum = nullptr;
+    const void *x = nullptr, *skip = nullptr, *bias = nullptr, *gamma = nullptr, *beta = nullptr;
+    void *y = nullptr, *sum = nullptr;
     std::int64_t rows = 0, width = 0;
     float epsilon = 1e-5f;
 };
-void launchLayerNorm(const LayerNormArgs &args, void *stream);
+void launchLayerNorm(Storage s, const LayerNormArgs &args, void *stream);
 
 /// A matrix product's epilogue where cuBLASLt has none: y[r, c] = f(y[r, c] + bias[c]) over `rows`
 /// rows of `width` (bias may be null).
-void launchBiasFunction(float *y, const float *bias, std::int64_t rows, std::int64_t width, FunctionSpec f,
+void launchBiasFunction(Storage s, void *y, const void *bias, std::int64_t rows, std::int64_t width, FunctionSpec f,
                         int multiprocessors, void *stream);
 
 /// A convolution's epilogue: y[i] = f(y[i] + bias[channel of i] + residual[i]) over an [N, C, spatial…]
 /// tensor (`bias` and `residual` may be null).
-void launchChannelEpilogue(float *y, const float *bias, const float *residual, std::int64_t count, std::int64_t channels,
+void launchChannelEpilogue(Storage s, void *y, const void *bias, const void *residual, std::int64_t count, std::int64_t channels,
                            std::int64_t spatial, FunctionSpec f, int multiprocessors, void *stream);
 
 /// out[r] = the mean (or the max) of row r's `width` contiguous floats: global pooling.
-void launchRowReduce(const float *in, float *out, std::int64_t rows, std::int64_t width, bool max, void *stream);
+void launchRowReduce(Storage s, const void *in, void *out, std::int64_t rows, std::int64_t width, bool max, void *stream);
 
 /// Scaled dot-product attention (ai.portolan Attention, docs/portolan-ops.md), fused: each query row
 /// walks its keys once with an online softmax (running max and sum), never storing the scores.
@@ -83,8 +91,8 @@ void launchRowReduce(const float *in, float *out, std::int64_t rows, std::int64_
 struct AttentionArgs {
     static constexpr int kMaxHeadDim = 256;
     static constexpr int kMaxLeadDims = 4;
-    const float *q = nullptr, *k = nullptr, *v = nullptr, *mask = nullptr;
-    float *y = nullptr;
+    const void *q = nullptr, *k = nullptr, *v = nullptr, *mask = nullptr;
+    void *y = nullptr;
     std::int64_t outer = 1, heads = 1, sq = 0, sk = 0, d = 0, dv = 0;
     bool sequenceFirst = false, causal = false;
     float scale = 1.f;
@@ -92,10 +100,10 @@ struct AttentionArgs {
     std::int64_t maskLeadDims[kMaxLeadDims] = {}, maskLeadStrides[kMaxLeadDims] = {};
     std::int64_t maskStrideI = 0, maskStrideJ = 0;
 };
-void launchAttention(const AttentionArgs &args, void *stream);
+void launchAttention(Storage s, const AttentionArgs &args, void *stream);
 
-/// dst[copy.dstBase + b] = src[copy.srcBase + a] over the copy's walk (4-byte elements).
-void launchStridedCopy(const float *src, float *dst, const StridedCopy &copy, int multiprocessors, void *stream);
+/// dst[copy.dstBase + b] = src[copy.srcBase + a] over the copy's walk, of `elementBytes` (2 or 4) each.
+void launchStridedCopy(int elementBytes, const void *src, void *dst, const StridedCopy &copy, int multiprocessors, void *stream);
 
 /// A fused elementwise chain (ai.portolan FusedElementwise) as a small register program, run once
 /// per output element: the inputs are loaded through their broadcast strides into registers 0…n−1,
@@ -115,7 +123,7 @@ struct ElementwiseProgram {
     Instruction code[kMaxInstructions];
     MultiBroadcast walk; ///< the output in order, each input through its own strides
 };
-void launchElementwiseProgram(const ElementwiseProgram &program, const float *const *inputs, float *out, int multiprocessors,
-                              void *stream);
+void launchElementwiseProgram(Storage s, const ElementwiseProgram &program, const void *const *inputs, void *out,
+                              int multiprocessors, void *stream);
 
 } // namespace portolan::runtime::cuda

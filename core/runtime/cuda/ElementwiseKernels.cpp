@@ -13,30 +13,31 @@ namespace {
 
 class FunctionKernel final : public CudaKernel {
 public:
-    explicit FunctionKernel(FunctionSpec f) : m_function(f) {}
+    FunctionKernel(FunctionSpec f, Storage storage) : m_function(f), m_storage(storage) {}
     void enqueue(std::span<const DeviceTensor> in, std::span<const DeviceTensor> out, const CudaContext &c) override
     {
-        launchFunction(m_function, in[0].as<const float>(), out[0].as<float>(), out[0].count(), c.multiprocessors, c.stream);
+        launchFunction(m_storage, m_function, in[0].data, out[0].data, out[0].count(), c.multiprocessors, c.stream);
     }
     std::string implementation() const override { return "cuda:elementwise"; }
 
 private:
     FunctionSpec m_function;
+    Storage m_storage;
 };
 
 class BinaryKernel final : public CudaKernel {
 public:
-    BinaryKernel(BinaryOp op, const BroadcastPlan &plan) : m_op(op), m_plan(plan) {}
+    BinaryKernel(BinaryOp op, const BroadcastPlan &plan, Storage storage) : m_op(op), m_plan(plan), m_storage(storage) {}
     void enqueue(std::span<const DeviceTensor> in, std::span<const DeviceTensor> out, const CudaContext &c) override
     {
-        launchBinary(m_op, {}, in[0].as<const float>(), in[1].as<const float>(), out[0].as<float>(), m_plan, c.multiprocessors,
-                     c.stream);
+        launchBinary(m_storage, m_op, {}, in[0].data, in[1].data, out[0].data, m_plan, c.multiprocessors, c.stream);
     }
     std::string implementation() const override { return "cuda:elementwise"; }
 
 private:
     BinaryOp m_op;
     BroadcastPlan m_plan;
+    Storage m_storage;
 };
 
 /// A scalar bound of Clip: the input `k` (opset 11 on) when it is a constant, else the attribute
@@ -101,7 +102,7 @@ std::optional<FunctionSpec> unaryFunction(const std::string &op, const KernelCon
     return std::nullopt;
 }
 
-std::unique_ptr<CudaKernel> makeFunctionKernel(const NodeBinding &b, DeviceSetup &, std::string &whyNot)
+std::unique_ptr<CudaKernel> makeFunctionKernel(const NodeBinding &b, DeviceSetup &setup, std::string &whyNot)
 {
     if (!allFloat32(b, whyNot))
         return nullptr;
@@ -121,10 +122,10 @@ std::unique_ptr<CudaKernel> makeFunctionKernel(const NodeBinding &b, DeviceSetup
         whyNot = "no CUDA function for " + op;
         return nullptr;
     }
-    return std::make_unique<FunctionKernel>(f);
+    return std::make_unique<FunctionKernel>(f, setup.storage());
 }
 
-std::unique_ptr<CudaKernel> makeBinaryKernel(const NodeBinding &b, DeviceSetup &, std::string &whyNot)
+std::unique_ptr<CudaKernel> makeBinaryKernel(const NodeBinding &b, DeviceSetup &setup, std::string &whyNot)
 {
     if (!allFloat32(b, whyNot))
         return nullptr;
@@ -141,7 +142,7 @@ std::unique_ptr<CudaKernel> makeBinaryKernel(const NodeBinding &b, DeviceSetup &
         whyNot = "the operands' broadcast needs more than " + std::to_string(kMaxRank) + " dims";
         return nullptr;
     }
-    return std::make_unique<BinaryKernel>(op->second, *plan);
+    return std::make_unique<BinaryKernel>(op->second, *plan, setup.storage());
 }
 
 } // namespace portolan::runtime::cuda

@@ -20,18 +20,19 @@ namespace {
 
 class FusedElementwiseKernel final : public CudaKernel {
 public:
-    explicit FusedElementwiseKernel(const ElementwiseProgram &program) : m_program(program) {}
+    FusedElementwiseKernel(const ElementwiseProgram &program, Storage storage) : m_program(program), m_storage(storage) {}
     void enqueue(std::span<const DeviceTensor> in, std::span<const DeviceTensor> out, const CudaContext &c) override
     {
-        const float *inputs[ElementwiseProgram::kMaxInputs] = {};
+        const void *inputs[ElementwiseProgram::kMaxInputs] = {};
         for (std::size_t k = 0; k < in.size() && k < ElementwiseProgram::kMaxInputs; ++k)
-            inputs[k] = in[k].as<const float>();
-        launchElementwiseProgram(m_program, inputs, out[0].as<float>(), c.multiprocessors, c.stream);
+            inputs[k] = in[k].data;
+        launchElementwiseProgram(m_storage, m_program, inputs, out[0].data, c.multiprocessors, c.stream);
     }
     std::string implementation() const override { return "cuda:fused-elementwise"; }
 
 private:
     ElementwiseProgram m_program;
+    Storage m_storage;
 };
 
 /// Builds the program of one body, value by value.
@@ -225,7 +226,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<CudaKernel> makeFusedElementwiseKernel(const NodeBinding &b, DeviceSetup &, std::string &whyNot)
+std::unique_ptr<CudaKernel> makeFusedElementwiseKernel(const NodeBinding &b, DeviceSetup &setup, std::string &whyNot)
 {
     if (!allFloat32(b, whyNot))
         return nullptr;
@@ -250,7 +251,7 @@ std::unique_ptr<CudaKernel> makeFusedElementwiseKernel(const NodeBinding &b, Dev
         return nullptr;
     }
     program.walk = *walk;
-    return std::make_unique<FusedElementwiseKernel>(program);
+    return std::make_unique<FusedElementwiseKernel>(program, setup.storage());
 }
 
 } // namespace portolan::runtime::cuda

@@ -1,6 +1,7 @@
-// MatMul, Gemm, FusedMatMul and FusedGemm through cuBLASLt: one (strided-batched) product in fp32
-// compute (no TF32: the reference comparison allows 1e-4), the bias in cuBLASLt's epilogue (with
-// ReLU where that is the activation), any other activation in one kernel after it.
+// MatMul, Gemm, FusedMatMul and FusedGemm through cuBLASLt: one (strided-batched) product with fp32
+// accumulation — fp32 operands in fp32 compute (no TF32: the reference comparison allows 1e-4),
+// fp16/bf16 operands on tensor cores — the bias in cuBLASLt's epilogue (with ReLU where that is the
+// activation), any other activation in one kernel after it.
 //
 // cuBLASLt is column-major and our tensors row-major: a row-major C[M,N] = A·B is the column-major
 // Cᵀ[N,M] = Bᵀ·Aᵀ, and a row-major matrix read as column-major is its transpose, so the product is
@@ -47,20 +48,25 @@ using Preference = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreferenc
 
 /// The largest power of two, up to 64 (the arena's alignment), dividing every batch step in bytes:
 /// the alignment cuBLASLt may assume of each batch's pointers.
-std::uint32_t batchAlignment(const Product &p)
+std::uint32_t batchAlignment(const Product &p, int elementBytes)
 {
     std::uint32_t alignment = 64;
     if (p.batch > 1)
         for (const std::int64_t stride : {p.strideA, p.strideB, p.strideC})
-            while (alignment > 4 && (stride * 4) % alignment != 0)
+            while (alignment > static_cast<std::uint32_t>(elementBytes) && (stride * elementBytes) % alignment != 0)
                 alignment /= 2;
     return alignment;
 }
 
+cudaDataType_t cudaTypeOf(Storage s)
+{
+    return s == Storage::F16 ? CUDA_R_16F : s == Storage::BF16 ? CUDA_R_16BF : CUDA_R_32F;
+}
+
 class LtProduct final : public CudaKernel {
 public:
-    LtProduct(const Product &p, Addend addend, FunctionSpec activation, void *handle, std::size_t workspaceBytes)
-        : m_product(p), m_addend(addend), m_activation(activation)
+    LtProduct(const Product &p, Addend addend, FunctionSpec activation, void *handle, std::size_t workspaceBytes, Storage storage)
+        : m_product(p), m_addend(addend), m_activation(activation), m_storage(storage)
     {
         const bool reluInEpilogue = activation.kind == Function::Relu;
         cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
@@ -88,7 +94,7 @@ public:
                                                          sizeof workspaceBytes),
                     "MAX_WORKSPACE_BYTES");
         // buffers sit at 64-byte offsets of the arena, batches at their strides: not cuBLASLt's default 256
-        const std::uint32_t alignment = batchAlignment(p);
+        const std::uint32_t alignment = batchAlignment(p, storageBytes(storage));
         for (const auto attribute : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
                                      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
             checkCublas(cublasLtMatmulPreferenceSetAttribute(preference, attribute, &alignment, sizeof alignment), "MIN_ALIGNMENT");
@@ -118,7 +124,7 @@ public:
                                    &m_algo, c.workspace, c.workspaceBytes, static_cast<cudaStream_t>(c.stream)),
                     "cublasLtMatmul");
         if (m_after.kind != Function::Identity)
-            launchBiasFunction(out[0].as<float>(), nullptr, m_product.batch * m_product.m, m_product.n, m_after, c.multiprocessors,
+            launchBiasFunction(m_storage, out[0].data, nullptr, m_product.batch * m_product.m, m_product.n, m_after, c.multiprocessors,
                                c.stream);
     }
     std::string implementation() const override { return "cublaslt:matmul"; }
@@ -128,10 +134,10 @@ public:
     void setScaledBias(void *bias) { m_scaledBias = bias; }
 
 private:
-    static Layout layoutOf(std::int64_t rows, std::int64_t cols, std::int64_t batch, std::int64_t stride)
+    static Layout layoutOf(Storage s, std::int64_t rows, std::int64_t cols, std::int64_t batch, std::int64_t stride)
     {
         cublasLtMatrixLayout_t raw = nullptr;
-        checkCublas(cublasLtMatrixLayoutCreate(&raw, CUDA_R_32F, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols), rows),
+        checkCublas(cublasLtMatrixLayoutCreate(&raw, cudaTypeOf(s), static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols), rows),
                     "cublasLtMatrixLayoutCreate");
         Layout l(raw);
         if (batch > 1) {
@@ -144,12 +150,13 @@ private:
     }
     Layout layout(std::int64_t rows, std::int64_t cols, std::int64_t stride) const
     {
-        return layoutOf(rows, cols, m_product.batch, stride);
+        return layoutOf(m_storage, rows, cols, m_product.batch, stride);
     }
 
     Product m_product;
     Addend m_addend;
     FunctionSpec m_activation, m_after;
+    Storage m_storage;
     std::size_t m_addendInput = 2;
     void *m_scaledBias = nullptr;
     Desc m_desc;
@@ -210,7 +217,7 @@ std::unique_ptr<CudaKernel> makeMatMulKernel(const NodeBinding &b, DeviceSetup &
         return nullptr;
     }
     auto kernel = std::make_unique<LtProduct>(p, bias ? Addend::Bias : Addend::None, *activation, setup.cublasLt(),
-                                              kCudaWorkspaceBytes);
+                                              kCudaWorkspaceBytes, setup.storage());
     return kernel;
 }
 
@@ -262,7 +269,7 @@ std::unique_ptr<CudaKernel> makeGemmKernel(const NodeBinding &b, DeviceSetup &se
             return nullptr;
         }
     }
-    auto kernel = std::make_unique<LtProduct>(p, addend, *activation, setup.cublasLt(), kCudaWorkspaceBytes);
+    auto kernel = std::make_unique<LtProduct>(p, addend, *activation, setup.cublasLt(), kCudaWorkspaceBytes, setup.storage());
     if (scaledBias)
         kernel->setScaledBias(scaledBias);
     return kernel;

@@ -29,21 +29,25 @@ private:
 
 class GlobalPoolKernel final : public CudaKernel {
 public:
-    GlobalPoolKernel(bool max, std::int64_t rows, std::int64_t width) : m_max(max), m_rows(rows), m_width(width) {}
+    GlobalPoolKernel(bool max, std::int64_t rows, std::int64_t width, Storage storage)
+        : m_max(max), m_rows(rows), m_width(width), m_storage(storage)
+    {
+    }
     void enqueue(std::span<const DeviceTensor> in, std::span<const DeviceTensor> out, const CudaContext &c) override
     {
-        launchRowReduce(in[0].as<const float>(), out[0].as<float>(), m_rows, m_width, m_max, c.stream);
+        launchRowReduce(m_storage, in[0].data, out[0].data, m_rows, m_width, m_max, c.stream);
     }
     std::string implementation() const override { return "cuda:global-pool"; }
 
 private:
     bool m_max;
     std::int64_t m_rows, m_width;
+    Storage m_storage;
 };
 
 } // namespace
 
-std::unique_ptr<CudaKernel> makePoolingKernel(const NodeBinding &b, DeviceSetup &, std::string &whyNot)
+std::unique_ptr<CudaKernel> makePoolingKernel(const NodeBinding &b, DeviceSetup &setup, std::string &whyNot)
 {
     if (!allFloat32(b, whyNot))
         return nullptr;
@@ -59,7 +63,7 @@ std::unique_ptr<CudaKernel> makePoolingKernel(const NodeBinding &b, DeviceSetup 
         std::int64_t width = 1;
         for (const auto d : spatial)
             width *= d;
-        return std::make_unique<GlobalPoolKernel>(isMax, x->shape[0] * x->shape[1], width);
+        return std::make_unique<GlobalPoolKernel>(isMax, x->shape[0] * x->shape[1], width, setup.storage());
     }
     const Shape &y = b.outputs[0].shape;
     const bool ceil = b.attributes.attrInt("ceil_mode", 0) != 0;
@@ -96,7 +100,8 @@ std::unique_ptr<CudaKernel> makePoolingKernel(const NodeBinding &b, DeviceSetup 
         checkCudnn(cudnnSetPoolingNdDescriptor(raw, mode, CUDNN_PROPAGATE_NAN, static_cast<int>(kernel.size()), kernel.data(), pads.data(),
                                                strides.data()),
                    "cudnnSetPoolingNdDescriptor");
-        return std::make_unique<PoolKernel>(std::move(pool), floatTensor(x->shape), floatTensor(y));
+        return std::make_unique<PoolKernel>(std::move(pool), tensorDescriptor(x->shape, setup.storage()),
+                                            tensorDescriptor(y, setup.storage()));
     } catch (const CudaError &e) {
         whyNot = e.what();
         return nullptr;

@@ -23,28 +23,29 @@ bool rowsAt(const Shape &shape, std::int64_t axis, std::int64_t &rows, std::int6
 
 class SoftmaxKernel final : public CudaKernel {
 public:
-    SoftmaxKernel(std::int64_t rows, std::int64_t width) : m_rows(rows), m_width(width) {}
+    SoftmaxKernel(std::int64_t rows, std::int64_t width, Storage storage) : m_rows(rows), m_width(width), m_storage(storage) {}
     void enqueue(std::span<const DeviceTensor> in, std::span<const DeviceTensor> out, const CudaContext &c) override
     {
-        launchSoftmax(in[0].as<const float>(), out[0].as<float>(), m_rows, m_width, c.stream);
+        launchSoftmax(m_storage, in[0].data, out[0].data, m_rows, m_width, c.stream);
     }
     std::string implementation() const override { return "cuda:softmax"; }
 
 private:
     std::int64_t m_rows, m_width;
+    Storage m_storage;
 };
 
 /// LayerNormalization (inputs X, Scale, B) and SkipLayerNormalization (X, Skip, Gamma, Beta, Bias;
 /// outputs Y, Sum).
 class LayerNormKernel final : public CudaKernel {
 public:
-    LayerNormKernel(bool skip, std::int64_t rows, std::int64_t width, float epsilon)
-        : m_skip(skip), m_rows(rows), m_width(width), m_epsilon(epsilon)
+    LayerNormKernel(bool skip, std::int64_t rows, std::int64_t width, float epsilon, Storage storage)
+        : m_skip(skip), m_rows(rows), m_width(width), m_epsilon(epsilon), m_storage(storage)
     {
     }
     void enqueue(std::span<const DeviceTensor> in, std::span<const DeviceTensor> out, const CudaContext &c) override
     {
-        auto input = [&](std::size_t k) { return k < in.size() ? in[k].as<const float>() : nullptr; };
+        auto input = [&](std::size_t k) -> const void * { return k < in.size() ? in[k].data : nullptr; };
         LayerNormArgs a;
         a.x = input(0);
         if (m_skip) {
@@ -52,16 +53,16 @@ public:
             a.gamma = input(2);
             a.beta = input(3);
             a.bias = input(4);
-            a.sum = out.size() > 1 ? out[1].as<float>() : nullptr;
+            a.sum = out.size() > 1 ? out[1].data : nullptr;
         } else {
             a.gamma = input(1);
             a.beta = input(2);
         }
-        a.y = out[0].as<float>();
+        a.y = out[0].data;
         a.rows = m_rows;
         a.width = m_width;
         a.epsilon = m_epsilon;
-        launchLayerNorm(a, c.stream);
+        launchLayerNorm(m_storage, a, c.stream);
     }
     std::string implementation() const override { return m_skip ? "cuda:skip-layer-norm" : "cuda:layer-norm"; }
 
@@ -69,11 +70,12 @@ private:
     bool m_skip;
     std::int64_t m_rows, m_width;
     float m_epsilon;
+    Storage m_storage;
 };
 
 } // namespace
 
-std::unique_ptr<CudaKernel> makeSoftmaxKernel(const NodeBinding &b, DeviceSetup &, std::string &whyNot)
+std::unique_ptr<CudaKernel> makeSoftmaxKernel(const NodeBinding &b, DeviceSetup &setup, std::string &whyNot)
 {
     if (!allFloat32(b, whyNot))
         return nullptr;
@@ -93,10 +95,10 @@ std::unique_ptr<CudaKernel> makeSoftmaxKernel(const NodeBinding &b, DeviceSetup 
         whyNot = "axis out of range";
         return nullptr;
     }
-    return std::make_unique<SoftmaxKernel>(rows, width);
+    return std::make_unique<SoftmaxKernel>(rows, width, setup.storage());
 }
 
-std::unique_ptr<CudaKernel> makeLayerNormKernel(const NodeBinding &b, DeviceSetup &, std::string &whyNot)
+std::unique_ptr<CudaKernel> makeLayerNormKernel(const NodeBinding &b, DeviceSetup &setup, std::string &whyNot)
 {
     if (!allFloat32(b, whyNot))
         return nullptr;
@@ -123,7 +125,7 @@ std::unique_ptr<CudaKernel> makeLayerNormKernel(const NodeBinding &b, DeviceSetu
         whyNot = skip ? "Skip is missing or not X's shape" : "Scale is missing";
         return nullptr;
     }
-    return std::make_unique<LayerNormKernel>(skip, rows, width, b.attributes.attrFloat("epsilon", 1e-5f));
+    return std::make_unique<LayerNormKernel>(skip, rows, width, b.attributes.attrFloat("epsilon", 1e-5f), setup.storage());
 }
 
 } // namespace portolan::runtime::cuda

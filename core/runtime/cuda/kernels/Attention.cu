@@ -2,9 +2,10 @@
 // spread over the lanes), each key's score is a warp-wide dot product, and an online softmax keeps a
 // running max m and sum l, rescaling the output accumulators when m grows, so scores are never
 // stored. The 8 warps of a block take 8 consecutive rows of one head and share its K and V rows in
-// L1. fp32 throughout; hidden keys (−∞ from the mask, or causal) are skipped, and a row with none
+// L1. Computed in fp32 whatever the storage; hidden keys (−∞ from the mask, or causal) are skipped, and a row with none
 // left gives 0/0 = NaN, as Softmax does.
 #include "runtime/cuda/DeviceKernels.h"
+#include "runtime/cuda/kernels/Storage.cuh"
 
 #include <cuda_runtime.h>
 
@@ -32,8 +33,12 @@ __device__ __forceinline__ std::int64_t at(const AttentionArgs &a, std::int64_t 
     return (a.sequenceFirst ? (o * seq + s) * a.heads + n : (o * a.heads + n) * seq + s) * last + c;
 }
 
+template <typename T>
 __global__ void attentionKernel(AttentionArgs a)
 {
+    const T *Q = static_cast<const T *>(a.q), *K = static_cast<const T *>(a.k), *V = static_cast<const T *>(a.v);
+    const T *M = static_cast<const T *>(a.mask);
+    T *Y = static_cast<T *>(a.y);
     const unsigned lane = threadIdx.x % 32;
     const std::int64_t row = std::int64_t(blockIdx.x) * kRowsPerBlock + threadIdx.x / 32;
     if (row >= a.outer * a.heads * a.sq)
@@ -44,17 +49,17 @@ __global__ void attentionKernel(AttentionArgs a)
     float q[kPerLane], acc[kPerLane];
     for (int t = 0; t < kPerLane; ++t) {
         const std::int64_t c = lane + 32 * t;
-        q[t] = c < a.d ? a.q[at(a, o, n, i, a.sq, a.d, c)] * a.scale : 0.f;
+        q[t] = c < a.d ? toFloat(Q[at(a, o, n, i, a.sq, a.d, c)]) * a.scale : 0.f;
         acc[t] = 0.f;
     }
-    const float *mask = nullptr;
-    if (a.mask) {
+    const T *mask = nullptr;
+    if (M) {
         std::int64_t rest = head, base = 0;
         for (int dim = a.maskLeadRank - 1; dim >= 0; --dim) {
             base += (rest % a.maskLeadDims[dim]) * a.maskLeadStrides[dim];
             rest /= a.maskLeadDims[dim];
         }
-        mask = a.mask + base + i * a.maskStrideI;
+        mask = M + base + i * a.maskStrideI;
     }
     // causal: query i sees keys j ≤ i + Sk − Sq
     const std::int64_t keys = a.causal ? min(a.sk, i + a.sk - a.sq + 1) : a.sk;
@@ -64,11 +69,11 @@ __global__ void attentionKernel(AttentionArgs a)
         for (int t = 0; t < kPerLane; ++t) {
             const std::int64_t c = lane + 32 * t;
             if (c < a.d)
-                partial += q[t] * a.k[at(a, o, n, j, a.sk, a.d, c)];
+                partial += q[t] * toFloat(K[at(a, o, n, j, a.sk, a.d, c)]);
         }
         float s = warpSum(partial);
         if (mask)
-            s += mask[j * a.maskStrideJ];
+            s += toFloat(mask[j * a.maskStrideJ]);
         if (s == -INFINITY)
             continue; // a hidden key adds nothing
         const float grown = fmaxf(m, s);
@@ -79,23 +84,25 @@ __global__ void attentionKernel(AttentionArgs a)
         for (int t = 0; t < kPerLane; ++t) {
             const std::int64_t c = lane + 32 * t;
             if (c < a.dv)
-                acc[t] = acc[t] * rescale + p * a.v[at(a, o, n, j, a.sk, a.dv, c)];
+                acc[t] = acc[t] * rescale + p * toFloat(V[at(a, o, n, j, a.sk, a.dv, c)]);
         }
     }
     for (int t = 0; t < kPerLane; ++t) {
         const std::int64_t c = lane + 32 * t;
         if (c < a.dv)
-            a.y[at(a, o, n, i, a.sq, a.dv, c)] = acc[t] / l;
+            Y[at(a, o, n, i, a.sq, a.dv, c)] = fromFloat<T>(acc[t] / l);
     }
 }
 
 } // namespace
 
-void launchAttention(const AttentionArgs &args, void *stream)
+void launchAttention(Storage s, const AttentionArgs &args, void *stream)
 {
     const std::int64_t rows = args.outer * args.heads * args.sq;
     const auto blocks = static_cast<unsigned>(std::max<std::int64_t>(1, (rows + kRowsPerBlock - 1) / kRowsPerBlock));
-    attentionKernel<<<blocks, kRowsPerBlock * 32, 0, static_cast<cudaStream_t>(stream)>>>(args);
+    withStorage(s, [&](auto t) {
+        attentionKernel<decltype(t)><<<blocks, kRowsPerBlock * 32, 0, static_cast<cudaStream_t>(stream)>>>(args);
+    });
 }
 
 } // namespace portolan::runtime::cuda

@@ -3,6 +3,7 @@
 // is uniform across threads, so the switch costs no divergence.
 #include "runtime/cuda/DeviceKernels.h"
 #include "runtime/cuda/kernels/Functions.cuh"
+#include "runtime/cuda/kernels/Storage.cuh"
 
 #include <cuda_runtime.h>
 
@@ -11,10 +12,11 @@ namespace portolan::runtime::cuda {
 namespace {
 
 struct InputPointers {
-    const float *at[ElementwiseProgram::kMaxInputs];
+    const void *at[ElementwiseProgram::kMaxInputs];
 };
 
-__global__ void programKernel(ElementwiseProgram p, InputPointers in, float *out)
+template <typename T>
+__global__ void programKernel(ElementwiseProgram p, InputPointers in, T *out)
 {
     float r[ElementwiseProgram::kMaxRegisters];
     const std::int64_t step = std::int64_t(gridDim.x) * blockDim.x;
@@ -29,7 +31,7 @@ __global__ void programKernel(ElementwiseProgram p, InputPointers in, float *out
                 offsets[k] += coordinate * w.strides[k][d];
         }
         for (int k = 0; k < p.inputs; ++k)
-            r[k] = in.at[k][offsets[k]];
+            r[k] = toFloat(static_cast<const T *>(in.at[k])[offsets[k]]);
         for (int pc = 0; pc < p.instructions; ++pc) {
             const ElementwiseProgram::Instruction &x = p.code[pc];
             float v = 0.f;
@@ -46,20 +48,23 @@ __global__ void programKernel(ElementwiseProgram p, InputPointers in, float *out
             }
             r[x.dst] = v;
         }
-        out[i] = r[p.result];
+        out[i] = fromFloat<T>(r[p.result]);
     }
 }
 
 } // namespace
 
-void launchElementwiseProgram(const ElementwiseProgram &program, const float *const *inputs, float *out, int multiprocessors,
-                              void *stream)
+void launchElementwiseProgram(Storage s, const ElementwiseProgram &program, const void *const *inputs, void *out,
+                              int multiprocessors, void *stream)
 {
     InputPointers in{};
     for (int k = 0; k < program.inputs; ++k)
         in.at[k] = inputs[k];
     const GridShape g = gridFor(program.walk.count, multiprocessors);
-    programKernel<<<g.blocks, g.threads, 0, static_cast<cudaStream_t>(stream)>>>(program, in, out);
+    withStorage(s, [&](auto t) {
+        using T = decltype(t);
+        programKernel<T><<<g.blocks, g.threads, 0, static_cast<cudaStream_t>(stream)>>>(program, in, static_cast<T *>(out));
+    });
 }
 
 } // namespace portolan::runtime::cuda

@@ -1,7 +1,8 @@
 // Row kernels: softmax and (skip) layer normalization over rows of contiguous floats. A row of up to
 // 1024 takes one warp (reductions by shuffles), a wider row one block (shuffles, then shared
-// memory); rowLaunch() in Launch.h decides which.
+// memory); rowLaunch() in Launch.h decides which. Templates on the storage type, computing in float.
 #include "runtime/cuda/DeviceKernels.h"
+#include "runtime/cuda/kernels/Storage.cuh"
 
 #include <cuda_runtime.h>
 
@@ -66,46 +67,51 @@ __device__ __forceinline__ RowThreads rowThreads(bool warpPerRow, unsigned rowsP
     return {std::int64_t(blockIdx.x), threadIdx.x, blockDim.x};
 }
 
-__global__ void softmaxKernel(const float *__restrict__ in, float *out, std::int64_t rows, std::int64_t width, bool warpPerRow,
+template <typename T>
+__global__ void softmaxKernel(const T *__restrict__ in, T *out, std::int64_t rows, std::int64_t width, bool warpPerRow,
                               unsigned rowsPerBlock)
 {
     const RowThreads t = rowThreads(warpPerRow, rowsPerBlock);
     // a whole warp leaves together, so the shuffles of the rows that exist stay full
     if (t.row >= rows)
         return;
-    const float *x = in + t.row * width;
-    float *y = out + t.row * width;
+    const T *x = in + t.row * width;
+    T *y = out + t.row * width;
     float m = -FLT_MAX;
     for (std::int64_t j = t.first; j < width; j += t.stride)
-        m = fmaxf(m, x[j]);
+        m = fmaxf(m, toFloat(x[j]));
     m = rowReduce<true>(m, warpPerRow);
     float s = 0.f;
     for (std::int64_t j = t.first; j < width; j += t.stride)
-        s += expf(x[j] - m);
+        s += expf(toFloat(x[j]) - m);
     s = rowReduce<false>(s, warpPerRow);
     const float inv = 1.f / s;
     for (std::int64_t j = t.first; j < width; j += t.stride)
-        y[j] = expf(x[j] - m) * inv;
+        y[j] = fromFloat<T>(expf(toFloat(x[j]) - m) * inv);
 }
 
+template <typename T>
 __global__ void layerNormKernel(LayerNormArgs a, bool warpPerRow, unsigned rowsPerBlock)
 {
     const RowThreads t = rowThreads(warpPerRow, rowsPerBlock);
     if (t.row >= a.rows)
         return;
     const std::int64_t base = t.row * a.width;
+    const T *x = static_cast<const T *>(a.x), *skip = static_cast<const T *>(a.skip), *bias = static_cast<const T *>(a.bias);
+    const T *gamma = static_cast<const T *>(a.gamma), *beta = static_cast<const T *>(a.beta);
+    T *y = static_cast<T *>(a.y), *sumOut = static_cast<T *>(a.sum);
     auto input = [&](std::int64_t j) {
-        float s = a.x[base + j];
-        if (a.skip)
-            s += a.skip[base + j];
-        if (a.bias)
-            s += a.bias[j];
+        float s = toFloat(x[base + j]);
+        if (skip)
+            s += toFloat(skip[base + j]);
+        if (bias)
+            s += toFloat(bias[j]);
         return s;
     };
-    float sum = 0.f;
+    float total = 0.f;
     for (std::int64_t j = t.first; j < a.width; j += t.stride)
-        sum += input(j);
-    const float mean = rowReduce<false>(sum, warpPerRow) / static_cast<float>(a.width);
+        total += input(j);
+    const float mean = rowReduce<false>(total, warpPerRow) / static_cast<float>(a.width);
     float squares = 0.f;
     for (std::int64_t j = t.first; j < a.width; j += t.stride) {
         const float d = input(j) - mean;
@@ -115,51 +121,63 @@ __global__ void layerNormKernel(LayerNormArgs a, bool warpPerRow, unsigned rowsP
     const float scale = rsqrtf(variance + a.epsilon);
     for (std::int64_t j = t.first; j < a.width; j += t.stride) {
         const float s = input(j);
-        if (a.sum)
-            a.sum[base + j] = s;
-        a.y[base + j] = (s - mean) * scale * a.gamma[j] + (a.beta ? a.beta[j] : 0.f);
+        if (sumOut)
+            sumOut[base + j] = fromFloat<T>(s);
+        y[base + j] = fromFloat<T>((s - mean) * scale * toFloat(gamma[j]) + (beta ? toFloat(beta[j]) : 0.f));
     }
 }
 
-__global__ void rowReduceKernel(const float *__restrict__ in, float *out, std::int64_t rows, std::int64_t width, bool max,
+template <typename T>
+__global__ void rowReduceKernel(const T *__restrict__ in, T *out, std::int64_t rows, std::int64_t width, bool max,
                                 bool warpPerRow, unsigned rowsPerBlock)
 {
     const RowThreads t = rowThreads(warpPerRow, rowsPerBlock);
     if (t.row >= rows)
         return;
-    const float *x = in + t.row * width;
+    const T *x = in + t.row * width;
     float v = max ? -FLT_MAX : 0.f;
     bool nan = false;
     for (std::int64_t j = t.first; j < width; j += t.stride) {
-        nan = nan || isnan(x[j]);
-        v = max ? fmaxf(v, x[j]) : v + x[j];
+        const float e = toFloat(x[j]);
+        nan = nan || isnan(e);
+        v = max ? fmaxf(v, e) : v + e;
     }
     // fmaxf drops NaN: a row holding one has the max NaN, as the reference's comparison gives
     const float anyNan = rowReduce<true>(nan ? 1.f : 0.f, warpPerRow);
     v = max ? rowReduce<true>(v, warpPerRow) : rowReduce<false>(v, warpPerRow);
     if (t.first == 0)
-        out[t.row] = max ? (anyNan > 0.f ? nanf("") : v) : v / static_cast<float>(width);
+        out[t.row] = fromFloat<T>(max ? (anyNan > 0.f ? nanf("") : v) : v / static_cast<float>(width));
 }
 
 } // namespace
 
-void launchRowReduce(const float *in, float *out, std::int64_t rows, std::int64_t width, bool max, void *stream)
+void launchRowReduce(Storage s, const void *in, void *out, std::int64_t rows, std::int64_t width, bool max, void *stream)
 {
     const RowLaunch l = rowLaunch(rows, width);
-    rowReduceKernel<<<l.blocks, l.threads, 0, static_cast<cudaStream_t>(stream)>>>(in, out, rows, width, max, l.warpPerRow,
-                                                                                    l.rowsPerBlock);
+    withStorage(s, [&](auto t) {
+        using T = decltype(t);
+        rowReduceKernel<T><<<l.blocks, l.threads, 0, static_cast<cudaStream_t>(stream)>>>(
+            static_cast<const T *>(in), static_cast<T *>(out), rows, width, max, l.warpPerRow, l.rowsPerBlock);
+    });
 }
 
-void launchSoftmax(const float *in, float *out, std::int64_t rows, std::int64_t width, void *stream)
+void launchSoftmax(Storage s, const void *in, void *out, std::int64_t rows, std::int64_t width, void *stream)
 {
     const RowLaunch l = rowLaunch(rows, width);
-    softmaxKernel<<<l.blocks, l.threads, 0, static_cast<cudaStream_t>(stream)>>>(in, out, rows, width, l.warpPerRow, l.rowsPerBlock);
+    withStorage(s, [&](auto t) {
+        using T = decltype(t);
+        softmaxKernel<T><<<l.blocks, l.threads, 0, static_cast<cudaStream_t>(stream)>>>(
+            static_cast<const T *>(in), static_cast<T *>(out), rows, width, l.warpPerRow, l.rowsPerBlock);
+    });
 }
 
-void launchLayerNorm(const LayerNormArgs &args, void *stream)
+void launchLayerNorm(Storage s, const LayerNormArgs &args, void *stream)
 {
     const RowLaunch l = rowLaunch(args.rows, args.width);
-    layerNormKernel<<<l.blocks, l.threads, 0, static_cast<cudaStream_t>(stream)>>>(args, l.warpPerRow, l.rowsPerBlock);
+    withStorage(s, [&](auto t) {
+        using T = decltype(t);
+        layerNormKernel<T><<<l.blocks, l.threads, 0, static_cast<cudaStream_t>(stream)>>>(args, l.warpPerRow, l.rowsPerBlock);
+    });
 }
 
 } // namespace portolan::runtime::cuda

@@ -12,7 +12,7 @@ scripts/install-deps.sh
 if [[ ! -f build-gpu/build.ninja ]]; then
   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DPORTOLAN_BUILD_GUI=OFF
 fi
-programs=(portolan tst_CudaDevices tst_CudaLaunch tst_CudaExecutor)
+programs=(portolan tst_CudaDevices tst_CudaLaunch tst_CudaKernelPlans tst_CudaExecutor bench_cuda)
 cmake --build build-gpu -j"${PORTOLAN_JOBS:-$(nproc)}" --target "${programs[@]}"
 
 rm -rf gpu-bundle

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Everything GPU-side, in one run, results in one folder: the device, the CUDA test programs, and the
+# Everything GPU-side, in one run, results in one folder: the device, the CUDA test programs, the
 # CUDA executor against the reference interpreter on the fixture models (a run with --stats, then a
-# tensor-by-tensor comparison). Meant for a GPU machine with CUDA but perhaps nothing else of
+# tensor-by-tensor comparison at fp32, fp16 and bf16), and the kernel benchmarks with their PyTorch
+# peer. Meant for a GPU machine with CUDA but perhaps nothing else of
 # Portolan's dependencies: it uses gpu-bundle/ (scripts/gpu-bundle.sh, made on the build machine and
 # carried along) when there is one, else build/ (a normal build on this machine).
 #
@@ -21,11 +22,13 @@ say() { echo "$*" | tee -a "$summary"; }
 if [[ -x gpu-bundle/bin/portolan ]]; then
   bin=gpu-bundle/bin
   tests=gpu-bundle/bin
+  benches=gpu-bundle/bin
   export LD_LIBRARY_PATH="$root/gpu-bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   say "programs: gpu-bundle (revision $(cat gpu-bundle/REVISION 2>/dev/null || echo unknown))"
 elif [[ -x build/app/portolan ]]; then
   bin=build/app
   tests=build/tests
+  benches=build/benchmarks
   say "programs: build/ ($(git rev-parse --short HEAD 2>/dev/null || echo unknown))"
 else
   say "gpu-check: neither gpu-bundle/ (scripts/gpu-bundle.sh) nor build/ (scripts/build.sh) holds portolan"
@@ -55,7 +58,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
   say "nvidia-smi: not available"
 [[ -s $results/device.csv ]] && say "device: $(tail -n 1 "$results/device.csv")"
 
-for t in tst_CudaDevices tst_CudaLaunch tst_CudaExecutor; do
+for t in tst_CudaDevices tst_CudaLaunch tst_CudaKernelPlans tst_CudaExecutor; do
   step "$t" 300 "$tests/$t" -o "$results/$t.txt,txt"
 done
 
@@ -67,6 +70,12 @@ for model in tests/data/models/*/model.onnx; do
       --inputs "$(dirname "$model")/test_data_set_0" --json
   done
 done
+
+# the kernels against the device, and PyTorch's attention on the same shape when it is here
+step bench_cuda 300 "$benches/bench_cuda"
+if [[ -x /usr/bin/python3 ]] || command -v python3 > /dev/null; then
+  step sdpa_peer 120 python3 benchmarks/cuda/sdpa_peer.py
+fi
 
 say "results in $results"
 exit $failed

@@ -1,0 +1,176 @@
+// The CUDA executor's kernels against the device: the measured copy bandwidth, then each memory-bound
+// kernel at a large size (GB/s moved and its share of the copy bandwidth; target ≥ 70%), the
+// matrix products through cuBLASLt at 4096³ (TFLOP/s, against the best rate measured over the
+// larger products here; target ≥ 70%), and the fused attention kernel's time on a BERT-base shape
+// (its peer, PyTorch's scaled_dot_product_attention, is timed by benchmarks/cuda/sdpa_peer.py in
+// the same gpu-check run). Every figure is the GPU time of one node (CUDA events), the median of
+// the timed runs after a warm-up, through the executor's own path (one-node models).
+// Usage: bench_cuda [--quick]
+#include "passes/NumericCheck.h"
+#include "runtime/cuda/CudaDevices.h"
+#include "runtime/cuda/CudaExecutor.h"
+#include "support/TestSupport.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace portolan;
+
+namespace {
+
+int g_runs = 10;
+
+/// The GPU milliseconds of the first non-view node of `text`'s model at `precision`, median over
+/// g_runs runs after one warm-up; -1 (with the reason printed) when it did not run on the GPU.
+double nodeMilliseconds(const std::string &text, const std::string &precision)
+{
+    auto loaded = test::loadModelText(text.c_str());
+    if (!loaded) {
+        std::fprintf(stderr, "%s\n", loaded.error().format().c_str());
+        return -1;
+    }
+    const ir::Model &model = *loaded->model;
+    auto created = runtime::cuda::CudaExecutor::create(model, {false, precision});
+    if (!created) {
+        std::fprintf(stderr, "%s\n", created.error().format().c_str());
+        return -1;
+    }
+    auto feeds = passes::seededFeeds(model, 1, {}, 3);
+    if (!feeds)
+        return -1;
+    runtime::cuda::CudaExecutor &cuda = **created;
+    if (auto warm = cuda.run(*feeds); !warm) {
+        std::fprintf(stderr, "%s\n", warm.error().format().c_str());
+        return -1;
+    }
+    cuda.setProfiling(true);
+    std::vector<double> times;
+    for (int i = 0; i < g_runs; ++i) {
+        const double before = cuda.lastNodes().front().milliseconds;
+        if (!cuda.run(*feeds))
+            return -1;
+        times.push_back(cuda.lastNodes().front().milliseconds - before);
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+std::string header()
+{
+    return "<ir_version: 8, opset_import: [\"\" : 17, \"ai.portolan\" : 1]>\n";
+}
+
+/// Device-to-device cudaMemcpy of `bytes`, best of five: bytes read plus bytes written per second.
+double copyBandwidth(std::size_t bytes)
+{
+    void *a = nullptr, *b = nullptr;
+    if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess)
+        return -1;
+    cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice); // warm-up
+    cudaEvent_t start, stop;
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+    float best = 1e30f;
+    for (int i = 0; i < 5; ++i) {
+        cudaEventRecord(start);
+        cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
+        cudaEventRecord(stop);
+        cudaEventSynchronize(stop);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, start, stop);
+        best = std::min(best, ms);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    cudaFree(a);
+    cudaFree(b);
+    return 2.0 * static_cast<double>(bytes) / (best * 1e-3);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+    if (quick)
+        g_runs = 3;
+    const auto query = runtime::cuda::queryCudaDevices();
+    if (!query.problem.empty()) {
+        std::fprintf(stderr, "bench_cuda: no GPU: %s\n", query.problem.c_str());
+        return 2;
+    }
+    const auto &device = query.devices.front();
+    std::printf("device: %s, %d SMs, %.1f GiB, compute %d.%d\n", device.name.c_str(), device.multiprocessors,
+                static_cast<double>(device.memoryBytes) / (1 << 30), device.computeMajor, device.computeMinor);
+    const double copy = copyBandwidth(std::size_t(1) << 30);
+    std::printf("copy bandwidth (cudaMemcpy device to device, 1 GiB): %.0f GB/s\n\n", copy / 1e9);
+
+    // memory-bound kernels: bytes moved = inputs read + outputs written once
+    const std::int64_t n = quick ? (1 << 24) : (1 << 26), rows = n / 1024;
+    const std::string vec = "[" + std::to_string(n) + "]", mat = "[" + std::to_string(rows) + ",1024]";
+    struct Bound {
+        const char *name;
+        std::string body;
+        double tensorsMoved; // in units of one n-element tensor
+    };
+    const std::vector<Bound> bounds{
+        {"Gelu", "(float" + vec + " x) => (float" + vec + " y) { y = ai.portolan.Gelu (x) }", 2},
+        {"Add (same shapes)", "(float" + vec + " x, float" + vec + " z) => (float" + vec + " y) { y = Add (x, z) }", 3},
+        {"LayerNormalization 1024", "(float" + mat + " x, float[1024] g, float[1024] b) => (float" + mat +
+                                        " y) { y = LayerNormalization (x, g, b) }", 2},
+        {"Softmax 1024", "(float" + mat + " x) => (float" + mat + " y) { y = Softmax (x) }", 2},
+    };
+    std::printf("%-26s %-5s %10s %10s %8s\n", "kernel", "type", "ms", "GB/s", "of copy");
+    for (const Bound &b : bounds)
+        for (const char *precision : {"fp32", "fp16"}) {
+            const double ms = nodeMilliseconds(header() + "g " + b.body, precision);
+            const double bytes = b.tensorsMoved * static_cast<double>(n) * (std::string(precision) == "fp32" ? 4 : 2);
+            if (ms > 0)
+                std::printf("%-26s %-5s %10.3f %10.0f %7.0f%%\n", b.name, precision, ms, bytes / (ms * 1e-3) / 1e9,
+                            100 * bytes / (ms * 1e-3) / copy);
+            else
+                std::printf("%-26s %-5s   did not run on the GPU\n", b.name, precision);
+        }
+
+    // matrix products: 2·M·N·K per product
+    std::printf("\n%-26s %-5s %10s %10s %8s\n", "product", "type", "ms", "TFLOP/s", "of best");
+    struct Product {
+        std::int64_t size;
+        const char *precision;
+        double tflops = 0;
+    };
+    std::vector<Product> products;
+    for (const char *precision : {"fp32", "fp16", "bf16"})
+        for (const std::int64_t size : quick ? std::vector<std::int64_t>{4096} : std::vector<std::int64_t>{4096, 8192}) {
+            const std::string s = std::to_string(size);
+            const double ms = nodeMilliseconds(header() + "g (float[" + s + "," + s + "] a, float[" + s + "," + s + "] b) => (float[" + s +
+                                                   "," + s + "] y) { y = MatMul (a, b) }",
+                                               precision);
+            products.push_back({size, precision, ms > 0 ? 2.0 * static_cast<double>(size * size) * static_cast<double>(size) / (ms * 1e-3) / 1e12 : 0});
+        }
+    for (const Product &p : products) {
+        double best = 0;
+        for (const Product &q : products)
+            if (std::strcmp(q.precision, p.precision) == 0)
+                best = std::max(best, q.tflops);
+        std::printf("MatMul %-19s %-5s %10s %10.1f %7.0f%%\n", (std::to_string(p.size) + "^3").c_str(), p.precision, "",
+                    p.tflops, best > 0 ? 100 * p.tflops / best : 0.0);
+    }
+
+    // attention at a BERT-base shape: batch 8, 12 heads, 512 tokens, head dim 64
+    std::printf("\n%-26s %-5s %10s\n", "attention", "type", "ms");
+    for (const char *precision : {"fp32", "fp16"}) {
+        const std::string shape = "[8,12,512,64]";
+        const double ms = nodeMilliseconds(header() + "g (float" + shape + " q, float" + shape + " k, float" + shape +
+                                               " v) => (float" + shape + " y) { y = ai.portolan.Attention <scale = 0.125> (q, k, v) }",
+                                           precision);
+        std::printf("%-26s %-5s %10.3f\n", "B8 H12 S512 D64", precision, ms);
+    }
+    return 0;
+}

@@ -273,6 +273,8 @@ int runRun(const QStringList &arguments)
                     "{outputs}");
     const bool compiled = executorName == "cpu";
     const std::string gpuPrecision = executorName.starts_with("cuda:") ? executorName.substr(5) : "fp32";
+    if (gpu && gpuPrecision != "fp32" && gpuPrecision != "fp16" && gpuPrecision != "bf16")
+        return fail("--executor '" + executorName + "': the CUDA executor stores floats at fp32, fp16 or bf16");
     std::optional<compare::ExternalCommand> externalRun;
     if (external) {
         auto command = externalCommand(parser, externalTimeout, executorName);

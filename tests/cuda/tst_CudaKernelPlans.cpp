@@ -5,6 +5,7 @@
 
 #include "passes/PassManager.h"
 #include "passes/Pipeline.h"
+#include "runtime/TensorProtoIO.h"
 #include "runtime/cuda/CudaKernel.h"
 
 #include <QtTest>
@@ -29,7 +30,7 @@ struct Decision {
 };
 
 /// The factory's decision for the first node of type `opType` in `model`, with every value's
-/// declared shape (the signatures below declare them all).
+/// declared shape (the signatures below declare them all) and the initializers' data.
 Decision decide(const ir::Model &model, const std::string &opType)
 {
     for (const ir::NodeId n : model.graph(model.mainGraph()).nodes) {
@@ -45,8 +46,15 @@ Decision decide(const ir::Model &model, const std::string &opType)
             runtime::BoundTensor t;
             t.present = v.valid();
             if (t.present) {
-                t.dataType = model.value(v).elementType();
-                t.shape = model.value(v).shape().staticDims().value_or(runtime::Shape{});
+                const ir::Value &value = model.value(v);
+                t.dataType = value.elementType();
+                t.shape = value.shape().staticDims().value_or(runtime::Shape{});
+                if (value.isInitializer()) // the constants the executor binds
+                    if (auto c = runtime::tensorFromInitializer(value.initializer)) {
+                        t.dataType = c->dataType();
+                        t.shape = c->shape();
+                        t.constant = std::move(*c);
+                    }
             }
             return t;
         };
@@ -96,6 +104,24 @@ g (float[4,8] x, float[8] b) => (float[4,8] y) {
         const Decision d = decide(*model, "FusedElementwise");
         QVERIFY2(d.kernel, d.whyNot.c_str());
         QCOMPARE(d.kernel->implementation(), std::string("cuda:fused-elementwise"));
+    }
+    void constantInputsOfAChainBecomeInstructions()
+    {
+        // ReLU6 as the fusion pass leaves it: Clip's bounds are node inputs, constants of the model
+        auto model = fused(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4,8] x) => (float[4,8] y) <float lo = {0.0}, float hi = {6.0}, int64 two = {2}> {
+  a = Mul (x, x)
+  c = Clip (a, lo, hi)
+  y = Pow (c, two)
+})");
+        QVERIFY(model);
+        const Decision d = decide(*model, "FusedElementwise");
+        QVERIFY2(d.kernel, d.whyNot.c_str());
+        QVERIFY(d.kernel->readsInput(0)); // x
+        int constantsRead = 0;
+        for (std::size_t k = 1; k < 4; ++k)
+            constantsRead += d.kernel->readsInput(k);
+        QCOMPARE(constantsRead, 0); // lo, hi and two are instructions, never uploaded
     }
     void bodiesWithOtherOpsStayOnTheCpu()
     {

@@ -138,8 +138,10 @@ std::unique_ptr<CudaKernel> makeConvKernel(const NodeBinding &b, DeviceSetup &se
         // the heuristics' best that runs in the shared workspace (in FMA math, for fp32)
         for (int i = 0; i < count; ++i) {
             const cudnnConvolutionFwdAlgoPerf_t &c = candidates[i];
-            if (c.status == CUDNN_STATUS_SUCCESS && c.memory <= kCudaWorkspaceBytes && (storage != Storage::F32 || c.mathType == CUDNN_FMA_MATH))
-                return std::make_unique<ConvKernel>(std::move(xDesc), std::move(wDesc), std::move(conv), std::move(yDesc), c.algo,
+            if (c.status != CUDNN_STATUS_SUCCESS || c.memory > kCudaWorkspaceBytes || (storage == Storage::F32 && c.mathType != CUDNN_FMA_MATH))
+                continue;
+            checkCudnn(cudnnSetConvolutionMathType(rawConv, c.mathType), "cudnnSetConvolutionMathType"); // as the algorithm wants
+            return std::make_unique<ConvKernel>(std::move(xDesc), std::move(wDesc), std::move(conv), std::move(yDesc), c.algo,
                                                     c.memory, yShape, *activation,
                                                     b.input(2) || z || activation->kind != Function::Identity, storage);
         }

@@ -354,13 +354,15 @@ void *CudaProfile::onDevice(int v)
     }
     if (!value.hostValid || !value.host.isTensor())
         throw CudaError("value '" + m_model.value(value.id).name + "' is on neither side");
-    // fp16/bf16 storage: rounded on the host, then sent at half the bytes. A copy from pageable memory
-    // has taken its bytes by the time cudaMemcpyAsync returns, so the rounded temporary may go.
+    // fp16/bf16 storage: rounded on the host, then sent at half the bytes. Waited for: CUDA does not
+    // promise that a copy from pageable memory has read it on return, and both the rounded temporary
+    // and a host copy released after its last reader may go right after.
     const Tensor t = stored(value.host.tensor);
     if (t.byteSize() != deviceBytes(value))
         throw CudaError("value '" + m_model.value(value.id).name + "' is " + shapeString(t.shape()) + ", but the profile planned " +
                         shapeString(*value.shape));
     checkCuda(cudaMemcpyAsync(address, t.rawData(), t.byteSize(), cudaMemcpyHostToDevice, streamOf(m_device)), "upload");
+    checkCuda(cudaStreamSynchronize(streamOf(m_device)), "waiting for an upload");
     m_transfers.uploadBytes += t.byteSize();
     ++m_transfers.uploads;
     value.deviceValid = true;

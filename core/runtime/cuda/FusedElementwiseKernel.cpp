@@ -1,15 +1,19 @@
 // ai.portolan FusedElementwise on the device: its body compiled into an ElementwiseProgram (one
 // register per value) and run as one kernel (kernels/FusedElementwise.cu). The body may hold the
 // unary functions, Add/Sub/Mul/Div/Max/Min/Pow, comparisons, Not/And/Or/Xor, Where, Clip with
-// constant bounds, Identity and scalar constants (initializers or Constant nodes); anything else,
-// or a body too long for the program, runs on the CPU.
+// constant bounds, Identity and scalar constants. The fusion pass makes every value from outside
+// the chain a node input, constants included (Clip's bounds, Pow's exponent): a node input that is
+// a constant scalar becomes an instruction, of any numeric type; the others must be float tensors.
+// Anything else, or a body too long for the program, runs on the CPU.
 #include "runtime/TensorProtoIO.h"
 #include "runtime/cuda/CudaKernel.h"
 #include "runtime/cuda/DeviceKernels.h"
 
 #include "ir/Topology.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <limits>
 #include <map>
 #include <unordered_map>
@@ -18,9 +22,28 @@ namespace portolan::runtime::cuda {
 
 namespace {
 
+/// The value of a one-element numeric tensor, as a float.
+std::optional<float> scalarOf(const Tensor &t)
+{
+    if (t.size() != 1)
+        return std::nullopt;
+    switch (t.dataType()) {
+    case onnx::TensorProto::FLOAT: return t.data<float>()[0];
+    case onnx::TensorProto::DOUBLE: return static_cast<float>(t.data<double>()[0]);
+    case onnx::TensorProto::INT64: return static_cast<float>(t.data<std::int64_t>()[0]);
+    case onnx::TensorProto::INT32: return static_cast<float>(t.data<std::int32_t>()[0]);
+    case onnx::TensorProto::BOOL: return t.data<bool>()[0] ? 1.f : 0.f;
+    default: return std::nullopt;
+    }
+}
+
 class FusedElementwiseKernel final : public CudaKernel {
 public:
-    FusedElementwiseKernel(const ElementwiseProgram &program, Storage storage) : m_program(program), m_storage(storage) {}
+    FusedElementwiseKernel(const ElementwiseProgram &program, Storage storage, std::vector<bool> constantInputs)
+        : m_program(program), m_storage(storage), m_constantInputs(std::move(constantInputs))
+    {
+    }
+    bool readsInput(std::size_t k) const override { return k < m_constantInputs.size() && !m_constantInputs[k]; }
     void enqueue(std::span<const DeviceTensor> in, std::span<const DeviceTensor> out, const CudaContext &c) override
     {
         const void *inputs[ElementwiseProgram::kMaxInputs] = {};
@@ -33,6 +56,7 @@ public:
 private:
     ElementwiseProgram m_program;
     Storage m_storage;
+    std::vector<bool> m_constantInputs;
 };
 
 /// Builds the program of one body, value by value.
@@ -40,16 +64,24 @@ class BodyCompiler {
 public:
     BodyCompiler(const ir::Model &model, ElementwiseProgram &program) : m_model(model), m_program(program) {}
 
-    bool compile(ir::GraphId body, std::string &whyNot)
+    /// `constants`: per node input, its value when it is a constant scalar.
+    bool compile(ir::GraphId body, const std::vector<std::optional<float>> &constants, std::string &whyNot)
     {
         const ir::Graph &graph = m_model.graph(body);
         m_program.inputs = static_cast<int>(graph.inputs.size());
         for (std::size_t k = 0; k < graph.inputs.size(); ++k)
             m_register[graph.inputs[k].index] = static_cast<int>(k);
         m_next = m_program.inputs;
-        for (const ir::ValueId v : graph.initializers)
+        for (std::size_t k = 0; k < graph.inputs.size() && k < constants.size(); ++k)
+            if (constants[k] && !constant(graph.inputs[k], *constants[k], whyNot))
+                return false;
+        for (const ir::ValueId v : graph.initializers) {
+            // an initializer that is also a body input is only that input's default: the input counts
+            if (std::find(graph.inputs.begin(), graph.inputs.end(), v) != graph.inputs.end())
+                continue;
             if (!scalarConstant(v, whyNot))
                 return false;
+        }
         auto order = ir::topologicalOrder(m_model, body);
         if (!order) {
             whyNot = order.error().format();
@@ -71,22 +103,12 @@ private:
     {
         const ir::Value &value = m_model.value(v);
         auto tensor = tensorFromInitializer(value.initializer);
-        if (!tensor || tensor->size() != 1) {
-            whyNot = "the body has a constant that is not a scalar: " + value.name;
+        const std::optional<float> scalar = tensor ? scalarOf(*tensor) : std::nullopt;
+        if (!scalar) {
+            whyNot = "the body has a constant that is not a numeric scalar: " + value.name;
             return false;
         }
-        return constant(v, scalarOf(*tensor), whyNot);
-    }
-    static float scalarOf(const Tensor &t)
-    {
-        switch (t.dataType()) {
-        case onnx::TensorProto::FLOAT: return t.data<float>()[0];
-        case onnx::TensorProto::DOUBLE: return static_cast<float>(t.data<double>()[0]);
-        case onnx::TensorProto::INT64: return static_cast<float>(t.data<std::int64_t>()[0]);
-        case onnx::TensorProto::INT32: return static_cast<float>(t.data<std::int32_t>()[0]);
-        case onnx::TensorProto::BOOL: return t.data<bool>()[0] ? 1.f : 0.f;
-        default: return std::numeric_limits<float>::quiet_NaN();
-        }
+        return constant(v, *scalar, whyNot);
     }
     bool constant(ir::ValueId v, float x, std::string &whyNot)
     {
@@ -135,11 +157,12 @@ private:
                 return false;
             }
             auto tensor = tensorFromProto(value->proto.t());
-            if (!tensor || tensor->size() != 1) {
-                whyNot = "a Constant in the body is not a scalar value";
+            const std::optional<float> scalar = tensor ? scalarOf(*tensor) : std::nullopt;
+            if (!scalar) {
+                whyNot = "a Constant in the body is not a numeric scalar";
                 return false;
             }
-            return constant(out, scalarOf(*tensor), whyNot);
+            return constant(out, *scalar, whyNot);
         }
         if (n.opType == "Identity") {
             const int a = operand(n, 0);
@@ -228,8 +251,19 @@ private:
 
 std::unique_ptr<CudaKernel> makeFusedElementwiseKernel(const NodeBinding &b, DeviceSetup &setup, std::string &whyNot)
 {
-    if (!allFloat32(b, whyNot))
+    if (b.outputs.size() != 1 || b.outputs[0].dataType != onnx::TensorProto::FLOAT) {
+        whyNot = "the output is not a float32 tensor";
         return nullptr;
+    }
+    std::vector<std::optional<float>> constants;
+    for (std::size_t k = 0; k < b.inputs.size(); ++k) {
+        const BoundTensor &in = b.inputs[k];
+        constants.push_back(in.constant.defined() ? scalarOf(in.constant) : std::nullopt);
+        if (!constants.back() && in.dataType != onnx::TensorProto::FLOAT) {
+            whyNot = "input " + std::to_string(k) + " is neither a float32 tensor nor a constant scalar";
+            return nullptr;
+        }
+    }
     if (b.inputs.size() > static_cast<std::size_t>(ElementwiseProgram::kMaxInputs)) {
         whyNot = "more than " + std::to_string(ElementwiseProgram::kMaxInputs) + " inputs";
         return nullptr;
@@ -240,7 +274,7 @@ std::unique_ptr<CudaKernel> makeFusedElementwiseKernel(const NodeBinding &b, Dev
         return nullptr;
     }
     ElementwiseProgram program;
-    if (!BodyCompiler(b.model, program).compile(body, whyNot))
+    if (!BodyCompiler(b.model, program).compile(body, constants, whyNot))
         return nullptr;
     std::vector<std::vector<std::int64_t>> shapes;
     for (const BoundTensor &in : b.inputs)
@@ -251,7 +285,10 @@ std::unique_ptr<CudaKernel> makeFusedElementwiseKernel(const NodeBinding &b, Dev
         return nullptr;
     }
     program.walk = *walk;
-    return std::make_unique<FusedElementwiseKernel>(program, setup.storage());
+    std::vector<bool> constantInputs;
+    for (const auto &c : constants)
+        constantInputs.push_back(c.has_value());
+    return std::make_unique<FusedElementwiseKernel>(program, setup.storage(), std::move(constantInputs));
 }
 
 } // namespace portolan::runtime::cuda

@@ -65,6 +65,10 @@ std::unique_ptr<CudaKernel> makePoolingKernel(const NodeBinding &b, DeviceSetup 
             width *= d;
         return std::make_unique<GlobalPoolKernel>(isMax, x->shape[0] * x->shape[1], width, setup.storage());
     }
+    if (setup.storage() == Storage::BF16) {
+        whyNot = "bf16 pooling: not checked against cuDNN's legacy pooling yet";
+        return nullptr;
+    }
     const Shape &y = b.outputs[0].shape;
     const bool ceil = b.attributes.attrInt("ceil_mode", 0) != 0;
     auto window = kernels::makeWindow(b.attributes, spatial, b.attributes.attrInts("kernel_shape"), ceil);

@@ -31,7 +31,8 @@ __global__ void programKernel(ElementwiseProgram p, InputPointers in, T *out)
                 offsets[k] += coordinate * w.strides[k][d];
         }
         for (int k = 0; k < p.inputs; ++k)
-            r[k] = toFloat(static_cast<const T *>(in.at[k])[offsets[k]]);
+            if (in.at[k]) // a scalar constant input is an instruction instead
+                r[k] = toFloat(static_cast<const T *>(in.at[k])[offsets[k]]);
         for (int pc = 0; pc < p.instructions; ++pc) {
             const ElementwiseProgram::Instruction &x = p.code[pc];
             float v = 0.f;

@@ -4,11 +4,17 @@
 #ifdef PORTOLAN_HAVE_GUI
 #include "gui/Gui.h"
 #endif
+#ifdef PORTOLAN_HAVE_CUDA
+#include "runtime/cuda/CudaRegistration.h"
+#endif
 
 #include <cstdio>
 
 int main(int argc, char **argv)
 {
+#ifdef PORTOLAN_HAVE_CUDA
+    portolan::runtime::cuda::registerCudaExecutor(); // the workbench offers it by name
+#endif
     if (argc > 1 && portolan::cli::isCliInvocation(argv[1]))
         return portolan::cli::runCli(argc, argv);
 #ifdef PORTOLAN_HAVE_GUI

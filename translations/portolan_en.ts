@@ -15,7 +15,7 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="318"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="322"/>
         <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
         <translation>
             <numerusform>Wrote a repro around %1 (%n node) to %2: B is %3 the reference there.</numerusform>
@@ -23,7 +23,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="576"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="584"/>
         <source>
 %n imported tensor(s) named as no value of the model: %1</source>
         <translation>

@@ -27,6 +27,9 @@ struct ComparisonRequest {
     std::string sideA = "reference";
     std::string pipeline = "-O2";       ///< what B is compiled with ("-O1"…"-O3" or pipeline text)
     std::string precision = "fp32";     ///< B's precision: fp32, fp16, bf16 or int8
+    /// B's executor when B is compiled: "cpu", or a plugged one ("cuda": runtime/ExecutorRegistry.h,
+    /// fp32/fp16/bf16; the comparison says so when this build or machine has none).
+    std::string executorB = "cpu";
     std::string calibration = "random:8"; ///< int8: a folder of test_data_set_N or random:N[:SEED]
     /// When set, B is another runtime's tensors instead of the compiled executor: a folder of .pb or
     /// .npy files, an .npz, or Polygraphy's --save-outputs .json[#RUNNER] (pipeline and precision unused).
@@ -53,10 +56,12 @@ struct ComparisonRequest {
     {
         return tolerance.value_or(compare::defaultTolerance(compiledB() ? precision : "fp32"));
     }
-    /// "cpu:fp16", "import:PATH" or "external:CMD …".
+    /// "cpu:fp16", "cuda:bf16", "import:PATH" or "external:CMD …".
     std::string sideLabel() const
     {
-        return !importFrom.empty() ? "import:" + importFrom : !externalCommand.empty() ? "external:" + externalCommand : "cpu:" + precision;
+        return !importFrom.empty()          ? "import:" + importFrom
+               : !externalCommand.empty()   ? "external:" + externalCommand
+                                            : executorB + ":" + precision;
     }
 };
 

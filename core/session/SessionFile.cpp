@@ -56,7 +56,7 @@ std::string sessionJson(const SessionFile &s, const std::string &sessionPath)
         .field("atol", s.compare.atol).field("rtol", s.compare.rtol).field("heat_metric", s.compare.heatMetric)
         .field("calibration", s.compare.calibration).field("import", relativeTo(s.compare.importFrom, folder))
         .field("external", s.compare.externalCommand).field("input_files", s.compare.inputFiles).field("a", s.compare.sideA)
-        .endObject();
+        .field("executor", s.compare.executorB).endObject();
     w.endObject();
     return w.str() + "\n";
 }
@@ -119,6 +119,7 @@ support::Expected<SessionFile> readSession(const std::string &path)
             s.compare.externalCommand = c->value("external", std::string());
             s.compare.inputFiles = c->value("input_files", std::string());
             s.compare.sideA = c->value("a", s.compare.sideA);
+            s.compare.executorB = c->value("executor", s.compare.executorB);
         }
     } catch (const nlohmann::json::exception &e) { // a field of the wrong JSON type
         return support::makeError("bad-session", std::string("has a field of the wrong type: ") + e.what(), path);

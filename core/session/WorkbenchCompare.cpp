@@ -6,6 +6,7 @@
 #include "compare/ExternalRun.h"
 #include "compare/ImportedRun.h"
 #include "compare/NumpyFiles.h"
+#include "runtime/ExecutorRegistry.h"
 #include "runtime/InputGeneration.h"
 #include "runtime/cpu/Calibration.h"
 #include "runtime/TestDataSet.h"
@@ -85,8 +86,29 @@ support::Expected<runtime::cpu::CompileOptions> compileOptionsFor(const Comparis
     return options;
 }
 
-/// B as the request names it: the compiled executor on `optimized` (made into `executor`), an
-/// imported run, or an external command on the model file at `modelPath`.
+/// B as a plugged executor (the CUDA executor) on `optimized`; a model of its own gets one of its own.
+support::Expected<compare::RunSide> pluggedSide(const ComparisonRequest &request, const ir::Model &optimized)
+{
+    const runtime::PluggedExecutorFactory factory = runtime::findExecutor(request.executorB);
+    if (!factory)
+        return support::makeError("no-executor", "this build of Portolan has no " + request.executorB + " executor", optimized.sourcePath);
+    auto made = factory(optimized, request.precision);
+    if (!made)
+        return made.takeError();
+    std::shared_ptr<runtime::PluggedExecutor> executor = std::move(*made);
+    return compare::RunSide{request.sideLabel(), &optimized,
+                            [executor](const runtime::NamedValues &f, const runtime::RunOptions &o) { return executor->run(f, o); },
+                            [factory, precision = request.precision](const ir::Model &other,
+                                                                     const runtime::NamedValues &f) -> support::Expected<runtime::NamedValues> {
+                                auto again = factory(other, precision);
+                                if (!again)
+                                    return again.takeError();
+                                return (*again)->run(f, {});
+                            }};
+}
+
+/// B as the request names it: the compiled executor on `optimized` (made into `executor`), a plugged
+/// executor, an imported run, or an external command on the model file at `modelPath`.
 support::Expected<compare::RunSide> sideB(const ComparisonRequest &request, const ir::Model &optimized, const std::string &modelPath,
                                           std::unique_ptr<runtime::cpu::CpuExecutor> &executor,
                                           std::vector<std::string> *unknownImported)
@@ -105,6 +127,8 @@ support::Expected<compare::RunSide> sideB(const ComparisonRequest &request, cons
             return st.error();
         return compare::externalSide(optimized, modelPath, command);
     }
+    if (request.executorB != "cpu")
+        return pluggedSide(request, optimized);
     auto options = compileOptionsFor(request, optimized);
     if (!options)
         return options.takeError();
@@ -223,6 +247,9 @@ support::Expected<compare::BisectionResult> Workbench::bisectPrecision(const Com
         return support::makeError("no-model", "no model is open");
     if (!outcome.request.compiledB())
         return support::makeError("bad-usage", "B is another runtime: bisection lowers nodes of the compiled executor");
+    if (outcome.request.executorB != "cpu")
+        return support::makeError("bad-usage", "bisection lowers nodes of the CPU executor's precision policy: compare against "
+                                               "cpu:" + outcome.request.precision + " to bisect");
     auto precision = runtime::cpu::parsePrecision(outcome.request.precision);
     if (!precision)
         return precision.takeError();

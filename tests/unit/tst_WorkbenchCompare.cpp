@@ -4,7 +4,9 @@
 #include "support/TestSupport.h"
 
 #include "compare/NumpyFiles.h"
+#include "runtime/ExecutorRegistry.h"
 #include "runtime/InputGeneration.h"
+#include "runtime/cpu/CpuExecutor.h"
 #include "runtime/TensorProtoIO.h"
 #include "runtime/reference/Interpreter.h"
 #include "session/Workbench.h"
@@ -107,6 +109,37 @@ private slots:
         request.importFrom.clear();
         request.sideA = "cuda:fp32";
         QVERIFY(refused(request, "cuda:fp32"));
+    }
+
+    void pluggedExecutorsAreOfferedByName()
+    {
+        session::ComparisonRequest request;
+        request.inputsDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
+        request.executorB = "test-gpu";
+        QVERIFY(refused(request, "has no test-gpu executor")); // a build without it says so
+        // a stand-in for the CUDA executor, plugged as it plugs itself: the CPU executor by another name
+        struct OnCpu final : runtime::PluggedExecutor {
+            explicit OnCpu(const ir::Model &m) : cpu(m) {}
+            support::Expected<runtime::NamedValues> run(const runtime::NamedValues &f, const runtime::RunOptions &o) override
+            {
+                return cpu.run(f, o);
+            }
+            runtime::cpu::CpuExecutor cpu;
+        };
+        runtime::registerExecutor("test-gpu", [](const ir::Model &model, const std::string &precision)
+                                                  -> support::Expected<std::unique_ptr<runtime::PluggedExecutor>> {
+            if (precision != "fp32")
+                return support::makeError("unsupported", "test-gpu runs fp32 only");
+            return std::unique_ptr<runtime::PluggedExecutor>(std::make_unique<OnCpu>(model));
+        });
+        const auto outcome = m_workbench.compare(request);
+        QVERIFY2(outcome, outcome ? "" : outcome.error().format().c_str());
+        QCOMPARE((*outcome)->result.labelB, std::string("test-gpu:fp32"));
+        QVERIFY((*outcome)->result.outputsPassed());
+        QVERIFY((*outcome)->result.tensors.size() > 10); // every aligned tensor, through the observer
+        request.precision = "fp16";
+        QVERIFY(refused(request, "fp32 only"));
+        QVERIFY(!m_workbench.bisectPrecision(**outcome).hasValue()); // bisection is the CPU policy's
     }
 
     void fp16UnderATightToleranceDiverges()

@@ -4,6 +4,7 @@
 #include "compare/ComparisonTableModel.h"
 #include "compare/NumpyFiles.h"
 #include "compare/ReproReadme.h"
+#include "runtime/ExecutorRegistry.h"
 #include "runtime/InputGeneration.h"
 
 #include <QChart>
@@ -38,6 +39,7 @@ namespace portolan::views {
 
 namespace {
 constexpr double kHeatFloor = 1e-12; ///< errors below this read as this (a log scale has no zero)
+constexpr int kCudaSide = 3;         ///< B's choice "CUDA executor", offered in builds that have it
 }
 
 namespace {
@@ -64,6 +66,8 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     m_sideA->setToolTip(tr("Compiled at fp32 against B at fp16 tells precision apart from kernels; A compiled goes with B compiled"));
     m_sideB = new QComboBox(this);
     m_sideB->addItems({tr("Compiled CPU executor"), tr("Imported run"), tr("External command")});
+    if (runtime::findExecutor("cuda")) // built with the CUDA executor: whether there is a GPU, the run says
+        m_sideB->addItem(tr("CUDA executor (local GPU)"));
     m_pipeline = new QLineEdit(QStringLiteral("-O2"), this);
     m_precision = new QComboBox(this);
     m_precision->addItems({QStringLiteral("fp32"), QStringLiteral("fp16"), QStringLiteral("bf16"), QStringLiteral("int8")});
@@ -83,9 +87,9 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     m_external->setToolTip(tr("Run through /bin/sh on the model file as loaded. {inputs} holds input_K.pb and NAME.npy; the "
                               "command writes outputs (and any intermediates) into {outputs} as .pb or .npy."));
     const auto showSide = [this, browseImport] {
-        const int side = m_sideB->currentIndex(); // 0 compiled, 1 imported, 2 external
-        m_pipeline->setEnabled(side == 0);
-        m_precision->setEnabled(side == 0);
+        const int side = m_sideB->currentIndex(); // 0 compiled, 1 imported, 2 external, 3 CUDA
+        m_pipeline->setEnabled(side == 0 || side == kCudaSide);
+        m_precision->setEnabled(side == 0 || side == kCudaSide);
         m_calibration->setEnabled(side == 0 && m_precision->currentText() == QLatin1String("int8"));
         m_importFrom->setVisible(side != 2);
         browseImport->setVisible(side != 2);
@@ -387,6 +391,7 @@ session::CompareForm ComparePanel::form() const
     f.calibration = m_calibration->text().trimmed().toStdString();
     f.importFrom = m_sideB->currentIndex() == 1 ? m_importFrom->text().trimmed().toStdString() : std::string();
     f.externalCommand = m_sideB->currentIndex() == 2 ? m_external->text().trimmed().toStdString() : std::string();
+    f.executorB = m_sideB->currentIndex() == kCudaSide ? "cuda" : "cpu";
     f.inputsDir = m_inputs->text().trimmed().toStdString();
     f.inputFiles = m_inputFiles->text().trimmed().toStdString();
     f.seed = static_cast<std::uint64_t>(m_seed->value());
@@ -407,7 +412,8 @@ void ComparePanel::setForm(const session::CompareForm &f)
     m_calibration->setText(QString::fromStdString(f.calibration));
     m_importFrom->setText(QString::fromStdString(f.importFrom));
     m_external->setText(QString::fromStdString(f.externalCommand));
-    m_sideB->setCurrentIndex(!f.importFrom.empty() ? 1 : !f.externalCommand.empty() ? 2 : 0);
+    const bool cuda = f.executorB == "cuda" && m_sideB->count() > kCudaSide;
+    m_sideB->setCurrentIndex(!f.importFrom.empty() ? 1 : !f.externalCommand.empty() ? 2 : cuda ? kCudaSide : 0);
     m_inputs->setText(QString::fromStdString(f.inputsDir));
     m_inputFiles->setText(QString::fromStdString(f.inputFiles));
     m_seed->setValue(static_cast<int>(std::min<std::uint64_t>(f.seed, static_cast<std::uint64_t>(m_seed->maximum()))));
@@ -434,6 +440,8 @@ support::Expected<session::ComparisonRequest> ComparePanel::request() const
     }
     if (m_sideB->currentIndex() == 2)
         r.externalCommand = m_external->text().trimmed().toStdString(); // checked by the workbench
+    if (m_sideB->currentIndex() == kCudaSide)
+        r.executorB = "cuda";
     r.inputsDir = m_inputs->text().trimmed().toStdString();
     for (const QString &entry : m_inputFiles->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
         const qsizetype eq = entry.indexOf(QLatin1Char('='));

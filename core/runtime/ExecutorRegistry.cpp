@@ -1,0 +1,39 @@
+// The plugged executors' registry (see ExecutorRegistry.h).
+#include "runtime/ExecutorRegistry.h"
+
+#include <map>
+#include <mutex>
+
+namespace portolan::runtime {
+
+namespace {
+
+struct Registry {
+    std::mutex mutex;
+    std::map<std::string, PluggedExecutorFactory> factories;
+};
+
+Registry &registry()
+{
+    static Registry r;
+    return r;
+}
+
+} // namespace
+
+void registerExecutor(const std::string &name, PluggedExecutorFactory factory)
+{
+    Registry &r = registry();
+    const std::lock_guard lock(r.mutex);
+    r.factories[name] = factory;
+}
+
+PluggedExecutorFactory findExecutor(const std::string &name)
+{
+    Registry &r = registry();
+    const std::lock_guard lock(r.mutex);
+    const auto it = r.factories.find(name);
+    return it == r.factories.end() ? nullptr : it->second;
+}
+
+} // namespace portolan::runtime

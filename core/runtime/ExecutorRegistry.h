@@ -1,0 +1,31 @@
+// Executors that live in optional libraries (the CUDA executor, in portolan_cuda): each registers a
+// factory under a name when the program starts, so core code (the workbench's comparison) can offer
+// it without depending on that library or knowing at compile time whether it was built.
+#pragma once
+
+#include "ir/Model.h"
+#include "runtime/reference/Interpreter.h"
+#include "support/Expected.h"
+
+#include <memory>
+#include <string>
+
+namespace portolan::runtime {
+
+class PluggedExecutor {
+public:
+    virtual ~PluggedExecutor() = default;
+    virtual support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options) = 0;
+};
+
+/// Makes an executor for `model` storing floats at `precision` ("fp32", "fp16", "bf16"), or says why
+/// it cannot (no GPU, a precision it lacks…).
+using PluggedExecutorFactory = support::Expected<std::unique_ptr<PluggedExecutor>> (*)(const ir::Model &model,
+                                                                                       const std::string &precision);
+
+/// Registers `factory` as `name` ("cuda"), replacing an earlier one of that name.
+void registerExecutor(const std::string &name, PluggedExecutorFactory factory);
+/// The factory registered as `name`, or nullptr when this build has none.
+PluggedExecutorFactory findExecutor(const std::string &name);
+
+} // namespace portolan::runtime

@@ -4,7 +4,9 @@
 # (-DPORTOLAN_BUILD_GUI=OFF) into build-gpu/, its CLI and CUDA test programs stripped, and every
 # shared library they load copied beside them (found with ldd), except the C library, the GPU
 # driver and CUDA's own libraries, which the GPU machine has and must match its driver.
-# Usage: scripts/gpu-bundle.sh        (then carry gpu-bundle/ to the GPU machine with the tree)
+# The folder is packed into gpu-bundle.tar.xz (about 26 MB: oneDNN and ICU's data make the folder
+# 120 MB), what to carry along; gpu-check.sh unpacks it where it finds no folder.
+# Usage: scripts/gpu-bundle.sh        (then carry gpu-bundle.tar.xz to the GPU machine with the tree)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,4 +33,5 @@ ldd gpu-bundle/bin/* | awk '/=> \// { print $3 }' | sort -u | while read -r lib;
 done
 strip --strip-unneeded gpu-bundle/lib/* 2>/dev/null || true
 git rev-parse --short HEAD > gpu-bundle/REVISION
-du -sh gpu-bundle
+tar -cJf gpu-bundle.tar.xz gpu-bundle
+du -sh gpu-bundle gpu-bundle.tar.xz

@@ -19,6 +19,9 @@ summary="$results/summary.txt"
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
 
+if [[ ! -d gpu-bundle && -f gpu-bundle.tar.xz ]]; then
+  tar -xJf gpu-bundle.tar.xz
+fi
 if [[ -x gpu-bundle/bin/portolan ]]; then
   bin=gpu-bundle/bin
   tests=gpu-bundle/bin

@@ -7,14 +7,17 @@
 # carried along) when there is one, else build/ (a normal build on this machine).
 #
 # Usage: scripts/gpu-check.sh [RESULTS_DIR]      (default: gpu-results/DATE; $OUT when set)
-# Exit status: 0 when every step passed, 1 when one failed (each step's log says which), 2 when
-# there is nothing to run.
+# RESULTS_DIR gets summary.txt (a line per step), bench.txt (the benchmarks' figures) and
+# logs.tar.gz (every step's log and the test reports; few files, as the device tool returns at
+# most eight). Exit status: 0 when every step passed, 1 when one failed (each step's log says
+# which), 2 when there is nothing to run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
 results=${1:-${OUT:-gpu-results/$(date -u +%Y%m%d-%H%M%S)}}
-mkdir -p "$results"
+logs="$results/logs"
+mkdir -p "$logs"
 summary="$results/summary.txt"
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
@@ -49,7 +52,7 @@ step() {
   local name=$1 limit=$2
   shift 2
   local start=$SECONDS
-  timeout "$limit" "$@" > "$results/$name.log" 2>&1
+  timeout "$limit" "$@" > "$logs/$name.log" 2>&1
   local status=$?
   local verdict=passed
   ((status == 0)) || { verdict="FAILED (exit $status)"; failed=1; }
@@ -57,12 +60,14 @@ step() {
 }
 
 say "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$results/device.csv" 2>&1 ||
-  say "nvidia-smi: not available"
-[[ -s $results/device.csv ]] && say "device: $(tail -n 1 "$results/device.csv")"
+if nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader > "$logs/device.csv" 2> /dev/null; then
+  say "device: $(head -n 1 "$logs/device.csv")"
+else
+  say "device: nvidia-smi is not available"
+fi
 
 for t in tst_CudaDevices tst_CudaLaunch tst_CudaKernelPlans tst_CudaExecutor; do
-  step "$t" 300 "$tests/$t" -o "$results/$t.txt,txt"
+  step "$t" 300 "$tests/$t" -o "$logs/$t.txt,txt"
 done
 
 for model in tests/data/models/*/model.onnx; do
@@ -80,5 +85,7 @@ if [[ -x /usr/bin/python3 ]] || command -v python3 > /dev/null; then
   step sdpa_peer 120 python3 benchmarks/cuda/sdpa_peer.py
 fi
 
-say "results in $results"
+cat "$logs/bench_cuda.log" "$logs/sdpa_peer.log" > "$results/bench.txt" 2> /dev/null
+tar -czf "$results/logs.tar.gz" -C "$results" logs && rm -rf "$logs"
+say "results in $results: summary.txt, bench.txt, logs.tar.gz"
 exit $failed

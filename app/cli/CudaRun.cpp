@@ -49,11 +49,16 @@ public:
             return;
         auto byTime = nodes;
         std::stable_sort(byTime.begin(), byTime.end(), [](const auto &a, const auto &b) { return a.milliseconds > b.milliseconds; });
-        std::printf("  profile (time per run, by node; GPU time from CUDA events, host time for the CPU's):\n");
+        std::printf("  profile (time per run, by node; GPU time from CUDA events, host time for the CPU's; what a "
+                    "kernel moves and computes per second of it):\n");
         for (std::size_t i = 0; i < byTime.size() && i < 25; ++i) {
             const auto &n = byTime[i];
-            std::printf("    %8.3f ms  %-28s %-18s %s\n", n.runs ? n.milliseconds / static_cast<double>(n.runs) : 0.0,
-                        n.name.substr(0, 28).c_str(), n.opType.c_str(), n.implementation.c_str());
+            const double ms = n.runs ? n.milliseconds / static_cast<double>(n.runs) : 0.0;
+            const double seconds = ms * 1e-3;
+            std::printf("    %8.3f ms %8.0f GB/s %8.0f GFLOP/s  %-28s %-18s %s\n", ms,
+                        seconds > 0 ? static_cast<double>(n.bytes) / seconds / 1e9 : 0.0,
+                        seconds > 0 ? static_cast<double>(n.flops) / seconds / 1e9 : 0.0, n.name.substr(0, 28).c_str(),
+                        n.opType.c_str(), n.implementation.c_str());
         }
         std::map<std::string, int> reasons;
         for (const auto &n : nodes)
@@ -84,7 +89,8 @@ public:
             w.beginObject().field("name", n.name).field("op_type", n.opType).field("implementation", n.implementation);
             if (!n.whyFallback.empty())
                 w.field("why_fallback", n.whyFallback);
-            w.field("ms_per_run", n.runs ? n.milliseconds / static_cast<double>(n.runs) : 0.0).endObject();
+            w.field("ms_per_run", n.runs ? n.milliseconds / static_cast<double>(n.runs) : 0.0)
+                .field("flops", n.flops).field("bytes", n.bytes).endObject();
         }
         w.endArray();
     }

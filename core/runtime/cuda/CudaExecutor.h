@@ -39,6 +39,8 @@ struct CudaNodeProfile {
     std::string whyFallback;    ///< for a fallback: why no CUDA kernel applies
     double milliseconds = 0;    ///< GPU time (CUDA events) or, for a fallback, host time, summed over profiled runs
     std::uint64_t runs = 0;
+    std::int64_t flops = 0;     ///< per run: 2 per multiply-add of its products (analysis/Flops.h)
+    std::uint64_t bytes = 0;    ///< per run, a CUDA kernel's: its inputs read and outputs written once (0 for a view)
 };
 
 /// Bytes moved between host and device in the last run, and how often.

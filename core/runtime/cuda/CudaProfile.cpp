@@ -3,6 +3,7 @@
 // only when a reader there asks, and every such copy is counted.
 #include "runtime/cuda/CudaProfile.h"
 
+#include "analysis/Flops.h"
 #include "analysis/ShapeInference.h"
 #include "ir/Topology.h"
 #include "ir/Type.h"
@@ -243,8 +244,25 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
             } catch (const std::exception &e) { // a library that declines (no cuBLASLt algorithm…): the CPU runs it
                 profile.whyFallback = e.what();
             }
+        if (allStatic) {
+            std::vector<analysis::Dims> inShapes, outShapes;
+            for (const BoundTensor &t : binding.inputs)
+                inShapes.push_back(t.shape);
+            for (const BoundTensor &t : binding.outputs)
+                outShapes.push_back(t.shape);
+            profile.flops = analysis::nodeFlops(node, inShapes, outShapes);
+        }
         if (step.kernel) {
             profile.implementation = step.kernel->implementation();
+            // what the kernel moves: each input it reads and each output, once, as stored
+            if (step.kernel->aliasedInput(0) < 0) { // a view moves nothing
+                for (std::size_t k = 0; k < step.inputs.size(); ++k)
+                    if (step.inputs[k] >= 0 && step.kernel->readsInput(k))
+                        profile.bytes += p->deviceBytes(p->m_values[static_cast<std::size_t>(step.inputs[k])]);
+                for (const int v : step.outputs)
+                    if (v >= 0)
+                        profile.bytes += p->deviceBytes(p->m_values[static_cast<std::size_t>(v)]);
+            }
             for (std::size_t k = 0; k < step.outputs.size(); ++k)
                 if (const int aliased = step.kernel->aliasedInput(k); aliased >= 0 && step.outputs[k] >= 0)
                     p->m_values[static_cast<std::size_t>(step.outputs[k])].aliasOf = step.inputs[static_cast<std::size_t>(aliased)];

@@ -45,6 +45,10 @@ public:
         std::printf("  transfers: %llu to the device (%.2f MiB), %llu back (%.2f MiB)\n",
                     static_cast<unsigned long long>(t.uploads), mebibytes(t.uploadBytes), static_cast<unsigned long long>(t.downloads),
                     mebibytes(t.downloadBytes));
+        if (m_executor->lastRunWasGraph())
+            std::printf("  launched as one CUDA Graph (captured on the second run)\n");
+        else if (!m_executor->whyNoGraph().empty())
+            std::printf("  no CUDA Graph: %s\n", m_executor->whyNoGraph().c_str());
         if (!withProfile)
             return;
         auto byTime = nodes;
@@ -80,6 +84,7 @@ public:
                                          nodes.begin(), nodes.end(), [](const auto &n) { return n.implementation == "cpu-fallback"; })));
         w.key("memory").beginObject().field("arena_bytes", static_cast<std::uint64_t>(m_executor->arenaBytes()))
             .field("weight_bytes", static_cast<std::uint64_t>(m_executor->weightBytes())).endObject();
+        w.field("cuda_graph", m_executor->lastRunWasGraph());
         w.key("transfers").beginObject().field("uploads", t.uploads).field("upload_bytes", t.uploadBytes)
             .field("downloads", t.downloads).field("download_bytes", t.downloadBytes).endObject();
         if (!withProfile)

@@ -200,6 +200,35 @@ g (float[3,5,8] x, float[8] b) => (float[3,5,8] y) {
         QVERIFY2(fallbacks(**created).find("FusedConv") == std::string::npos, fallbacks(**created).c_str());
     }
 
+    void repeatedRunsReplayOneCudaGraph()
+    {
+        REQUIRE_GPU();
+        auto loaded = ir::loadModelFile(test::fixturesDir() + "/cnn_bn/model.onnx");
+        QVERIFY(loaded);
+        auto optimized = passes::runPipeline(*loaded->model, *passes::presetPipeline(2), {});
+        QVERIFY(optimized);
+        auto cuda = executorFor(*optimized->model);
+        QVERIFY(cuda);
+        auto feeds = passes::seededFeeds(*loaded->model, 4, {}, 3);
+        QVERIFY(feeds);
+        auto first = cuda->run(*feeds);
+        QVERIFY2(first, first ? "" : first.error().format().c_str());
+        if (!fallbacks(*cuda).empty())
+            QSKIP(qPrintable("a node runs on the CPU, so no graph: " + QString::fromStdString(fallbacks(*cuda))));
+        QVERIFY(!cuda->lastRunWasGraph()); // the first run goes step by step
+        for (int i = 0; i < 2; ++i) {      // the second captures and launches, the third replays
+            auto again = cuda->run(*feeds);
+            QVERIFY2(again, again ? "" : again.error().format().c_str());
+            QVERIFY2(cuda->lastRunWasGraph(), cuda->whyNoGraph().c_str());
+            QVERIFY(passes::compareOutputs(*first, *again, 0, 0).withinTolerance); // bit for bit the same
+        }
+        Recorder recorder; // an observer needs every node's tensors: step by step again
+        runtime::RunOptions options;
+        options.observer = &recorder;
+        QVERIFY(cuda->run(*feeds, options));
+        QVERIFY(!cuda->lastRunWasGraph());
+    }
+
     void fallbacksMoveDataAndSayWhy()
     {
         REQUIRE_GPU();

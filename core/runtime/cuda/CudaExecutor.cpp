@@ -71,6 +71,16 @@ TransferFigures CudaExecutor::lastTransfers() const
     return m_last ? m_last->transfers() : TransferFigures{};
 }
 
+bool CudaExecutor::lastRunWasGraph() const
+{
+    return m_last && m_last->lastRunWasGraph();
+}
+
+std::string CudaExecutor::whyNoGraph() const
+{
+    return m_last ? m_last->whyNoGraph() : std::string();
+}
+
 std::size_t CudaExecutor::arenaBytes() const
 {
     return m_last ? m_last->memoryPlan().arenaBytes : 0;

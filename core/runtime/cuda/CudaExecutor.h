@@ -66,6 +66,10 @@ public:
     /// The last run's profile, node by node; empty before the first run.
     std::vector<CudaNodeProfile> lastNodes() const;
     TransferFigures lastTransfers() const;
+    /// Whether the last run replayed its profile as one CUDA Graph (from the second run of a profile
+    /// wholly on the device, without an observer or profiling); why not, when capturing it failed.
+    bool lastRunWasGraph() const;
+    std::string whyNoGraph() const;
     /// The last profile's device arena (activations) and the weights uploaded for it.
     std::size_t arenaBytes() const;
     std::size_t weightBytes() const;

@@ -111,6 +111,8 @@ std::size_t CudaProfile::deviceBytes(const Value &value) const
 
 CudaProfile::~CudaProfile()
 {
+    if (m_graph)
+        cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(m_graph));
     for (Step &step : m_steps) {
         if (step.started)
             cudaEventDestroy(step.started);
@@ -274,6 +276,7 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
                     p->m_values[static_cast<std::size_t>(v)].onDevice = true;
         } else {
             profile.implementation = "cpu-fallback";
+            p->m_allOnDevice = false;
             if (!findReferenceKernel(node.domain, node.opType, opset))
                 return makeError("no-kernel", "no CUDA or reference kernel for " + node.opType + " at opset " + std::to_string(opset),
                                  model.sourcePath, profile.name);
@@ -411,6 +414,89 @@ const RuntimeValue &CudaProfile::onHost(int v)
     return value.host;
 }
 
+void CudaProfile::enqueue(Step &step)
+{
+    std::vector<DeviceTensor> inputs, outputs;
+    for (std::size_t k = 0; k < step.inputs.size(); ++k) {
+        DeviceTensor t;
+        if (const int v = step.inputs[k]; v >= 0 && step.kernel->readsInput(k)) {
+            const Value &value = m_values[static_cast<std::size_t>(v)];
+            t = {onDevice(v), value.dataType, *value.shape};
+        }
+        inputs.push_back(std::move(t));
+    }
+    for (const int v : step.outputs) {
+        DeviceTensor t;
+        if (v >= 0) {
+            const Value &value = m_values[static_cast<std::size_t>(v)];
+            t = {deviceAddress(v), value.dataType, *value.shape};
+        }
+        outputs.push_back(std::move(t));
+    }
+    step.kernel->enqueue(inputs, outputs, m_device.context);
+    checkCuda(cudaGetLastError(), "launching the kernel");
+    for (const int v : step.outputs)
+        if (v >= 0)
+            m_values[static_cast<std::size_t>(v)].deviceValid = true;
+}
+
+NamedValues CudaProfile::downloadOutputs()
+{
+    NamedValues results;
+    const ir::Graph &main = m_model.graph(m_model.mainGraph());
+    for (std::size_t i = 0; i < m_outputValues.size(); ++i)
+        results.emplace_back(m_model.value(main.outputs[i]).name, onHost(m_outputValues[i]));
+    checkCuda(cudaStreamSynchronize(streamOf(m_device)), "finishing the run");
+    for (Value &value : m_values) // drop the feeds and host copies
+        value.host = RuntimeValue{};
+    return results;
+}
+
+support::Expected<NamedValues> CudaProfile::runAsGraph()
+{
+    const auto stream = streamOf(m_device);
+    try {
+        // the feeds go up first, into the arena places the graph reads them from (uploads wait on the
+        // host, so they cannot be captured)
+        for (const int v : m_inputValues)
+            if (m_values[static_cast<std::size_t>(v)].onDevice && m_values[static_cast<std::size_t>(v)].hostValid)
+                onDevice(v);
+        if (!m_graph) {
+            checkCuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+            try {
+                for (Step &step : m_steps)
+                    if (step.kernel)
+                        enqueue(step);
+            } catch (...) {
+                cudaGraph_t broken = nullptr;
+                cudaStreamEndCapture(stream, &broken); // leaves capture mode
+                if (broken)
+                    cudaGraphDestroy(broken);
+                throw;
+            }
+            cudaGraph_t graph = nullptr;
+            checkCuda(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+            cudaGraphExec_t exec = nullptr;
+            const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+            cudaGraphDestroy(graph);
+            checkCuda(instantiated, "cudaGraphInstantiate");
+            m_graph = exec;
+        } else {
+            for (Step &step : m_steps) // what the graph computes is on the device once it has run
+                for (const int v : step.outputs)
+                    if (step.kernel && v >= 0)
+                        m_values[static_cast<std::size_t>(v)].deviceValid = true;
+        }
+        checkCuda(cudaGraphLaunch(static_cast<cudaGraphExec_t>(m_graph), stream), "cudaGraphLaunch");
+        m_lastRunWasGraph = true;
+        return downloadOutputs();
+    } catch (const std::exception &e) {
+        m_whyNoGraph = e.what();
+        cudaGetLastError();
+        return makeError("cuda-graph", std::string("capturing the profile as a CUDA Graph: ") + e.what(), m_model.sourcePath);
+    }
+}
+
 support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeValue *> &feeds, const RunOptions &options,
                                                 Interpreter &reference, bool profile)
 {
@@ -426,8 +512,16 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
             value.hostValid = true;
         }
     }
-    const CudaContext &context = m_device.context;
-    std::vector<DeviceTensor> inputs, outputs;
+    m_lastRunWasGraph = false;
+    // from the second run on, a profile wholly on the device replays as one CUDA Graph
+    if (m_allOnDevice && !options.observer && !profile && m_completedRuns > 0 && m_whyNoGraph.empty()) {
+        if (auto replayed = runAsGraph()) {
+            ++m_completedRuns;
+            return replayed;
+        }
+        for (Value &value : m_values) // capture failed (m_whyNoGraph says why): step by step, from scratch
+            value.deviceValid = false;
+    }
     std::vector<double> hostMilliseconds(m_steps.size(), 0);
     for (std::size_t i = 0; i < m_steps.size(); ++i) {
         Step &step = m_steps[i];
@@ -442,33 +536,11 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
                     checkCuda(cudaEventCreate(&step.started), "cudaEventCreate");
                     checkCuda(cudaEventCreate(&step.finished), "cudaEventCreate");
                 }
-                inputs.clear();
-                outputs.clear();
-                for (std::size_t k = 0; k < step.inputs.size(); ++k) {
-                    DeviceTensor t;
-                    if (const int v = step.inputs[k]; v >= 0 && step.kernel->readsInput(k)) {
-                        const Value &value = m_values[static_cast<std::size_t>(v)];
-                        t = {onDevice(v), value.dataType, *value.shape};
-                    }
-                    inputs.push_back(std::move(t));
-                }
-                for (const int v : step.outputs) {
-                    DeviceTensor t;
-                    if (v >= 0) {
-                        const Value &value = m_values[static_cast<std::size_t>(v)];
-                        t = {deviceAddress(v), value.dataType, *value.shape};
-                    }
-                    outputs.push_back(std::move(t));
-                }
                 if (profile)
                     checkCuda(cudaEventRecord(step.started, streamOf(m_device)), "cudaEventRecord");
-                step.kernel->enqueue(inputs, outputs, context);
-                checkCuda(cudaGetLastError(), "launching the kernel");
+                enqueue(step);
                 if (profile)
                     checkCuda(cudaEventRecord(step.finished, streamOf(m_device)), "cudaEventRecord");
-                for (const int v : step.outputs)
-                    if (v >= 0)
-                        m_values[static_cast<std::size_t>(v)].deviceValid = true;
             } else {
                 std::vector<const RuntimeValue *> in;
                 for (const int v : step.inputs)
@@ -514,14 +586,12 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
         }
     }
     NamedValues results;
-    const ir::Graph &main = m_model.graph(m_model.mainGraph());
     try {
-        for (std::size_t i = 0; i < m_outputValues.size(); ++i)
-            results.emplace_back(m_model.value(main.outputs[i]).name, onHost(m_outputValues[i]));
-        checkCuda(cudaStreamSynchronize(streamOf(m_device)), "finishing the run");
+        results = downloadOutputs();
     } catch (const std::exception &e) {
         return makeError("cuda-failed", e.what(), m_model.sourcePath);
     }
+    ++m_completedRuns;
     for (std::size_t i = 0; i < m_steps.size(); ++i) {
         CudaNodeProfile &node = m_nodes[i];
         const Step &step = m_steps[i];
@@ -533,8 +603,6 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
         node.milliseconds += ms;
         ++node.runs;
     }
-    for (Value &value : m_values) // drop the feeds and host copies
-        value.host = RuntimeValue{};
     return results;
 }
 

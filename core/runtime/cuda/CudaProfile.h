@@ -30,6 +30,9 @@ public:
                                        Interpreter &reference, bool profile);
 
     const std::vector<CudaNodeProfile> &nodes() const { return m_nodes; }
+    /// Whether the last run replayed the profile as a CUDA Graph; why not, when it could not.
+    bool lastRunWasGraph() const { return m_lastRunWasGraph; }
+    const std::string &whyNoGraph() const { return m_whyNoGraph; }
     const TransferFigures &transfers() const { return m_transfers; }
     const MemoryPlan &memoryPlan() const { return m_plan; }
     std::size_t weightBytes() const { return m_weightBytes; }
@@ -40,6 +43,13 @@ private:
     class Setup;
     CudaProfile(const ir::Model &model, DeviceState &device, Storage storage);
 
+    /// The run as one CUDA Graph launch (captured on the first call): feeds up, the graph, outputs
+    /// down. For profiles whose every node runs on the device, with no observer or profiling.
+    support::Expected<NamedValues> runAsGraph();
+    /// The step's tensors on the device, then its kernel enqueued.
+    void enqueue(Step &step);
+    /// The outputs to the host, once the stream is done.
+    NamedValues downloadOutputs();
     /// The device address of value `v` (uploading its host copy first when the device has none).
     void *onDevice(int v);
     /// The host copy of value `v` (downloading it first when the host has none).
@@ -64,6 +74,11 @@ private:
     MemoryPlan m_plan;
     DeviceMemory m_arena;
     TransferFigures m_transfers;
+    bool m_allOnDevice = true;     ///< no CPU fallback among the steps
+    std::uint64_t m_completedRuns = 0;
+    void *m_graph = nullptr;       ///< cudaGraphExec_t, after the first replay
+    bool m_lastRunWasGraph = false;
+    std::string m_whyNoGraph;      ///< set when capture failed: the profile then runs step by step
 };
 
 } // namespace portolan::runtime::cuda

@@ -81,11 +81,12 @@ done
 
 # the kernels against the device, and PyTorch's attention on the same shape when it is here
 step bench_cuda 300 "$benches/bench_cuda"
-if [[ -x /usr/bin/python3 ]] || command -v python3 > /dev/null; then
+if command -v python3 > /dev/null; then
   step sdpa_peer 120 python3 benchmarks/cuda/sdpa_peer.py
+  step e2e_peer 420 python3 benchmarks/cuda/e2e_peer.py "$bin/portolan" "$(mktemp -d)"
 fi
 
-cat "$logs/bench_cuda.log" "$logs/sdpa_peer.log" > "$results/bench.txt" 2> /dev/null
+cat "$logs/bench_cuda.log" "$logs/sdpa_peer.log" "$logs/e2e_peer.log" > "$results/bench.txt" 2> /dev/null
 tar -czf "$results/logs.tar.gz" -C "$results" logs && rm -rf "$logs"
 say "results in $results: summary.txt, bench.txt, logs.tar.gz"
 exit $failed

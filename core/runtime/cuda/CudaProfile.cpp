@@ -500,18 +500,21 @@ support::Expected<NamedValues> CudaProfile::runAsGraph()
 support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeValue *> &feeds, const RunOptions &options,
                                                 Interpreter &reference, bool profile)
 {
-    m_transfers = {};
-    for (Value &value : m_values) {
-        value.host = RuntimeValue{};
-        value.hostValid = value.deviceValid = false;
-    }
-    for (std::size_t i = 0; i < m_inputValues.size(); ++i) {
-        Value &value = m_values[static_cast<std::size_t>(m_inputValues[i])];
-        if (i < feeds.size() && feeds[i]) {
-            value.host = *feeds[i];
-            value.hostValid = true;
+    const auto start = [&] { // nothing anywhere but the feeds, on the host
+        m_transfers = {};
+        for (Value &value : m_values) {
+            value.host = RuntimeValue{};
+            value.hostValid = value.deviceValid = false;
         }
-    }
+        for (std::size_t i = 0; i < m_inputValues.size(); ++i) {
+            Value &value = m_values[static_cast<std::size_t>(m_inputValues[i])];
+            if (i < feeds.size() && feeds[i]) {
+                value.host = *feeds[i];
+                value.hostValid = true;
+            }
+        }
+    };
+    start();
     m_lastRunWasGraph = false;
     // from the second run on, a profile wholly on the device replays as one CUDA Graph
     if (m_allOnDevice && !options.observer && !profile && m_completedRuns > 0 && m_whyNoGraph.empty()) {
@@ -519,8 +522,7 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
             ++m_completedRuns;
             return replayed;
         }
-        for (Value &value : m_values) // capture failed (m_whyNoGraph says why): step by step, from scratch
-            value.deviceValid = false;
+        start(); // capture failed (m_whyNoGraph says why): step by step, from scratch
     }
     std::vector<double> hostMilliseconds(m_steps.size(), 0);
     for (std::size_t i = 0; i < m_steps.size(); ++i) {

@@ -1,5 +1,7 @@
 // What the CUDA kernel factories decide, on the CPU (no GPU needed): which fused elementwise bodies
-// compile into a program, and why the others, and other nodes, are left to the CPU.
+// compile into a program, and why the others, and other nodes, are left to the CPU; and what the
+// compiled programs compute, run here by the same interpreter the kernel runs, against the
+// reference interpreter.
 #include "support/PassTestSupport.h"
 #include "support/TestSupport.h"
 
@@ -7,6 +9,9 @@
 #include "passes/Pipeline.h"
 #include "runtime/TensorProtoIO.h"
 #include "runtime/cuda/CudaKernel.h"
+#include "runtime/cuda/ElementwiseMath.h"
+#include "passes/NumericCheck.h"
+#include "runtime/reference/Interpreter.h"
 
 #include <QtTest>
 
@@ -29,9 +34,11 @@ struct Decision {
     std::string whyNot;
 };
 
-/// The factory's decision for the first node of type `opType` in `model`, with every value's
-/// declared shape (the signatures below declare them all) and the initializers' data.
-Decision decide(const ir::Model &model, const std::string &opType)
+/// Calls f(binding) for the first node of type `opType` in `model`, bound as the executor binds it:
+/// every value's declared shape (the signatures below declare them all) and the initializers' data.
+/// False when there is no such node.
+template <typename F>
+bool withBinding(const ir::Model &model, const std::string &opType, F &&f)
 {
     for (const ir::NodeId n : model.graph(model.mainGraph()).nodes) {
         const ir::Node &node = model.node(n);
@@ -62,16 +69,82 @@ Decision decide(const ir::Model &model, const std::string &opType)
             binding.inputs.push_back(bind(v));
         for (const ir::ValueId v : node.outputs)
             binding.outputs.push_back(bind(v));
+        f(binding);
+        return true;
+    }
+    return false;
+}
+
+/// The factory's decision for the first node of type `opType` in `model`.
+Decision decide(const ir::Model &model, const std::string &opType)
+{
+    Decision d;
+    const bool found = withBinding(model, opType, [&](const runtime::NodeBinding &binding) {
         NoDevice device;
-        Decision d;
-        const auto factory = runtime::cuda::findCudaKernel(node.domain, node.opType);
+        const auto factory = runtime::cuda::findCudaKernel(binding.node.domain, binding.node.opType);
         if (factory)
             d.kernel = factory(binding, device, d.whyNot);
         else
             d.whyNot = "no factory";
-        return d;
+    });
+    if (!found)
+        d.whyNot = "no such node";
+    return d;
+}
+
+/// Every tensor a run produces, by value name.
+class Everything final : public runtime::RunObserver {
+public:
+    void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
+    {
+        for (std::size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k)
+            if (outputs[k].isTensor())
+                seen.emplace_back(m_model->value(node.outputs[k]).name, outputs[k]);
     }
-    return {nullptr, "no such node"};
+    explicit Everything(const ir::Model &model) : m_model(&model) {}
+    runtime::NamedValues seen;
+
+private:
+    const ir::Model *m_model;
+};
+
+/// Runs a FusedElementwise node's compiled program on the CPU, element by element, with the same
+/// interpreter the kernel runs (ElementwiseMath.h), on `values` (the node's inputs among them, by name).
+std::optional<runtime::Tensor> runProgramOnHost(const ir::Model &model, const runtime::NamedValues &values, std::string &whyNot)
+{
+    std::optional<runtime::Tensor> out;
+    withBinding(model, "FusedElementwise", [&](const runtime::NodeBinding &binding) {
+        auto fused = runtime::cuda::compileFusedElementwise(binding, whyNot);
+        if (!fused)
+            return;
+        const auto &p = fused->program;
+        std::vector<const float *> inputs;
+        for (std::size_t k = 0; k < binding.node.inputs.size(); ++k) {
+            const std::string &name = model.value(binding.node.inputs[k]).name;
+            const float *data = nullptr;
+            for (const auto &[valueName, value] : values)
+                if (valueName == name)
+                    data = value.tensor.data<float>();
+            inputs.push_back(fused->constantInputs[k] ? nullptr : data);
+        }
+        runtime::Tensor y = runtime::Tensor::zeros(onnx::TensorProto::FLOAT, binding.outputs[0].shape);
+        float r[runtime::cuda::ElementwiseProgram::kMaxRegisters] = {};
+        for (std::int64_t i = 0; i < p.walk.count; ++i) {
+            std::int64_t rest = i, offsets[runtime::cuda::ElementwiseProgram::kMaxInputs] = {};
+            for (int d = p.walk.rank - 1; d >= 0; --d) {
+                const std::int64_t coordinate = rest % p.walk.dims[d];
+                rest /= p.walk.dims[d];
+                for (int k = 0; k < p.inputs; ++k)
+                    offsets[k] += coordinate * p.walk.strides[k][d];
+            }
+            for (int k = 0; k < p.inputs; ++k)
+                if (inputs[static_cast<std::size_t>(k)])
+                    r[k] = inputs[static_cast<std::size_t>(k)][offsets[k]];
+            y.mutableData<float>()[i] = runtime::cuda::runProgram(p, r);
+        }
+        out = std::move(y);
+    });
+    return out;
 }
 
 std::unique_ptr<ir::Model> fused(const std::string &text)
@@ -123,6 +196,46 @@ g (float[4,8] x) => (float[4,8] y) <float lo = {0.0}, float hi = {6.0}, int64 tw
             constantsRead += d.kernel->readsInput(k);
         QCOMPARE(constantsRead, 0); // lo, hi and two are instructions, never uploaded
     }
+    void programsComputeWhatTheReferenceDoes_data()
+    {
+        QTest::addColumn<QString>("body");
+        QTest::newRow("broadcast bias, divisions, min") << "s = Add (x, b)\n t = Tanh (s)\n d = Div (t, hi)\n m = Min (d, s)\n"
+                                                           " y = Mul (m, s)";
+        QTest::newRow("ReLU6 as Clip with constant bounds, squared") << "a = Mul (x, x)\n c = Clip (a, lo, hi)\n y = Pow (c, two)";
+        QTest::newRow("where, comparisons and logic") << "p = Greater (x, lo)\n q = Less (x, hi)\n both = And (p, q)\n"
+                                                         " e = Exp (x)\n n = Neg (x)\n y = Where (both, e, n)";
+        QTest::newRow("activations") << "a = Sigmoid (x)\n c = HardSwish (a)\n d = LeakyRelu <alpha = 0.1> (c)\n"
+                                        " e = Elu (d)\n f = Tanh (e)\n g = Sub (f, b)\n h = Abs (g)\n i = Sqrt (h)\n"
+                                        " j = Reciprocal (i)\n k = Erf (j)\n y = Max (k, b)";
+    }
+    void programsComputeWhatTheReferenceDoes()
+    {
+        QFETCH(QString, body);
+        auto model = fused(R"(<ir_version: 8, opset_import: ["" : 17, "ai.portolan" : 1]>
+g (float[3,4,8] x, float[8] b) => (float[3,4,8] y) <float lo = {-0.5}, float hi = {6.0}, int64 two = {2}> {
+)" + body.toStdString() + "\n}");
+        QVERIFY(model);
+        auto feeds = passes::seededFeeds(*model, 9, {}, 3);
+        QVERIFY(feeds);
+        Everything everything(*model); // the fused node's inputs may be other nodes' outputs
+        runtime::RunOptions options;
+        options.observer = &everything;
+        auto expected = runtime::Interpreter(*model).run(*feeds, options);
+        QVERIFY2(expected, expected ? "" : expected.error().format().c_str());
+        runtime::NamedValues values = *feeds;
+        values.insert(values.end(), everything.seen.begin(), everything.seen.end());
+        std::string whyNot;
+        const auto actual = runProgramOnHost(*model, values, whyNot);
+        QVERIFY2(actual, whyNot.empty() ? "the pass made no FusedElementwise node" : whyNot.c_str());
+        const runtime::Tensor &y = expected->front().second.tensor;
+        QCOMPARE(actual->shape(), y.shape());
+        for (std::int64_t i = 0; i < y.size(); ++i) {
+            const double e = y.data<float>()[i], a = actual->data<float>()[i];
+            QVERIFY2((std::isnan(e) && std::isnan(a)) || std::abs(a - e) <= 1e-5 + 1e-5 * std::abs(e),
+                     (std::to_string(i) + ": " + std::to_string(a) + " vs " + std::to_string(e)).c_str());
+        }
+    }
+
     void bodiesWithOtherOpsStayOnTheCpu()
     {
         auto model = fused(R"(<ir_version: 8, opset_import: ["" : 17]>

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace portolan::runtime::cuda {
 
@@ -75,6 +76,15 @@ using CudaKernelFactory = std::unique_ptr<CudaKernel> (*)(const NodeBinding &bin
 /// The `activation` / `activation_params` attributes of a fused op (docs/portolan-ops.md) as a
 /// function; nullopt for a name the kernels do not know.
 std::optional<FunctionSpec> fusedActivation(const KernelContext &attributes);
+
+/// A FusedElementwise node's body as a program, and which of the node's inputs are constant scalars
+/// folded into it as instructions (never read on the device).
+struct FusedProgram {
+    ElementwiseProgram program;
+    std::vector<bool> constantInputs;
+};
+/// The program of `binding`'s FusedElementwise node, or nullopt and why not.
+std::optional<FusedProgram> compileFusedElementwise(const NodeBinding &binding, std::string &whyNot);
 
 /// The one-input function an ONNX op computes (Relu, LeakyRelu with its alpha, Gelu with its
 /// approximation…); nullopt for other ops, Clip included (its bounds are inputs).

@@ -249,11 +249,11 @@ private:
 
 } // namespace
 
-std::unique_ptr<CudaKernel> makeFusedElementwiseKernel(const NodeBinding &b, DeviceSetup &setup, std::string &whyNot)
+std::optional<FusedProgram> compileFusedElementwise(const NodeBinding &b, std::string &whyNot)
 {
     if (b.outputs.size() != 1 || b.outputs[0].dataType != onnx::TensorProto::FLOAT) {
         whyNot = "the output is not a float32 tensor";
-        return nullptr;
+        return std::nullopt;
     }
     std::vector<std::optional<float>> constants;
     for (std::size_t k = 0; k < b.inputs.size(); ++k) {
@@ -261,34 +261,41 @@ std::unique_ptr<CudaKernel> makeFusedElementwiseKernel(const NodeBinding &b, Dev
         constants.push_back(in.constant.defined() ? scalarOf(in.constant) : std::nullopt);
         if (!constants.back() && in.dataType != onnx::TensorProto::FLOAT) {
             whyNot = "input " + std::to_string(k) + " is neither a float32 tensor nor a constant scalar";
-            return nullptr;
+            return std::nullopt;
         }
     }
     if (b.inputs.size() > static_cast<std::size_t>(ElementwiseProgram::kMaxInputs)) {
         whyNot = "more than " + std::to_string(ElementwiseProgram::kMaxInputs) + " inputs";
-        return nullptr;
+        return std::nullopt;
     }
     const ir::GraphId body = b.attributes.attrGraph("body");
     if (!body.valid() || b.model.graph(body).inputs.size() != b.inputs.size()) {
         whyNot = "the body does not take the node's inputs";
-        return nullptr;
+        return std::nullopt;
     }
-    ElementwiseProgram program;
-    if (!BodyCompiler(b.model, program).compile(body, constants, whyNot))
-        return nullptr;
+    FusedProgram fused;
+    if (!BodyCompiler(b.model, fused.program).compile(body, constants, whyNot))
+        return std::nullopt;
     std::vector<std::vector<std::int64_t>> shapes;
     for (const BoundTensor &in : b.inputs)
         shapes.push_back(in.shape);
     const auto walk = planMultiBroadcast(b.outputs[0].shape, shapes);
     if (!walk) {
         whyNot = "the inputs do not broadcast to the output within " + std::to_string(kMaxRank) + " dims";
-        return nullptr;
+        return std::nullopt;
     }
-    program.walk = *walk;
-    std::vector<bool> constantInputs;
+    fused.program.walk = *walk;
     for (const auto &c : constants)
-        constantInputs.push_back(c.has_value());
-    return std::make_unique<FusedElementwiseKernel>(program, setup.storage(), std::move(constantInputs));
+        fused.constantInputs.push_back(c.has_value());
+    return fused;
+}
+
+std::unique_ptr<CudaKernel> makeFusedElementwiseKernel(const NodeBinding &b, DeviceSetup &setup, std::string &whyNot)
+{
+    auto fused = compileFusedElementwise(b, whyNot);
+    if (!fused)
+        return nullptr;
+    return std::make_unique<FusedElementwiseKernel>(fused->program, setup.storage(), std::move(fused->constantInputs));
 }
 
 } // namespace portolan::runtime::cuda

@@ -3,7 +3,7 @@
 // vector accesses for fp32 where aligned. Each kernel is a template on the storage type, computing
 // in float.
 #include "runtime/cuda/DeviceKernels.h"
-#include "runtime/cuda/kernels/Functions.cuh"
+#include "runtime/cuda/ElementwiseMath.h"
 #include "runtime/cuda/kernels/Storage.cuh"
 
 #include <cuda_runtime.h>

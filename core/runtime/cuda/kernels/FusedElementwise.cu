@@ -2,7 +2,7 @@
 // its registers in thread-local storage the compiler keeps in registers where it can. The program
 // is uniform across threads, so the switch costs no divergence.
 #include "runtime/cuda/DeviceKernels.h"
-#include "runtime/cuda/kernels/Functions.cuh"
+#include "runtime/cuda/ElementwiseMath.h"
 #include "runtime/cuda/kernels/Storage.cuh"
 
 #include <cuda_runtime.h>
@@ -33,23 +33,7 @@ __global__ void programKernel(ElementwiseProgram p, InputPointers in, T *out)
         for (int k = 0; k < p.inputs; ++k)
             if (in.at[k]) // a scalar constant input is an instruction instead
                 r[k] = toFloat(static_cast<const T *>(in.at[k])[offsets[k]]);
-        for (int pc = 0; pc < p.instructions; ++pc) {
-            const ElementwiseProgram::Instruction &x = p.code[pc];
-            float v = 0.f;
-            switch (x.op) {
-            case ElementwiseProgram::Op::Function: v = applyFunction(x.function, r[x.a]); break;
-            case ElementwiseProgram::Op::Binary: v = applyBinary(x.binary, r[x.a], r[x.b]); break;
-            case ElementwiseProgram::Op::Compare: v = applyCompare(x.compare, r[x.a], r[x.b]) ? 1.f : 0.f; break;
-            case ElementwiseProgram::Op::Not: v = r[x.a] != 0.f ? 0.f : 1.f; break;
-            case ElementwiseProgram::Op::And: v = (r[x.a] != 0.f && r[x.b] != 0.f) ? 1.f : 0.f; break;
-            case ElementwiseProgram::Op::Or: v = (r[x.a] != 0.f || r[x.b] != 0.f) ? 1.f : 0.f; break;
-            case ElementwiseProgram::Op::Xor: v = ((r[x.a] != 0.f) != (r[x.b] != 0.f)) ? 1.f : 0.f; break;
-            case ElementwiseProgram::Op::Where: v = r[x.a] != 0.f ? r[x.b] : r[x.c]; break;
-            case ElementwiseProgram::Op::Constant: v = x.function.p0; break;
-            }
-            r[x.dst] = v;
-        }
-        out[i] = fromFloat<T>(r[p.result]);
+        out[i] = fromFloat<T>(runProgram(p, r));
     }
 }
 

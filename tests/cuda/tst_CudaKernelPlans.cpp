@@ -15,6 +15,9 @@
 
 #include <QtTest>
 
+#include <cmath>
+#include <limits>
+
 using namespace portolan;
 using runtime::cuda::CudaKernel;
 
@@ -233,6 +236,41 @@ g (float[3,4,8] x, float[8] b) => (float[3,4,8] y) <float lo = {-0.5}, float hi 
             const double e = y.data<float>()[i], a = actual->data<float>()[i];
             QVERIFY2((std::isnan(e) && std::isnan(a)) || std::abs(a - e) <= 1e-5 + 1e-5 * std::abs(e),
                      (std::to_string(i) + ": " + std::to_string(a) + " vs " + std::to_string(e)).c_str());
+        }
+    }
+
+    void functionsMatchTheReferenceKernels_data()
+    {
+        QTest::addColumn<QString>("node");
+        for (const char *node : {"Relu", "LeakyRelu <alpha = 0.3>", "Elu <alpha = 0.7>", "Sigmoid", "HardSigmoid <alpha = 0.3, beta = 0.4>",
+                                 "HardSwish", "Tanh", "ai.portolan.Gelu", "ai.portolan.Gelu <approximate = \"tanh\">", "Exp", "Log",
+                                 "Sqrt", "Abs", "Neg", "Erf", "Reciprocal"})
+            QTest::newRow(node) << QString(node);
+    }
+    void functionsMatchTheReferenceKernels()
+    {
+        // each one-input op on values from -8 to 8 (zero, tiny, negative and NaN included), through the
+        // reference kernel and through the function the CUDA kernels apply (ElementwiseMath.h)
+        QFETCH(QString, node);
+        const std::string op = node.section(' ', 0, 0).toStdString();
+        auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17, "ai.portolan" : 1]>
+g (float[67] x) => (float[67] y) { y = )" + node.toStdString() + " (x) }");
+        QVERIFY(model);
+        std::vector<float> xs{0.f, -0.f, 1e-30f, -1e-30f, std::numeric_limits<float>::quiet_NaN()};
+        for (int i = -31; i <= 30; ++i)
+            xs.push_back(static_cast<float>(i) * 0.26f);
+        const auto x = runtime::Tensor::fromVector(onnx::TensorProto::FLOAT, {67}, xs);
+        auto expected = runtime::Interpreter(*model).run({{"x", runtime::RuntimeValue::ofTensor(x)}});
+        QVERIFY(expected);
+        std::optional<runtime::cuda::FunctionSpec> f;
+        withBinding(*model, node.section(' ', 0, 0).section('.', -1).toStdString(),
+                    [&](const runtime::NodeBinding &b) { f = runtime::cuda::unaryFunction(b.node.opType, b.attributes); });
+        QVERIFY2(f, op.c_str());
+        for (std::size_t i = 0; i < xs.size(); ++i) {
+            const float e = expected->front().second.tensor.data<float>()[i];
+            const float a = runtime::cuda::applyFunction(*f, xs[i]);
+            QVERIFY2((std::isnan(e) && std::isnan(a)) || (std::isinf(e) && a == e) || std::abs(a - e) <= 2e-6 + 2e-6 * std::abs(e),
+                     (op + "(" + std::to_string(xs[i]) + "): " + std::to_string(a) + " vs " + std::to_string(e)).c_str());
         }
     }
 

@@ -143,7 +143,7 @@ int main(int argc, char **argv)
     struct Product {
         std::int64_t size;
         const char *precision;
-        double tflops = 0;
+        double ms = 0, tflops = 0;
     };
     std::vector<Product> products;
     for (const char *precision : {"fp32", "fp16", "bf16"})
@@ -152,15 +152,19 @@ int main(int argc, char **argv)
             const double ms = nodeMilliseconds(header() + "g (float[" + s + "," + s + "] a, float[" + s + "," + s + "] b) => (float[" + s +
                                                    "," + s + "] y) { y = MatMul (a, b) }",
                                                precision);
-            products.push_back({size, precision, ms > 0 ? 2.0 * static_cast<double>(size * size) * static_cast<double>(size) / (ms * 1e-3) / 1e12 : 0});
+            products.push_back({size, precision, ms, ms > 0 ? 2.0 * static_cast<double>(size * size) * static_cast<double>(size) / (ms * 1e-3) / 1e12 : 0});
         }
     for (const Product &p : products) {
         double best = 0;
         for (const Product &q : products)
             if (std::strcmp(q.precision, p.precision) == 0)
                 best = std::max(best, q.tflops);
-        std::printf("MatMul %-19s %-5s %10s %10.1f %7.0f%%\n", (std::to_string(p.size) + "^3").c_str(), p.precision, "",
-                    p.tflops, best > 0 ? 100 * p.tflops / best : 0.0);
+        if (p.ms <= 0) {
+            std::printf("MatMul %-19s %-5s   did not run on the GPU\n", (std::to_string(p.size) + "^3").c_str(), p.precision);
+            continue;
+        }
+        std::printf("MatMul %-19s %-5s %10.3f %10.1f %7.0f%%\n", (std::to_string(p.size) + "^3").c_str(), p.precision, p.ms, p.tflops,
+                    best > 0 ? 100 * p.tflops / best : 0.0);
     }
 
     // attention at a BERT-base shape: batch 8, 12 heads, 512 tokens, head dim 64
@@ -170,7 +174,10 @@ int main(int argc, char **argv)
         const double ms = nodeMilliseconds(header() + "g (float" + shape + " q, float" + shape + " k, float" + shape +
                                                " v) => (float" + shape + " y) { y = ai.portolan.Attention <scale = 0.125> (q, k, v) }",
                                            precision);
-        std::printf("%-26s %-5s %10.3f\n", "B8 H12 S512 D64", precision, ms);
+        if (ms > 0)
+            std::printf("%-26s %-5s %10.3f\n", "B8 H12 S512 D64", precision, ms);
+        else
+            std::printf("%-26s %-5s   did not run on the GPU\n", "B8 H12 S512 D64", precision);
     }
     return 0;
 }

@@ -7,14 +7,6 @@
 
 namespace portolan::runtime {
 
-std::vector<std::int64_t> rowMajorStrides(const Shape &shape)
-{
-    std::vector<std::int64_t> strides(shape.size(), 1);
-    for (std::size_t d = shape.size(); d-- > 1;)
-        strides[d - 1] = strides[d] * shape[d];
-    return strides;
-}
-
 std::int64_t offsetOf(const std::vector<std::int64_t> &start, const std::vector<std::int64_t> &strides)
 {
     std::int64_t offset = 0;

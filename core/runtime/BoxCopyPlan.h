@@ -30,9 +30,6 @@ struct NodeBoxCopy {
 /// `whyNot` set when the node is not one of them, or asks for what a box copy cannot do.
 std::optional<std::vector<NodeBoxCopy>> planBoxCopies(const NodeBinding &binding, std::string &whyNot);
 
-/// Row-major strides of `shape`, in elements.
-std::vector<std::int64_t> rowMajorStrides(const Shape &shape);
-
 /// The element offset of `start` in a row-major tensor with `strides`.
 std::int64_t offsetOf(const std::vector<std::int64_t> &start, const std::vector<std::int64_t> &strides);
 

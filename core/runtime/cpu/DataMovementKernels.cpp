@@ -3,6 +3,7 @@
 // element type (shape tensors are int64); the indices and bounds of Slice and Gather must be
 // constants, checked at compile time, so a run never reads out of bounds.
 #include "runtime/BoxCopyPlan.h"
+#include "runtime/reference/kernels/DataMovement.h"
 #include "runtime/cpu/CpuKernel.h"
 #include "support/ParallelFor.h"
 
@@ -24,7 +25,7 @@ void copyBox(const BoxCopy &c, const std::byte *src, std::byte *dst, std::size_t
     for (const std::int64_t d : c.box)
         if (d == 0)
             return;
-    const auto srcStrides = rowMajorStrides(c.srcShape), dstStrides = rowMajorStrides(c.dstShape);
+    const auto srcStrides = kernels::stridesOf(c.srcShape), dstStrides = kernels::stridesOf(c.dstShape);
     // merge the trailing dims the box spans whole on both sides into one contiguous run
     std::size_t inner = rank - 1;
     std::int64_t run = c.box[inner];
@@ -35,11 +36,7 @@ void copyBox(const BoxCopy &c, const std::byte *src, std::byte *dst, std::size_t
     std::int64_t outer = 1;
     for (std::size_t d = 0; d < inner; ++d)
         outer *= c.box[d];
-    std::int64_t srcBase = 0, dstBase = 0;
-    for (std::size_t d = 0; d < rank; ++d) {
-        srcBase += c.srcStart[d] * srcStrides[d];
-        dstBase += c.dstStart[d] * dstStrides[d];
-    }
+    const std::int64_t srcBase = offsetOf(c.srcStart, srcStrides), dstBase = offsetOf(c.dstStart, dstStrides);
     const std::size_t runBytes = static_cast<std::size_t>(run) * elementSize;
     support::parallelFor(outer, outer * static_cast<std::int64_t>(runBytes) >= (1 << 18), [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t i = begin; i < end; ++i) {

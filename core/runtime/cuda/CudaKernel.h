@@ -17,12 +17,10 @@ namespace portolan::runtime::cuda {
 
 /// A tensor in device memory, at a compiled shape.
 struct DeviceTensor {
-    void *data = nullptr; ///< nullptr for an omitted optional input
+    void *data = nullptr; ///< nullptr for an omitted optional input (or one the kernel does not read)
     int dataType = 0;
     Shape shape;
 
-    template <typename T>
-    T *as() const { return static_cast<T *>(data); }
     std::int64_t count() const { return elementCount(shape); }
 };
 

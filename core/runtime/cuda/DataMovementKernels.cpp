@@ -3,6 +3,7 @@
 // runtime/BoxCopyPlan.h, each one strided copy (kernels/Elementwise.cu). float32 tensors: shape
 // arithmetic (int64) stays on the host, where the shape ops that read it run.
 #include "runtime/BoxCopyPlan.h"
+#include "runtime/reference/kernels/DataMovement.h"
 #include "runtime/cuda/CudaKernel.h"
 #include "runtime/cuda/DeviceKernels.h"
 
@@ -55,7 +56,7 @@ std::unique_ptr<CudaKernel> makeTransposeKernel(const NodeBinding &b, DeviceSetu
         whyNot = "perm does not match the rank";
         return nullptr;
     }
-    const std::vector<std::int64_t> inStrides = rowMajorStrides(x);
+    const std::vector<std::int64_t> inStrides = kernels::stridesOf(x);
     std::vector<std::int64_t> srcStrides;
     for (std::size_t d = 0; d < perm.size(); ++d) {
         if (perm[d] < 0 || perm[d] >= static_cast<std::int64_t>(x.size()) || y[d] != x[static_cast<std::size_t>(perm[d])]) {
@@ -64,7 +65,7 @@ std::unique_ptr<CudaKernel> makeTransposeKernel(const NodeBinding &b, DeviceSetu
         }
         srcStrides.push_back(inStrides[static_cast<std::size_t>(perm[d])]);
     }
-    const auto copy = planStridedCopy(y, srcStrides, rowMajorStrides(y));
+    const auto copy = planStridedCopy(y, srcStrides, kernels::stridesOf(y));
     if (!copy) {
         whyNot = "more than " + std::to_string(kMaxRank) + " dims after merging";
         return nullptr;
@@ -84,7 +85,7 @@ std::unique_ptr<CudaKernel> makeBoxCopyKernel(const NodeBinding &b, DeviceSetup 
         return nullptr;
     std::vector<StridedCopyKernel::Copy> copies;
     for (const NodeBoxCopy &c : *plan) {
-        const auto src = rowMajorStrides(c.box.srcShape), dst = rowMajorStrides(c.box.dstShape);
+        const auto src = kernels::stridesOf(c.box.srcShape), dst = kernels::stridesOf(c.box.dstShape);
         const auto copy = planStridedCopy(c.box.box, src, dst, offsetOf(c.box.srcStart, src), offsetOf(c.box.dstStart, dst));
         if (!copy) {
             whyNot = "more than " + std::to_string(kMaxRank) + " dims after merging";

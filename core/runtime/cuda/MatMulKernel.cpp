@@ -66,7 +66,7 @@ cudaDataType_t cudaTypeOf(Storage s)
 class LtProduct final : public CudaKernel {
 public:
     LtProduct(const Product &p, Addend addend, FunctionSpec activation, void *handle, std::size_t workspaceBytes, Storage storage)
-        : m_product(p), m_addend(addend), m_activation(activation), m_storage(storage)
+        : m_product(p), m_addend(addend), m_storage(storage)
     {
         const bool reluInEpilogue = activation.kind == Function::Relu;
         cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
@@ -155,7 +155,7 @@ private:
 
     Product m_product;
     Addend m_addend;
-    FunctionSpec m_activation, m_after;
+    FunctionSpec m_after; ///< the activation cuBLASLt's epilogue does not apply
     Storage m_storage;
     std::size_t m_addendInput = 2;
     void *m_scaledBias = nullptr;

@@ -93,6 +93,12 @@ public:
 
     void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
     {
+        nodeFinishedInLayouts(node, outputs, {});
+    }
+    bool readsPhysicalLayouts() const override { return true; } // the metrics read a blocked layout as it is
+    void nodeFinishedInLayouts(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs,
+                               std::span<const runtime::PhysicalLayout *const> layouts) override
+    {
         m_progress.nodeOfB(node);
         if (node.graph != m_b.mainGraph() || !m_error.empty())
             return;
@@ -121,7 +127,8 @@ public:
                 m_result.notCompared.push_back(c.name + ": run " + m_result.labelA + " did not produce it");
                 continue;
             }
-            c.metrics = compareTensors(**kept, outputs[k].tensor, c.tolerance, c.output, m_options.epsilon);
+            c.metrics = compareTensors(**kept, outputs[k].tensor, c.tolerance, c.output, m_options.epsilon,
+                                       k < layouts.size() ? layouts[k] : nullptr);
             m_result.tensors.push_back(std::move(c));
             if (--m_remaining[va.index] == 0)
                 m_store.drop(va.index);

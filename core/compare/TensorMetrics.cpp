@@ -58,19 +58,24 @@ constexpr std::int64_t kExactQuantileLimit = 1 << 12;
 constexpr int kLanes = 8;
 constexpr std::int64_t kBlock = 1024;
 
-/// From 16k elements on, the median and p99 come from a sample of at least 8192 elements: one group
-/// of eight in every `every` (2, 4, then 8 from 64k on), at an offset that changes from block to block
-/// so that no period in the data lines up with it. Each bin is within 6.25% anyway, so the sample
-/// costs little accuracy (the p99's rank moves by about 1%) and saves most of the histogram's scatter.
+/// From 16k elements on, the median and p99 come from a sample of 8192 to 16383 elements: one group
+/// of eight in every `every` (2, 4, … up to 128 from a million elements on), at an offset that
+/// changes from block to block so that no period in the data lines up with it. Each bin is within
+/// 6.25% anyway, so the sample costs little accuracy (the p99's rank moves by about 1%) and saves most
+/// of the histogram's scatter.
 std::int64_t sampleEvery(std::int64_t n)
 {
-    return n >= (1 << 16) ? 8 : n >= (1 << 15) ? 4 : n >= (1 << 14) ? 2 : 1;
+    std::int64_t every = 1;
+    while (every < kBlock / kLanes && n / (2 * every) >= (1 << 13))
+        every *= 2;
+    return every;
 }
 
-/// Which group of eight among each `every` groups of block `block` the sample takes.
+/// Which group of eight among each `every` groups of block `block` the sample takes: the top bits of
+/// a Fibonacci hash of the block's number.
 std::int64_t sampledGroup(std::int64_t block, std::int64_t every)
 {
-    return static_cast<std::int64_t>((static_cast<std::uint32_t>(block) * 0x9E3779B1u) >> 29) & (every - 1);
+    return static_cast<std::int64_t>((static_cast<std::uint32_t>(block) * 0x9E3779B1u) >> 25) & (every - 1);
 }
 bool inSample(std::int64_t i, std::int64_t every)
 {
@@ -246,16 +251,18 @@ struct Partial {
     }
 };
 
+/// Elements [0, count) of ref and act, which are elements [first, first + count) of the tensors.
 template <typename T>
-void accumulate(const T *ref, const T *act, std::int64_t begin, std::int64_t end, const Tolerance &tolerance, double epsilon,
+void accumulate(const T *ref, const T *act, std::int64_t first, std::int64_t count, const Tolerance &tolerance, double epsilon,
                 bool keepErrors, std::int64_t every, Partial &p)
 {
     if (keepErrors) {
-        p.absErrors.reserve(static_cast<std::size_t>(end - begin));
-        p.relErrors.reserve(static_cast<std::size_t>(end - begin));
+        p.absErrors.reserve(static_cast<std::size_t>(count));
+        p.relErrors.reserve(static_cast<std::size_t>(count));
     }
-    for (std::int64_t i = begin; i < end; ++i) {
-        const double x = ref[i], y = act[i];
+    for (std::int64_t k = 0; k < count; ++k) {
+        const std::int64_t i = first + k;
+        const double x = ref[k], y = act[k];
         const bool xNan = std::isnan(x), yNan = std::isnan(y);
         double e;
         if (xNan || yNan) {
@@ -319,7 +326,6 @@ using Bins = std::uint32_t __attribute__((vector_size(kLanes * sizeof(std::uint3
 struct BlockSums {
     Doubles sumAbs{}, sumRel{}, sumSquares{}, dot{}, refSquares{}, actSquares{}, maxAbs{}, maxRel{}, scale{};
     Doubles neededAtol{}, neededRtol{};
-    Indices worstIndex{};
     Doubles excess{};       // max e − (atol + rtol·|x|) (starting from 0): positive when an element fails
     Doubles tinyOverAtol{}; // max e − atol where |x| < ε: when positive, neededRtol is (e − atol)/|x| there, not ·(1/ε)
     Bins absLow{}, absHigh{}, relLow{}, relHigh{}; // the range of non-zero bins the block touched (the lows less one)
@@ -345,7 +351,7 @@ sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double at
 {
     BlockSums lanes = emptyLanes(); // a local: the bin stores cannot alias it, so the lanes stay in registers
     const Doubles zero{}, one = zero + 1, atols = zero + atol, rtols = zero + rtol, epsilons = zero + epsilon;
-    const Indices laneIndex{0, 1, 2, 3, 4, 5, 6, 7};
+    const Indices magnitudeBits = Indices{} + std::numeric_limits<std::int64_t>::max(); // all but the sign
     struct Group {
         Doubles x, y, e, ax, q, r; // q = 1 / max(|x|, ε)
     };
@@ -356,9 +362,8 @@ sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double at
         Group g;
         g.x = __builtin_convertvector(xf, Doubles);
         g.y = __builtin_convertvector(yf, Doubles);
-        const Doubles d = g.y - g.x;
-        g.e = d < zero ? -d : d;
-        g.ax = g.x < zero ? -g.x : g.x;
+        g.e = (Doubles)((Indices)(g.y - g.x) & magnitudeBits);
+        g.ax = (Doubles)((Indices)g.x & magnitudeBits);
         g.q = one / (g.ax < epsilons ? epsilons : g.ax);
         g.r = g.e * g.q;
         return g;
@@ -376,16 +381,14 @@ sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double at
         std::memcpy(absOut, &absBin, static_cast<std::size_t>(n) * sizeof(std::uint32_t));
         std::memcpy(relOut, &relBin, static_cast<std::size_t>(n) * sizeof(std::uint32_t));
     };
-    const auto sum = [&](const Group &g, std::int64_t i0) __attribute__((always_inline)) {
+    const auto sum = [&](const Group &g) __attribute__((always_inline)) {
         lanes.sumAbs += g.e;
         lanes.sumRel += g.r;
         lanes.sumSquares += g.e * g.e;
         lanes.dot += g.x * g.y;
         lanes.refSquares += g.x * g.x;
         lanes.actSquares += g.y * g.y;
-        const Indices worse = g.e > lanes.maxAbs;
-        lanes.worstIndex = worse ? laneIndex + i0 : lanes.worstIndex;
-        lanes.maxAbs = worse ? g.e : lanes.maxAbs;
+        lanes.maxAbs = lanes.maxAbs < g.e ? g.e : lanes.maxAbs;
         lanes.maxRel = lanes.maxRel < g.r ? g.r : lanes.maxRel;
         lanes.scale = lanes.scale < g.ax ? g.ax : lanes.scale;
         // masks stay masks, used only to select (turning them into integer lanes needs AVX-512DQ, and
@@ -398,20 +401,20 @@ sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double at
         const Doubles overAtol = g.e - atols;
         const Doubles tinyOverAtol = g.ax < epsilons ? overAtol : zero;
         lanes.tinyOverAtol = lanes.tinyOverAtol < tinyOverAtol ? tinyOverAtol : lanes.tinyOverAtol;
-        const Doubles rtolNeeded = overAtol > zero ? overAtol * g.q : zero;
+        const Doubles rtolNeeded = overAtol * g.q; // not above atol: at most 0, which the maximum starts from
         lanes.neededRtol = lanes.neededRtol < rtolNeeded ? rtolNeeded : lanes.neededRtol;
     };
     const bool binAll = every == 1;
     const std::int64_t whole = count - count % kLanes;
     for (std::int64_t i0 = 0; i0 < whole; i0 += kLanes) {
         const Group g = load(i0, kLanes);
-        sum(g, i0);
+        sum(g);
         if (binAll)
             bin(g, absBins + i0, relBins + i0, kLanes);
     }
     if (const std::int64_t rest = count - whole; rest > 0) {
         const Group g = load(whole, rest);
-        sum(g, whole);
+        sum(g);
         if (binAll)
             bin(g, absBins + whole, relBins + whole, rest);
     }
@@ -429,9 +432,11 @@ sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double at
 
 /// Large float tensors, in blocks: a block whose elements are all finite (the usual case) takes the
 /// vectorized lanes, the rest the general loop. The same verdicts as accumulate(). `begin` is a
-/// multiple of kBlock (the sample's groups are counted from there).
-void accumulateFloats(const float *ref, const float *act, std::int64_t begin, std::int64_t end, const Tolerance &tolerance,
-                      double epsilon, std::int64_t every, Partial &p)
+/// multiple of kBlock (the sample's groups are counted from there). refBlock(start, count) gives the
+/// reference's elements [start, start + count) in act's order.
+template <typename RefBlock>
+void accumulateFloats(const RefBlock &refBlock, const float *act, std::int64_t begin, std::int64_t end,
+                      const Tolerance &tolerance, double epsilon, std::int64_t every, Partial &p)
 {
     // the scatter goes to two interleaved 32-bit histograms per kind (even and odd elements), so a run
     // of equal bins (exact matches, say) is two chains of increments instead of one, in half the cache;
@@ -463,19 +468,20 @@ void accumulateFloats(const float *ref, const float *act, std::int64_t begin, st
         pending = 0;
     };
     for (std::int64_t start = begin; start < end; start += kBlock) {
-        const std::int64_t stop = std::min(end, start + kBlock);
+        const std::int64_t count = std::min(end, start + kBlock) - start;
+        const float *ref = refBlock(start, count), *actual = act + start;
         // a partial last block of a sampled tensor takes the general loop, which samples element by element
         BlockSums b;
-        if (every > 1 && stop - start < kBlock) {
-            accumulate(ref, act, start, stop, tolerance, epsilon, false, every, p);
+        if (every > 1 && count < kBlock) {
+            accumulate(ref, actual, start, count, tolerance, epsilon, false, every, p);
             continue;
         }
-        if (!sumFiniteBlock(ref + start, act + start, stop - start, tolerance.atol, tolerance.rtol, epsilon, every,
+        if (!sumFiniteBlock(ref, actual, count, tolerance.atol, tolerance.rtol, epsilon, every,
                             sampledGroup(start / kBlock, every), b, absBins.data(), relBins.data())) {
-            accumulate(ref, act, start, stop, tolerance, epsilon, false, every, p);
+            accumulate(ref, actual, start, count, tolerance, epsilon, false, every, p);
             continue;
         }
-        const auto binned = static_cast<std::size_t>((stop - start) / every);
+        const auto binned = static_cast<std::size_t>(count / every);
         for (std::size_t i = 0; i < binned; ++i) {
             const std::size_t half = (i & 1) * kBins;
             ++absCounts[half + absBins[i]];
@@ -506,22 +512,22 @@ void accumulateFloats(const float *ref, const float *act, std::int64_t begin, st
             tinyReferenceFailed = tinyReferenceFailed || b.tinyOverAtol[l] > 0;
         }
         if (tinyReferenceFailed && p.neededRtol < kInf) // the lanes took (e − atol)/ε there: the exact need is larger
-            for (std::int64_t i = start; i < stop; ++i) {
-                const double x = ref[i], e = std::fabs(static_cast<double>(act[i]) - x), ax = std::fabs(x);
+            for (std::int64_t i = 0; i < count; ++i) {
+                const double x = ref[i], e = std::fabs(static_cast<double>(actual[i]) - x), ax = std::fabs(x);
                 if (ax < epsilon && e > tolerance.atol)
                     p.neededRtol = std::max(p.neededRtol, ax > 0 ? (e - tolerance.atol) / ax : kInf);
             }
-        // the first worst element: the largest error, the earliest index among equals
-        int best = -1;
+        double blockMax = 0;
         for (int l = 0; l < kLanes; ++l)
-            if (b.maxAbs[l] > 0 && (best < 0 || b.maxAbs[l] > b.maxAbs[best] ||
-                                    (b.maxAbs[l] == b.maxAbs[best] && b.worstIndex[l] < b.worstIndex[best])))
-                best = l;
-        const double blockMax = best < 0 ? 0.0 : b.maxAbs[best];
-        const std::int64_t blockWorst = best < 0 ? start : start + b.worstIndex[best];
+            blockMax = std::max(blockMax, b.maxAbs[l]);
+        // a new worst element (rare after the first blocks): the earliest with the block's largest error,
+        // found again with the lanes' very arithmetic
         if (blockMax > p.worst) {
             p.worst = blockMax;
-            p.worstIndex = blockWorst;
+            std::int64_t i = 0;
+            while (std::fabs(static_cast<double>(actual[i]) - static_cast<double>(ref[i])) != blockMax)
+                ++i;
+            p.worstIndex = start + i;
         }
         p.maxAbs = std::max(p.maxAbs, blockMax);
     }
@@ -554,7 +560,7 @@ Tolerance defaultTolerance(const std::string &precision)
 }
 
 TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Tensor &actual, const Tolerance &tolerance,
-                             bool logits, double epsilon)
+                             bool logits, double epsilon, const runtime::PhysicalLayout *actualLayout)
 {
     TensorMetrics m;
     if (reference.dataType() != actual.dataType()) {
@@ -565,6 +571,13 @@ TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Te
         m.mismatch = "shapes differ: " + runtime::shapeString(reference.shape()) + " vs " + runtime::shapeString(actual.shape());
         return m;
     }
+    const std::int64_t n = reference.size();
+    const bool keepErrors = n <= kExactQuantileLimit;
+    // large float tensors are compared in the actual run's own order (the reference gathered block by
+    // block into it), the rest in row-major order
+    const bool inLayout = actualLayout && reference.dataType() == onnx::TensorProto::FLOAT && !keepErrors && !logits;
+    if (actualLayout && !inLayout)
+        return compareTensors(reference, runtime::rowMajorOf(actual, *actualLayout), tolerance, logits, epsilon);
     if (reference.dataType() == onnx::TensorProto::STRING) {
         m.elements = reference.size();
         std::int64_t differing = 0;
@@ -574,35 +587,43 @@ TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Te
         m.maxAbs = m.passed ? 0 : kInf;
         return m;
     }
-    m.elements = reference.size();
+    m.elements = n;
     const bool native = reference.dataType() == onnx::TensorProto::FLOAT || reference.dataType() == onnx::TensorProto::DOUBLE;
     const runtime::Tensor a = native ? reference : runtime::kernels::convertTensor(reference, onnx::TensorProto::DOUBLE);
     const runtime::Tensor b = native ? actual : runtime::kernels::convertTensor(actual, onnx::TensorProto::DOUBLE);
-    const std::int64_t n = a.size();
     // partial results per chunk, on the OpenMP pool for large tensors, merged in chunk order
     const int chunks = n >= (1 << 12) ? std::max(1, omp_get_max_threads()) : 1;
     std::vector<Partial> partials(static_cast<std::size_t>(chunks));
-    const bool keepErrors = n <= kExactQuantileLimit;
     const std::int64_t every = sampleEvery(n);
+    const float *rowMajorRef = a.dataType() == onnx::TensorProto::FLOAT ? a.data<float>() : nullptr;
+    const auto refInPlace = [&](std::int64_t start, std::int64_t) { return rowMajorRef + start; };
     // chunks start on block boundaries, where the blocks and the sample's groups are counted from
     const auto chunkStart = [&](int c) { return c == chunks ? n : n * c / chunks / kBlock * kBlock; };
 #pragma omp parallel for num_threads(chunks) schedule(static) if (chunks > 1)
     for (int c = 0; c < chunks; ++c) {
         Partial &p = partials[static_cast<std::size_t>(c)];
-        if (a.dataType() == onnx::TensorProto::FLOAT && !keepErrors)
-            accumulateFloats(a.data<float>(), b.data<float>(), chunkStart(c), chunkStart(c + 1), tolerance, epsilon, every, p);
-        else if (a.dataType() == onnx::TensorProto::FLOAT)
-            accumulate(a.data<float>(), b.data<float>(), chunkStart(c), chunkStart(c + 1), tolerance, epsilon, keepErrors, 1, p);
+        const std::int64_t first = chunkStart(c), count = chunkStart(c + 1) - first;
+        if (inLayout) {
+            runtime::PhysicalOrderReader reader(rowMajorRef, *actualLayout);
+            const auto refGathered = [&](std::int64_t start, std::int64_t size) { return reader.read(start, size); };
+            accumulateFloats(refGathered, b.data<float>(), first, first + count, tolerance, epsilon, every, p);
+        }
+        else if (rowMajorRef && !keepErrors)
+            accumulateFloats(refInPlace, b.data<float>(), first, first + count, tolerance, epsilon, every, p);
+        else if (rowMajorRef)
+            accumulate(rowMajorRef + first, b.data<float>() + first, first, count, tolerance, epsilon, keepErrors, 1, p);
         else
-            accumulate(a.data<double>(), b.data<double>(), chunkStart(c), chunkStart(c + 1), tolerance, epsilon, keepErrors, 1, p);
+            accumulate(a.data<double>() + first, b.data<double>() + first, first, count, tolerance, epsilon, keepErrors, 1, p);
     }
     Partial all = std::move(partials.front());
     for (std::size_t c = 1; c < partials.size(); ++c)
         all.merge(std::move(partials[c]));
     all.finish(m, n);
     if (m.worstIndex >= 0) {
-        m.worstReference = valueAt(a, m.worstIndex);
         m.worstActual = valueAt(b, m.worstIndex);
+        if (inLayout)
+            m.worstIndex = actualLayout->rowMajorIndexOf(m.worstIndex);
+        m.worstReference = valueAt(a, m.worstIndex);
         std::int64_t rest = m.worstIndex;
         m.worstAt.assign(reference.shape().size(), 0);
         for (std::size_t d = reference.shape().size(); d-- > 0;) {

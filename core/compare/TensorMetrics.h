@@ -4,6 +4,7 @@
 // and for logits the top-1/top-5 agreement along the last axis.
 #pragma once
 
+#include "runtime/PhysicalLayout.h"
 #include "runtime/Tensor.h"
 
 #include <cstdint>
@@ -27,7 +28,7 @@ struct TensorMetrics {
     std::int64_t elements = 0;
     /// Maxima and means over every element. Medians and p99s are exact up to 4096 elements; past
     /// that they are the middles of 1/16-octave bins (within 6.25%), and from 16384 elements on,
-    /// of a sample of at least 8192 elements (one group of eight in 2, 4 or 8, at varying offsets).
+    /// of a sample of at least 8192 elements (one group of eight in 2, 4, … 128, at varying offsets).
     double maxAbs = 0, meanAbs = 0, medianAbs = 0, p99Abs = 0;
     double maxRel = 0, meanRel = 0, medianRel = 0, p99Rel = 0; ///< |error| / max(|reference|, epsilon)
     double rmse = 0;
@@ -50,7 +51,9 @@ double normalizedError(const TensorMetrics &metrics);
 
 /// Compares `actual` with `reference`. `epsilon` keeps relative errors finite where the reference
 /// is zero; `logits` asks for the top-k agreement (rows along the last axis, at least 2 wide).
+/// `actualLayout`, when given, is the order of actual's elements (an executor's blocked layout): the
+/// metrics are the same as for its row-major copy, without making one.
 TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Tensor &actual, const Tolerance &tolerance,
-                             bool logits = false, double epsilon = 1e-8);
+                             bool logits = false, double epsilon = 1e-8, const runtime::PhysicalLayout *actualLayout = nullptr);
 
 } // namespace portolan::compare

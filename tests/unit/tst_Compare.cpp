@@ -76,6 +76,8 @@ private slots:
     void largeTensorsTakeQuantilesFromAHistogram();
     void sampledQuantilesSeeEveryPhaseOfAPeriod();
     void vectorLanesAgreeWithTheDefinitions();
+    void blockedLayoutsCompareAsTheirRowMajorCopies_data();
+    void blockedLayoutsCompareAsTheirRowMajorCopies();
     void nansShapesAndTopK();
     void referenceAgainstCompiledThroughProvenance_data();
     void referenceAgainstCompiledThroughProvenance();
@@ -209,6 +211,77 @@ void tst_Compare::vectorLanesAgreeWithTheDefinitions()
     QCOMPARE(m.neededRtol, neededRtol);
     QVERIFY(std::fabs(m.meanAbs - sumAbs / static_cast<double>(n)) < 1e-12 * sumAbs);
     QVERIFY(std::fabs(m.cosine - dot / std::sqrt(rr * aa)) < 1e-12);
+}
+
+void tst_Compare::blockedLayoutsCompareAsTheirRowMajorCopies_data()
+{
+    QTest::addColumn<int>("channels");
+    QTest::addColumn<int>("block");      // 0: channel-last (nhwc), else nChw<block>c
+    QTest::addColumn<int>("spatial");    // H = W
+    QTest::newRow("nhwc, 96 channels, 28x28 (sampled quantiles)") << 96 << 0 << 28;
+    QTest::newRow("nChw16c, 48 channels, 30x30") << 48 << 16 << 30;
+    QTest::newRow("nChw8c, 24 channels, 7x7 (exact quantiles)") << 24 << 8 << 7;
+    QTest::newRow("nhwc, 3 channels, 100x100 (rows shorter than a transpose)") << 3 << 0 << 100;
+}
+
+void tst_Compare::blockedLayoutsCompareAsTheirRowMajorCopies()
+{
+    // a compiled run's tensor in its own layout, against the reference in row-major order: the same
+    // metrics as its row-major copy gives, the worst element found at its row-major place
+    QFETCH(int, channels);
+    QFETCH(int, block);
+    QFETCH(int, spatial);
+    const std::int64_t c = channels, s = std::int64_t(spatial) * spatial, n = 2 * c * s;
+    runtime::PhysicalLayout layout; // row-major strides: N c·s, C s, H spatial, W 1
+    if (block == 0)
+        layout.dims = {{2, c * s}, {spatial, spatial}, {spatial, 1}, {c, s}};
+    else
+        layout.dims = {{2, c * s}, {c / block, block * s}, {spatial, spatial}, {spatial, 1}, {block, s}};
+    QCOMPARE(layout.elementCount(), n);
+    std::vector<float> ref(static_cast<std::size_t>(n)), act(ref.size());
+    std::mt19937 rng(11);
+    std::normal_distribution<float> dist(0.f, 1.f);
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+        ref[i] = i % 5 == 0 ? 0.f : dist(rng);
+        act[i] = ref[i] + 1e-4f * dist(rng);
+    }
+    act[static_cast<std::size_t>(n / 3)] += 0.25f; // the worst element
+    const runtime::Shape shape{2, c, spatial, spatial};
+    std::vector<float> inLayout(act.size());
+    for (std::int64_t k = 0; k < n; ++k)
+        inLayout[static_cast<std::size_t>(k)] = act[static_cast<std::size_t>(layout.rowMajorIndexOf(k))];
+    const Tensor reference = floats(shape, ref), rowMajor = floats(shape, act), blocked = floats(shape, inLayout);
+    QCOMPARE(runtime::rowMajorOf(blocked, layout).data<float>()[n / 3], act[static_cast<std::size_t>(n / 3)]);
+    const compare::Tolerance tol{1e-4, 1e-4};
+    const auto expected = compare::compareTensors(reference, rowMajor, tol);
+    const auto actual = compare::compareTensors(reference, blocked, tol, false, 1e-8, &layout);
+    QCOMPARE(actual.elements, n);
+    QCOMPARE(actual.maxAbs, expected.maxAbs);
+    QCOMPARE(actual.worstIndex, n / 3);
+    QCOMPARE(actual.worstAt, expected.worstAt);
+    QCOMPARE(actual.worstActual, expected.worstActual);
+    QCOMPARE(actual.worstReference, expected.worstReference);
+    QCOMPARE(actual.maxRel, expected.maxRel);
+    QCOMPARE(actual.passed, expected.passed);
+    QCOMPARE(actual.neededAtol, expected.neededAtol);
+    QCOMPARE(actual.neededRtol, expected.neededRtol);
+    QCOMPARE(actual.referenceScale, expected.referenceScale);
+    QVERIFY(std::fabs(actual.meanAbs - expected.meanAbs) < 1e-12 * expected.meanAbs);
+    QVERIFY(std::fabs(actual.cosine - expected.cosine) < 1e-12);
+    // the sample takes other elements in another order: the quantiles agree within a bin or two
+    QVERIFY2(std::fabs(actual.medianAbs / expected.medianAbs - 1) < 0.15, std::to_string(actual.medianAbs).c_str());
+    // a NaN is counted where it is, and is the worst element
+    inLayout[17] = std::numeric_limits<float>::quiet_NaN();
+    const auto withNan = compare::compareTensors(reference, floats(shape, inLayout), tol, false, 1e-8, &layout);
+    QCOMPARE(withNan.actualNans, std::int64_t(1));
+    QCOMPARE(withNan.worstIndex, layout.rowMajorIndexOf(17));
+    // the reader hands out any stretch in the layout's order
+    runtime::PhysicalOrderReader reader(ref.data(), layout);
+    for (const std::int64_t start : {std::int64_t(0), n / 2 + 5, std::int64_t(3), n - 40}) {
+        const float *read = reader.read(start, 40);
+        for (std::int64_t k = 0; k < 40; ++k)
+            QCOMPARE(read[k], ref[static_cast<std::size_t>(layout.rowMajorIndexOf(start + k))]);
+    }
 }
 
 void tst_Compare::nansShapesAndTopK()

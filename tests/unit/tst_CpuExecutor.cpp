@@ -12,6 +12,7 @@
 
 #include <QtTest>
 
+#include <cstring>
 
 using namespace portolan;
 
@@ -53,6 +54,7 @@ private slots:
     void memoryPlanOverTheCapIsRefused();
     void convolutionsShareTheirLayoutAndObserversSeeRowMajor();
     void poolingTakesTheConvolutionsLayout();
+    void observersReadingLayoutsGetTheExecutorsOwnBytes();
     void flopsCountTheProducts();
 };
 
@@ -278,6 +280,36 @@ private:
     const ir::Model &m_model;
 };
 
+/// Reads outputs in the executor's own layouts, during the call (as the comparison does), and keeps
+/// their row-major copies.
+class LayoutCapture final : public runtime::RunObserver {
+public:
+    explicit LayoutCapture(const ir::Model &model) : m_model(model) {}
+    void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
+    {
+        nodeFinishedInLayouts(node, outputs, {});
+    }
+    bool keepsOutputs() const override { return false; }
+    bool readsPhysicalLayouts() const override { return true; }
+    void nodeFinishedInLayouts(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs,
+                               std::span<const runtime::PhysicalLayout *const> layouts) override
+    {
+        for (std::size_t k = 0; k < outputs.size(); ++k) {
+            if (!node.outputs[k].valid() || !outputs[k].isTensor())
+                continue;
+            const bool inLayout = k < layouts.size() && layouts[k];
+            inLayouts += inLayout;
+            values[m_model.value(node.outputs[k]).name] =
+                inLayout ? runtime::rowMajorOf(outputs[k].tensor, *layouts[k]) : outputs[k].tensor.clone();
+        }
+    }
+    std::map<std::string, runtime::Tensor> values;
+    std::size_t inLayouts = 0;
+
+private:
+    const ir::Model &m_model;
+};
+
 } // namespace
 
 void tst_CpuExecutor::convolutionsShareTheirLayoutAndObserversSeeRowMajor()
@@ -325,6 +357,39 @@ void tst_CpuExecutor::convolutionsShareTheirLayoutAndObserversSeeRowMajor()
         scale = std::max(scale, std::fabs(double(expected.data<float>()[i])));
     }
     QVERIFY2(worst > 0 && worst < 1e-2 * scale, (std::to_string(worst) + " of " + std::to_string(scale)).c_str());
+}
+
+void tst_CpuExecutor::observersReadingLayoutsGetTheExecutorsOwnBytes()
+{
+    // the inverted residual again, at channel counts every blocked layout holds without padding: an
+    // observer that reads layouts is handed the two blocked values as they are, and their elements,
+    // put in row-major order, are exactly what the executor's reorders give other observers
+    auto model = test::caseModel({"(float[1,32,10,10] x) => (float[1,32,10,10] y)",
+                            {{"we", {96, 32, 1, 1}}, {"wd", {96, 1, 3, 3}}, {"wp", {32, 96, 1, 1}}},
+                            "",
+                            R"(    e = Conv <kernel_shape = [1, 1]> (x, we)
+    d = Conv <kernel_shape = [3, 3], pads = [1, 1, 1, 1], group = 96> (e, wd)
+    p = Conv <kernel_shape = [1, 1]> (d, wp)
+    y = Relu (p))"});
+    QVERIFY(model);
+    runtime::cpu::CpuExecutor cpu(*model);
+    auto feeds = passes::seededFeeds(*model, 4, {}, 3);
+    QVERIFY(feeds);
+    Capture rowMajor(*model);
+    LayoutCapture inLayouts(*model);
+    runtime::RunOptions options;
+    options.observer = &rowMajor;
+    QVERIFY(cpu.run(*feeds, options));
+    options.observer = &inLayouts;
+    QVERIFY(cpu.run(*feeds, options));
+    QCOMPARE(cpu.lastProfile()->blockedValues(), std::size_t(2));
+    QCOMPARE(inLayouts.inLayouts, std::size_t(2));
+    QCOMPARE(inLayouts.values.size(), rowMajor.values.size());
+    for (const auto &[name, expected] : rowMajor.values) {
+        const runtime::Tensor &actual = inLayouts.values.at(name);
+        QCOMPARE(actual.shape(), expected.shape());
+        QVERIFY2(std::memcmp(actual.rawData(), expected.rawData(), expected.byteSize()) == 0, name.c_str());
+    }
 }
 
 void tst_CpuExecutor::poolingTakesTheConvolutionsLayout()

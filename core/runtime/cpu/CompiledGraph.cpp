@@ -36,6 +36,8 @@ struct CompiledGraph::Slot {
     Precision storedAs = Precision::Fp32; ///< the precision its float values are rounded to
     /// Planned: the blocked layout its buffer holds, when every writer and reader shares one.
     std::optional<dnnl::memory::desc> nativeLayout;
+    /// nativeLayout as an element order, when it is dense: what an observer reading layouts is handed.
+    std::optional<PhysicalLayout> physicalLayout;
 };
 
 struct CompiledGraph::Step {
@@ -145,7 +147,10 @@ void CompiledGraph::keepBlockedLayouts(std::vector<BufferLifetime> &buffers, con
         }
         for (const Use &u : writers[b]) {
             kernelOf(u)->useNativeLayout(false, u.k);
-            m_slots[static_cast<std::size_t>(m_steps[u.step].outputs[u.k])].nativeLayout = layout;
+            Slot &slot = m_slots[static_cast<std::size_t>(m_steps[u.step].outputs[u.k])];
+            slot.nativeLayout = layout;
+            if (slot.shape)
+                slot.physicalLayout = onednn::physicalLayoutOf(*layout, *slot.shape);
             ++m_blockedValues;
         }
         buffers[b].bytes = layout->get_size(); // blocked channels may be padded
@@ -634,16 +639,28 @@ support::Expected<NamedValues> CompiledGraph::run(const std::vector<const Runtim
         if (options.observer) {
             // arena bytes are reused later: an observer that keeps what it sees gets its own copy
             const bool keeps = options.observer->keepsOutputs();
+            const bool readsLayouts = !keeps && options.observer->readsPhysicalLayouts();
             std::vector<RuntimeValue> seen;
+            std::vector<const PhysicalLayout *> layouts;
             for (const int s : step.outputs) {
-                RuntimeValue v = s >= 0 ? m_slots[static_cast<std::size_t>(s)].current : RuntimeValue{};
-                if (s >= 0 && m_slots[static_cast<std::size_t>(s)].nativeLayout)
-                    v.tensor = rowMajorCopy(m_slots[static_cast<std::size_t>(s)]);
-                else if (v.isTensor() && v.tensor.isWritableView())
+                const Slot *slot = s >= 0 ? &m_slots[static_cast<std::size_t>(s)] : nullptr;
+                RuntimeValue v = slot ? slot->current : RuntimeValue{};
+                const PhysicalLayout *layout = nullptr;
+                if (slot && slot->nativeLayout && readsLayouts && slot->physicalLayout) {
+                    layout = &*slot->physicalLayout;
+                    v.tensor = v.tensor.readOnly();
+                } else if (slot && slot->nativeLayout) {
+                    v.tensor = rowMajorCopy(*slot);
+                } else if (v.isTensor() && v.tensor.isWritableView()) {
                     v.tensor = keeps ? v.tensor.clone() : v.tensor.readOnly();
+                }
                 seen.push_back(std::move(v));
+                layouts.push_back(layout);
             }
-            options.observer->nodeFinished(node, seen);
+            if (readsLayouts)
+                options.observer->nodeFinishedInLayouts(node, seen, layouts);
+            else
+                options.observer->nodeFinished(node, seen);
         }
         for (const int s : step.releaseAfter) {
             Slot &slot = m_slots[static_cast<std::size_t>(s)];

@@ -2,6 +2,7 @@
 // the same names, parameters and defaults.
 #include "runtime/cpu/OneDnn.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace portolan::runtime::cpu::onednn {
@@ -44,6 +45,49 @@ dnnl::memory::desc plainDesc(const Shape &shape, dnnl::memory::data_type type)
     for (std::size_t i = shape.size(); i-- > 1;)
         strides[i - 1] = strides[i] * std::max<std::int64_t>(shape[i], 1);
     return dnnl::memory::desc(dimsOf(shape), type, strides);
+}
+
+std::optional<PhysicalLayout> physicalLayoutOf(const dnnl::memory::desc &desc, const Shape &shape)
+{
+    const dnnl_memory_desc_t &d = desc.data;
+    if (d.format_kind != dnnl_blocked || d.offset0 != 0 || d.ndims != static_cast<int>(shape.size()) ||
+        d.format_desc.blocking.inner_nblks > 1)
+        return std::nullopt;
+    const dnnl_blocking_desc_t &blocking = d.format_desc.blocking;
+    std::vector<std::int64_t> rowMajorStride(shape.size(), 1);
+    for (std::size_t i = shape.size(); i-- > 1;)
+        rowMajorStride[i - 1] = rowMajorStride[i] * shape[i];
+    const int blocked = blocking.inner_nblks == 1 ? static_cast<int>(blocking.inner_idxs[0]) : -1;
+    const std::int64_t block = blocked >= 0 ? blocking.inner_blks[0] : 1;
+    struct Outer {
+        std::int64_t memoryStride;
+        PhysicalLayout::Dim dim;
+    };
+    std::vector<Outer> outer;
+    for (int i = 0; i < d.ndims; ++i) {
+        if (d.dims[i] != shape[static_cast<std::size_t>(i)] || d.padded_dims[i] != d.dims[i])
+            return std::nullopt;
+        const std::int64_t size = i == blocked ? d.dims[i] / block : d.dims[i];
+        if (size > 1) // a dim of one step has no place in the order
+            outer.push_back({blocking.strides[i], {size, rowMajorStride[static_cast<std::size_t>(i)] * (i == blocked ? block : 1)}});
+    }
+    std::sort(outer.begin(), outer.end(), [](const Outer &a, const Outer &b) { return a.memoryStride > b.memoryStride; });
+    PhysicalLayout layout;
+    std::int64_t dense = block; // the memory stride a dense layout gives the next dim out
+    for (std::size_t k = outer.size(); k-- > 0;) {
+        if (outer[k].memoryStride != dense)
+            return std::nullopt;
+        dense *= outer[k].dim.size;
+    }
+    for (const Outer &o : outer)
+        layout.dims.push_back(o.dim);
+    if (block > 1)
+        layout.dims.push_back({block, rowMajorStride[static_cast<std::size_t>(blocked)]});
+    if (layout.dims.empty())
+        layout.dims.push_back({1, 1});
+    if (layout.dims.size() > PhysicalLayout::kMaxDims)
+        return std::nullopt;
+    return layout;
 }
 
 bool appendActivation(const NodeBinding &binding, dnnl::post_ops &ops, std::string &whyNot)

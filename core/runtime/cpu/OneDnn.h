@@ -2,6 +2,7 @@
 // activation post-ops of the fused ops, and constant weights reordered once into a primitive's layout.
 #pragma once
 
+#include "runtime/PhysicalLayout.h"
 #include "runtime/Tensor.h"
 #include "runtime/cpu/CpuKernel.h"
 
@@ -21,6 +22,10 @@ std::optional<dnnl::memory::data_type> dataTypeOf(int onnxType);
 dnnl::memory::dims dimsOf(const Shape &shape);
 /// Row-major ("abcd…") descriptor of `shape`.
 dnnl::memory::desc plainDesc(const Shape &shape, dnnl::memory::data_type type);
+
+/// `desc` (a layout of `shape`) as the order of its elements, when it is dense (no padded channels,
+/// no offset) and blocks at most one dim once, as nChw16c and nhwc do; nullopt otherwise.
+std::optional<PhysicalLayout> physicalLayoutOf(const dnnl::memory::desc &desc, const Shape &shape);
 
 /// Appends the node's `activation` / `activation_params` (FusedConv, FusedGemm, FusedMatMul) as
 /// eltwise post-ops; false (with `whyNot`) for an activation oneDNN cannot express.

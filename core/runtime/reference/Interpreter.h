@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ir/Model.h"
+#include "runtime/PhysicalLayout.h"
 #include "runtime/RuntimeValue.h"
 #include "runtime/reference/KernelContext.h"
 #include "support/Expected.h"
@@ -28,6 +29,17 @@ public:
     /// False when the observer reads what it is handed only during nodeFinished and keeps none of it:
     /// an executor may then hand it views of memory it reuses later instead of copies.
     virtual bool keepsOutputs() const { return true; }
+    /// True when the observer also reads outputs in an executor's own element order (a blocked
+    /// layout): such an executor then calls nodeFinishedInLayouts instead, and saves a reorder.
+    virtual bool readsPhysicalLayouts() const { return false; }
+    /// layouts[k], when set, is the order of outputs[k]'s elements (the tensor has its logical shape).
+    /// Called only on an observer that readsPhysicalLayouts().
+    virtual void nodeFinishedInLayouts(const ir::Node &node, std::span<const RuntimeValue> outputs,
+                                       std::span<const PhysicalLayout *const> layouts)
+    {
+        (void)layouts;
+        nodeFinished(node, outputs);
+    }
 };
 
 struct RunOptions {

@@ -19,6 +19,10 @@ public:
             if (node.outputs[k].valid() && m_wanted.contains(node.outputs[k].index))
                 values[node.outputs[k].index] = outputs[k];
     }
+    bool wantsOutput(const ir::Node &node, std::size_t k) const override
+    {
+        return k < node.outputs.size() && node.outputs[k].valid() && m_wanted.contains(node.outputs[k].index);
+    }
 
     std::unordered_map<std::uint32_t, runtime::RuntimeValue> values; ///< by value id
 

@@ -70,6 +70,10 @@ public:
                 if (auto st = m_store.put(node.outputs[k].index, outputs[k].tensor); !st)
                     m_error = st.error().format();
     }
+    bool wantsOutput(const ir::Node &node, std::size_t k) const override
+    {
+        return k < node.outputs.size() && node.outputs[k].valid() && m_wanted.contains(node.outputs[k].index);
+    }
     const std::string &error() const { return m_error; }
 
 private:
@@ -96,6 +100,11 @@ public:
         nodeFinishedInLayouts(node, outputs, {});
     }
     bool readsPhysicalLayouts() const override { return true; } // the metrics read a blocked layout as it is
+    bool wantsOutput(const ir::Node &node, std::size_t k) const override
+    {
+        return node.graph == m_b.mainGraph() && k < node.outputs.size() && node.outputs[k].valid() &&
+               m_alignment.contains(node.outputs[k]);
+    }
     void nodeFinishedInLayouts(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs,
                                std::span<const runtime::PhysicalLayout *const> layouts) override
     {
@@ -105,7 +114,7 @@ public:
         for (std::size_t k = 0; k < outputs.size() && k < node.outputs.size(); ++k) {
             const ir::ValueId vb = node.outputs[k];
             const auto aligned = vb.valid() ? m_alignment.find(vb) : m_alignment.end();
-            if (aligned == m_alignment.end() || !outputs[k].isTensor())
+            if (aligned == m_alignment.end() || !outputs[k].isTensor() || !outputs[k].tensor.defined())
                 continue;
             const ir::ValueId va = aligned->second;
             auto kept = m_store.get(va.index);

@@ -13,6 +13,10 @@
 
 #include <QtTest>
 
+#include <cstring>
+#include <map>
+#include <set>
+
 using namespace portolan;
 using runtime::cuda::CudaExecutor;
 
@@ -61,6 +65,47 @@ public:
                 seen.emplace_back(node.name, v.tensor);
     }
     std::vector<std::pair<std::string, runtime::Tensor>> seen;
+};
+
+/// Wants the values named in `wanted` only, and reads them during the call.
+class PickyReader final : public runtime::RunObserver {
+public:
+    PickyReader(const ir::Model &model, std::set<std::string> wanted) : m_model(model), m_wanted(std::move(wanted)) {}
+    void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
+    {
+        for (std::size_t k = 0; k < outputs.size(); ++k)
+            if (outputs[k].isTensor() && outputs[k].tensor.defined())
+                seen.emplace_back(m_model.value(node.outputs[k]).name, outputs[k].tensor.clone());
+            else
+                ++empty;
+    }
+    bool keepsOutputs() const override { return false; }
+    bool wantsOutput(const ir::Node &node, std::size_t k) const override
+    {
+        return m_wanted.contains(m_model.value(node.outputs[k]).name);
+    }
+    std::vector<std::pair<std::string, runtime::Tensor>> seen;
+    int empty = 0;
+
+private:
+    const ir::Model &m_model;
+    std::set<std::string> m_wanted;
+};
+
+/// Every value's tensor by name, from the reference interpreter.
+class ValueRecorder final : public runtime::RunObserver {
+public:
+    explicit ValueRecorder(const ir::Model &model) : m_model(model) {}
+    void nodeFinished(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs) override
+    {
+        for (std::size_t k = 0; k < outputs.size(); ++k)
+            if (outputs[k].isTensor())
+                values[m_model.value(node.outputs[k]).name] = outputs[k].tensor;
+    }
+    std::map<std::string, runtime::Tensor> values;
+
+private:
+    const ir::Model &m_model;
 };
 
 } // namespace
@@ -280,6 +325,50 @@ g (float[16,64] x) => (float[16,64] y) {
             QCOMPARE(node.runs, std::uint64_t(1));
             QVERIFY(node.milliseconds > 0);
         }
+    }
+
+    void observedTensorsComeDownOnlyWhenWantedInBatches()
+    {
+        REQUIRE_GPU();
+        // four 4 KiB values; the observer wants two. With a 12 KiB batch both wait in the pinned
+        // staging; with 1 KiB each is downloaded alone. Either way: the same bytes, the reference's
+        // values, and only the wanted ones come down (plus y, the output)
+        auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[16,64] x) => (float[16,64] y) {
+  a = Sigmoid (x)
+  b = Mul (a, x)
+  c = Tanh (b)
+  y = Softmax (c)
+})");
+        QVERIFY(model);
+        auto cuda = executorFor(*model);
+        QVERIFY(cuda);
+        auto feeds = passes::seededFeeds(*model, 5, {}, 3);
+        QVERIFY(feeds);
+        ValueRecorder reference(*model);
+        runtime::RunOptions all;
+        all.observer = &reference;
+        QVERIFY(runtime::Interpreter(*model).run(*feeds, all));
+        std::vector<std::vector<std::pair<std::string, runtime::Tensor>>> picked;
+        for (const std::size_t budget : {std::size_t(12) << 10, std::size_t(1) << 10}) {
+            PickyReader reader(*model, {"a", "c"});
+            runtime::RunOptions options;
+            options.observer = &reader;
+            options.observerBatchBytes = budget;
+            auto out = cuda->run(*feeds, options);
+            QVERIFY2(out, out ? "" : out.error().format().c_str());
+            QCOMPARE(reader.seen.size(), std::size_t(2));
+            QCOMPARE(reader.empty, 2);
+            QCOMPARE(cuda->lastTransfers().downloads, std::uint64_t(3));
+            for (const auto &[name, tensor] : reader.seen) {
+                const passes::NumericCheck check = passes::compareOutputs({{name, runtime::RuntimeValue::ofTensor(reference.values.at(name))}},
+                                                                          {{name, runtime::RuntimeValue::ofTensor(tensor)}}, 1e-5, 1e-4);
+                QVERIFY2(check.withinTolerance && check.comparedElements == 1024, name.c_str());
+            }
+            picked.push_back(std::move(reader.seen));
+        }
+        for (std::size_t i = 0; i < 2; ++i)
+            QVERIFY(std::memcmp(picked[0][i].second.rawData(), picked[1][i].second.rawData(), picked[0][i].second.byteSize()) == 0);
     }
 };
 

@@ -290,13 +290,19 @@ public:
         nodeFinishedInLayouts(node, outputs, {});
     }
     bool keepsOutputs() const override { return false; }
+    bool wantsOutput(const ir::Node &node, std::size_t k) const override
+    {
+        return only.empty() || m_model.value(node.outputs[k]).name == only;
+    }
     bool readsPhysicalLayouts() const override { return true; }
     void nodeFinishedInLayouts(const ir::Node &node, std::span<const runtime::RuntimeValue> outputs,
                                std::span<const runtime::PhysicalLayout *const> layouts) override
     {
         for (std::size_t k = 0; k < outputs.size(); ++k) {
-            if (!node.outputs[k].valid() || !outputs[k].isTensor())
+            if (!node.outputs[k].valid() || !outputs[k].isTensor() || !outputs[k].tensor.defined()) {
+                ++empty;
                 continue;
+            }
             const bool inLayout = k < layouts.size() && layouts[k];
             inLayouts += inLayout;
             values[m_model.value(node.outputs[k]).name] =
@@ -304,7 +310,8 @@ public:
         }
     }
     std::map<std::string, runtime::Tensor> values;
-    std::size_t inLayouts = 0;
+    std::size_t inLayouts = 0, empty = 0;
+    std::string only; ///< the one value wanted, when set
 
 private:
     const ir::Model &m_model;
@@ -390,6 +397,15 @@ void tst_CpuExecutor::observersReadingLayoutsGetTheExecutorsOwnBytes()
         QCOMPARE(actual.shape(), expected.shape());
         QVERIFY2(std::memcmp(actual.rawData(), expected.rawData(), expected.byteSize()) == 0, name.c_str());
     }
+    // an observer that wants one value is handed empty values for the rest (no reorder, no copy)
+    LayoutCapture onlyD(*model);
+    onlyD.only = "d";
+    options.observer = &onlyD;
+    QVERIFY(cpu.run(*feeds, options));
+    QCOMPARE(onlyD.values.size(), std::size_t(1));
+    QCOMPARE(onlyD.empty, std::size_t(3));
+    QCOMPARE(onlyD.inLayouts, std::size_t(1));
+    QVERIFY(std::memcmp(onlyD.values.at("d").rawData(), rowMajor.values.at("d").rawData(), rowMajor.values.at("d").byteSize()) == 0);
 }
 
 void tst_CpuExecutor::poolingTakesTheConvolutionsLayout()

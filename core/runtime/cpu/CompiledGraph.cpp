@@ -642,8 +642,9 @@ support::Expected<NamedValues> CompiledGraph::run(const std::vector<const Runtim
             const bool readsLayouts = !keeps && options.observer->readsPhysicalLayouts();
             std::vector<RuntimeValue> seen;
             std::vector<const PhysicalLayout *> layouts;
-            for (const int s : step.outputs) {
-                const Slot *slot = s >= 0 ? &m_slots[static_cast<std::size_t>(s)] : nullptr;
+            for (std::size_t k = 0; k < step.outputs.size(); ++k) {
+                const int s = step.outputs[k];
+                const Slot *slot = s >= 0 && options.observer->wantsOutput(node, k) ? &m_slots[static_cast<std::size_t>(s)] : nullptr;
                 RuntimeValue v = slot ? slot->current : RuntimeValue{};
                 const PhysicalLayout *layout = nullptr;
                 if (slot && slot->nativeLayout && readsLayouts && slot->physicalLayout) {

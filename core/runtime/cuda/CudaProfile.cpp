@@ -8,6 +8,7 @@
 #include "ir/Topology.h"
 #include "ir/Type.h"
 #include "runtime/cuda/CudaError.h"
+#include "runtime/cuda/ObservedDownloads.h"
 #include "runtime/reference/KernelRegistry.h"
 #include "runtime/reference/kernels/Dispatch.h"
 
@@ -16,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <optional>
 
 namespace portolan::runtime::cuda {
 
@@ -414,6 +416,28 @@ const RuntimeValue &CudaProfile::onHost(int v)
     return value.host;
 }
 
+std::vector<ObservedDownloads::Output> CudaProfile::observedOutputs(const Step &step, const ir::Node &node,
+                                                                   const RunObserver &observer)
+{
+    std::vector<ObservedDownloads::Output> outputs(step.outputs.size());
+    for (std::size_t k = 0; k < step.outputs.size(); ++k) {
+        const int v = step.outputs[k];
+        if (v < 0 || !observer.wantsOutput(node, k))
+            continue;
+        const Value &value = m_values[static_cast<std::size_t>(v)];
+        ObservedDownloads::Output &output = outputs[k];
+        if (value.hostValid || !value.shape || (!value.deviceValid && value.aliasOf < 0)) {
+            output.ready = onHost(v);
+            continue;
+        }
+        output.device = deviceAddress(v);
+        output.storedType = storedType(value.dataType);
+        output.dataType = value.dataType;
+        output.shape = *value.shape;
+    }
+    return outputs;
+}
+
 void CudaProfile::enqueue(Step &step)
 {
     std::vector<DeviceTensor> inputs, outputs;
@@ -524,6 +548,9 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
         }
         start(); // capture failed (m_whyNoGraph says why): step by step, from scratch
     }
+    std::optional<ObservedDownloads> observed;
+    if (options.observer)
+        observed.emplace(*options.observer, streamOf(m_device), options.observerBatchBytes, m_transfers);
     std::vector<double> hostMilliseconds(m_steps.size(), 0);
     for (std::size_t i = 0; i < m_steps.size(); ++i) {
         Step &step = m_steps[i];
@@ -569,12 +596,8 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
                     value.hostValid = true;
                 }
             }
-            if (options.observer && node.graph == m_model.mainGraph()) {
-                std::vector<RuntimeValue> seen;
-                for (const int v : step.outputs)
-                    seen.push_back(v >= 0 ? onHost(v) : RuntimeValue{});
-                options.observer->nodeFinished(node, seen);
-            }
+            if (observed && node.graph == m_model.mainGraph())
+                observed->add(node, observedOutputs(step, node, *options.observer));
         } catch (const std::exception &e) { // CudaError, or an allocation that failed
             return makeError("cuda-failed", (step.kernel ? step.kernel->implementation() : std::string("cpu-fallback")) + ": " + e.what(),
                              m_model.sourcePath, displayName(node));
@@ -589,6 +612,8 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
     }
     NamedValues results;
     try {
+        if (observed)
+            observed->flush();
         results = downloadOutputs();
     } catch (const std::exception &e) {
         return makeError("cuda-failed", e.what(), m_model.sourcePath);

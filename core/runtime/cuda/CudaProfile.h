@@ -6,6 +6,7 @@
 #include "runtime/MemoryPlanner.h"
 #include "runtime/cuda/CudaExecutor.h"
 #include "runtime/cuda/DeviceState.h"
+#include "runtime/cuda/ObservedDownloads.h"
 
 #include <map>
 #include <memory>
@@ -54,6 +55,8 @@ private:
     void *onDevice(int v);
     /// The host copy of value `v` (downloading it first when the host has none).
     const RuntimeValue &onHost(int v);
+    /// What an observer is shown of the step's outputs: those it wants, as host values or device storage.
+    std::vector<ObservedDownloads::Output> observedOutputs(const Step &step, const ir::Node &node, const RunObserver &observer);
     /// Device storage of `v`: its constant's, its view root's, or its place in the arena.
     void *deviceAddress(int v) const;
     /// The element type a tensor of `dataType` has on the device (float as the storage says).

@@ -29,6 +29,14 @@ public:
     /// False when the observer reads what it is handed only during nodeFinished and keeps none of it:
     /// an executor may then hand it views of memory it reuses later instead of copies.
     virtual bool keepsOutputs() const { return true; }
+    /// False for an output the observer has no use for: an executor that has to copy, reorder or
+    /// download a value to show it may hand an undefined tensor instead.
+    virtual bool wantsOutput(const ir::Node &node, std::size_t k) const
+    {
+        (void)node;
+        (void)k;
+        return true;
+    }
     /// True when the observer also reads outputs in an executor's own element order (a blocked
     /// layout): such an executor then calls nodeFinishedInLayouts instead, and saves a reorder.
     virtual bool readsPhysicalLayouts() const { return false; }
@@ -46,6 +54,9 @@ struct RunOptions {
     std::size_t maxMemoryBytes = 0;          ///< 0: defaultMaxMemory()
     const std::atomic<bool> *cancel = nullptr;
     RunObserver *observer = nullptr;
+    /// An executor that downloads what the observer wants (a GPU's) gathers up to this many bytes
+    /// before it waits for them and hands them over.
+    std::size_t observerBatchBytes = std::size_t(64) << 20;
     std::int64_t maxLoopIterations = 10'000'000;
     /// Refuse feeds whose dims differ from the declared static dims (ONNX's test runner does not check;
     /// a few of its tests feed other shapes than their models declare).

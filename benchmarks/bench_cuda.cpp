@@ -9,9 +9,8 @@
 #include "passes/NumericCheck.h"
 #include "runtime/cuda/CudaDevices.h"
 #include "runtime/cuda/CudaExecutor.h"
+#include "runtime/cuda/DevicePeaks.h"
 #include "support/TestSupport.h"
-
-#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
@@ -66,33 +65,6 @@ std::string header()
     return "<ir_version: 8, opset_import: [\"\" : 17, \"ai.portolan\" : 1]>\n";
 }
 
-/// Device-to-device cudaMemcpy of `bytes`, best of five: bytes read plus bytes written per second.
-double copyBandwidth(std::size_t bytes)
-{
-    void *a = nullptr, *b = nullptr;
-    if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess)
-        return -1;
-    cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice); // warm-up
-    cudaEvent_t start, stop;
-    cudaEventCreate(&start);
-    cudaEventCreate(&stop);
-    float best = 1e30f;
-    for (int i = 0; i < 5; ++i) {
-        cudaEventRecord(start);
-        cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice);
-        cudaEventRecord(stop);
-        cudaEventSynchronize(stop);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, start, stop);
-        best = std::min(best, ms);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    cudaFree(a);
-    cudaFree(b);
-    return 2.0 * static_cast<double>(bytes) / (best * 1e-3);
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -108,8 +80,13 @@ int main(int argc, char **argv)
     const auto &device = query.devices.front();
     std::printf("device: %s, %d SMs, %.1f GiB, compute %d.%d\n", device.name.c_str(), device.multiprocessors,
                 static_cast<double>(device.memoryBytes) / (1 << 30), device.computeMajor, device.computeMinor);
-    const double copy = copyBandwidth(std::size_t(1) << 30);
-    std::printf("copy bandwidth (cudaMemcpy device to device, 1 GiB): %.0f GB/s\n\n", copy / 1e9);
+    const auto peaks = runtime::cuda::measureDevicePeaks("fp32");
+    if (!peaks) {
+        std::fprintf(stderr, "bench_cuda: %s\n", peaks.error().format().c_str());
+        return 2;
+    }
+    const double copy = peaks->copyBytesPerSecond;
+    std::printf("copy bandwidth (cudaMemcpy device to device, 256 MiB): %.0f GB/s\n\n", copy / 1e9);
 
     // memory-bound kernels: bytes moved = inputs read + outputs written once
     const std::int64_t n = quick ? (1 << 24) : (1 << 26), rows = n / 1024;

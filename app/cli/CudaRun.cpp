@@ -3,6 +3,7 @@
 
 #ifdef PORTOLAN_HAVE_CUDA
 #include "runtime/cuda/CudaExecutor.h"
+#include "runtime/cuda/DevicePeaks.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -18,6 +19,25 @@ namespace {
 double mebibytes(std::uint64_t bytes)
 {
     return static_cast<double>(bytes) / (1 << 20);
+}
+
+/// A node's rates per second of its time: bytes moved, FLOPs computed, and their shares of the peaks.
+struct NodeRates {
+    double bytesPerSecond = 0, flopsPerSecond = 0, bandwidthShare = 0, flopsShare = 0;
+};
+NodeRates ratesOf(const runtime::cuda::CudaNodeProfile &n, const runtime::cuda::DevicePeaks *peaks)
+{
+    NodeRates r;
+    const double seconds = n.runs ? n.milliseconds * 1e-3 / static_cast<double>(n.runs) : 0.0;
+    if (seconds <= 0)
+        return r;
+    r.bytesPerSecond = static_cast<double>(n.bytes) / seconds;
+    r.flopsPerSecond = static_cast<double>(n.flops) / seconds;
+    if (peaks && peaks->copyBytesPerSecond > 0)
+        r.bandwidthShare = r.bytesPerSecond / peaks->copyBytesPerSecond;
+    if (peaks && peaks->matmulFlopsPerSecond > 0)
+        r.flopsShare = r.flopsPerSecond / peaks->matmulFlopsPerSecond;
+    return r;
 }
 
 class CudaRun final : public GpuRun {
@@ -51,18 +71,23 @@ public:
             std::printf("  no CUDA Graph: %s\n", m_executor->whyNoGraph().c_str());
         if (!withProfile)
             return;
+        const auto peaks = runtime::cuda::measureDevicePeaks(m_precision);
+        if (peaks)
+            std::printf("  device peaks (measured): copy %.0f GB/s, MatMul 4096^3 at %s %.1f TFLOP/s\n",
+                        peaks->copyBytesPerSecond / 1e9, m_precision.c_str(), peaks->matmulFlopsPerSecond / 1e12);
+        else
+            std::printf("  device peaks not measured: %s\n", peaks.error().format().c_str());
         auto byTime = nodes;
         std::stable_sort(byTime.begin(), byTime.end(), [](const auto &a, const auto &b) { return a.milliseconds > b.milliseconds; });
         std::printf("  profile (time per run, by node; GPU time from CUDA events, host time for the CPU's; what a "
-                    "kernel moves and computes per second of it):\n");
+                    "kernel moves and computes per second of it, and the shares of the peaks):\n");
         for (std::size_t i = 0; i < byTime.size() && i < 25; ++i) {
             const auto &n = byTime[i];
-            const double ms = n.runs ? n.milliseconds / static_cast<double>(n.runs) : 0.0;
-            const double seconds = ms * 1e-3;
-            std::printf("    %8.3f ms %8.0f GB/s %8.0f GFLOP/s  %-28s %-18s %s\n", ms,
-                        seconds > 0 ? static_cast<double>(n.bytes) / seconds / 1e9 : 0.0,
-                        seconds > 0 ? static_cast<double>(n.flops) / seconds / 1e9 : 0.0, n.name.substr(0, 28).c_str(),
-                        n.opType.c_str(), n.implementation.c_str());
+            const NodeRates r = ratesOf(n, peaks ? &*peaks : nullptr);
+            std::printf("    %8.3f ms %8.0f GB/s %4.0f%% %8.0f GFLOP/s %4.0f%%  %-28s %-18s %s\n",
+                        n.runs ? n.milliseconds / static_cast<double>(n.runs) : 0.0, r.bytesPerSecond / 1e9, 100 * r.bandwidthShare,
+                        r.flopsPerSecond / 1e9, 100 * r.flopsShare, n.name.substr(0, 28).c_str(), n.opType.c_str(),
+                        n.implementation.c_str());
         }
         std::map<std::string, int> reasons;
         for (const auto &n : nodes)
@@ -89,13 +114,22 @@ public:
             .field("downloads", t.downloads).field("download_bytes", t.downloadBytes).endObject();
         if (!withProfile)
             return;
+        const auto peaks = runtime::cuda::measureDevicePeaks(m_precision);
+        if (peaks)
+            w.key("device_peaks").beginObject().field("copy_bytes_per_s", peaks->copyBytesPerSecond)
+                .field("matmul_flops_per_s", peaks->matmulFlopsPerSecond).field("precision", peaks->precision).endObject();
         w.key("nodes").beginArray();
         for (const auto &n : nodes) {
             w.beginObject().field("name", n.name).field("op_type", n.opType).field("implementation", n.implementation);
             if (!n.whyFallback.empty())
                 w.field("why_fallback", n.whyFallback);
             w.field("ms_per_run", n.runs ? n.milliseconds / static_cast<double>(n.runs) : 0.0)
-                .field("flops", n.flops).field("bytes", n.bytes).endObject();
+                .field("flops", n.flops).field("bytes", n.bytes);
+            if (peaks) {
+                const NodeRates r = ratesOf(n, &*peaks);
+                w.field("bandwidth_share", r.bandwidthShare).field("flops_share", r.flopsShare);
+            }
+            w.endObject();
         }
         w.endArray();
     }

@@ -10,10 +10,12 @@
 #include "passes/Pipeline.h"
 #include "runtime/cuda/CudaDevices.h"
 #include "runtime/cuda/CudaExecutor.h"
+#include "runtime/cuda/DevicePeaks.h"
 
 #include <QtTest>
 
 #include <cstring>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -126,9 +128,28 @@ private slots:
         QVERIFY(!created);
         const std::string message = created.error().format();
         QVERIFY2(message.find("needs a GPU") != std::string::npos, message.c_str());
+        const auto peaks = runtime::cuda::measureDevicePeaks("fp32"); // the yardstick of --stats needs the GPU too
+        QVERIFY(!peaks);
+        QVERIFY2(peaks.error().format().find("needs a GPU") != std::string::npos, peaks.error().format().c_str());
         auto int8 = CudaExecutor::create(*model, {true, "int8"});
         QVERIFY(!int8); // refused before the device is even asked
         QVERIFY(int8.error().format().find("int8 is not built yet") != std::string::npos);
+    }
+
+    void devicePeaksAreMeasuredOncePerPrecision()
+    {
+        REQUIRE_GPU();
+        const auto fp16 = runtime::cuda::measureDevicePeaks("fp16");
+        QVERIFY2(fp16, fp16 ? "" : fp16.error().format().c_str());
+        // any GPU this runs on copies faster than 50 GB/s and multiplies faster than 1 TFLOP/s
+        QVERIFY2(fp16->copyBytesPerSecond > 50e9, std::to_string(fp16->copyBytesPerSecond).c_str());
+        QVERIFY2(fp16->matmulFlopsPerSecond > 1e12, std::to_string(fp16->matmulFlopsPerSecond).c_str());
+        const auto again = runtime::cuda::measureDevicePeaks("fp16");
+        QVERIFY(again);
+        QCOMPARE(again->matmulFlopsPerSecond, fp16->matmulFlopsPerSecond); // measured once
+        const auto fp32 = runtime::cuda::measureDevicePeaks("fp32");
+        QVERIFY(fp32);
+        QVERIFY(fp32->matmulFlopsPerSecond < fp16->matmulFlopsPerSecond); // tensor cores at fp16
     }
 
     void kernelCasesMatchReference_data()
@@ -204,6 +225,61 @@ g (float[3,5,8] x, float[8] b) => (float[3,5,8] y) {
         for (const auto &node : cuda->lastNodes())
             ranFused = ranFused || node.implementation == "cuda:fused-elementwise";
         QVERIFY2(ranFused, fallbacks(*cuda).c_str());
+    }
+
+    void tiledAttentionMatchesTheReference_data()
+    {
+        // shapes that leave partial 64-row and 64-key tiles, a mask hiding keys, causal rows that see
+        // fewer keys than their tile's last row, both layouts, head dims 32 to 128
+        QTest::addColumn<QString>("signature");
+        QTest::addColumn<QString>("attributes");
+        QTest::addColumn<bool>("masked");
+        for (const char *precision : {"fp16", "bf16"}) {
+            const std::string p = std::string(" ") + precision;
+            QTest::newRow(("NSD d64, mask, causal" + p).c_str())
+                << "(float[2,3,100,64] q, float[2,3,100,64] k, float[2,3,100,64] v, float[2,1,1,100] m) => (float[2,3,100,64] y)"
+                << "scale = 0.125, causal = 1" << true;
+            QTest::newRow(("SND d32, Sq 77 < Sk 130" + p).c_str())
+                << "(float[2,77,4,32] q, float[2,130,4,32] k, float[2,130,4,32] v) => (float[2,77,4,32] y)"
+                << "scale = 0.2, layout = \"SND\"" << false;
+            QTest::newRow(("NSD d128, Sq 70 < Sk 130, causal" + p).c_str())
+                << "(float[1,2,70,128] q, float[1,2,130,128] k, float[1,2,130,128] v) => (float[1,2,70,128] y)"
+                << "scale = 0.09, causal = 1" << false;
+        }
+    }
+    void tiledAttentionMatchesTheReference()
+    {
+        REQUIRE_GPU();
+        QFETCH(QString, signature);
+        QFETCH(QString, attributes);
+        QFETCH(bool, masked);
+        const std::string precision = QString(QTest::currentDataTag()).endsWith("bf16") ? "bf16" : "fp16";
+        auto model = test::modelFromText("<ir_version: 8, opset_import: [\"\" : 17, \"ai.portolan\" : 1]>\ng " +
+                                         signature.toStdString() + " { y = ai.portolan.Attention <" + attributes.toStdString() +
+                                         "> (q, k, v" + (masked ? ", m" : "") + ") }");
+        QVERIFY(model);
+        auto created = CudaExecutor::create(*model, {false, precision});
+        QVERIFY2(created, created ? "" : created.error().format().c_str());
+        auto feeds = passes::seededFeeds(*model, 13, {}, 3);
+        QVERIFY(feeds);
+        if (masked) { // hide the last 30 keys of the second sequence
+            runtime::Tensor &m = (*feeds)[3].second.tensor;
+            for (std::int64_t j = 0; j < 100; ++j)
+                m.mutableData<float>()[100 + j] = j >= 70 ? -std::numeric_limits<float>::infinity() : 0.f;
+        }
+        auto expected = runtime::Interpreter(*model).run(*feeds);
+        QVERIFY(expected);
+        auto actual = (*created)->run(*feeds);
+        QVERIFY2(actual, actual ? "" : actual.error().format().c_str());
+        QCOMPARE(QString::fromStdString((*created)->lastNodes().front().implementation), QString("cuda:attention-tiled"));
+        double scale = 0;
+        const runtime::Tensor &y = (*expected)[0].second.tensor;
+        for (std::int64_t i = 0; i < y.size(); ++i)
+            scale = std::max(scale, std::abs(static_cast<double>(y.data<float>()[i])));
+        const double band = precision == "bf16" ? 5e-2 : 1e-2;
+        const passes::NumericCheck check = passes::compareOutputs(*expected, *actual, band * scale, 0);
+        QVERIFY2(check.withinTolerance && check.comparedElements == static_cast<std::size_t>(y.size()),
+                 (std::to_string(check.maxAbsError) + " of " + std::to_string(scale)).c_str());
     }
 
     void halfPrecisionsDriftWithinTheirBand_data()

@@ -5,6 +5,9 @@
 #include <QtTest>
 
 #include <random>
+#include <string>
+#include <utility>
+#include <vector>
 
 using namespace portolan::runtime::cuda;
 
@@ -139,6 +142,32 @@ private slots:
         QVERIFY(!wide.warpPerRow);
         QCOMPARE(wide.blocks, 3u);
         QCOMPARE(wide.threads, kThreadsPerBlock);
+    }
+    void tiledAttentionSharedMemoryFitsAndAligns()
+    {
+        // every head dim the tiled kernel takes: regions in order, none overlapping, each 128-byte
+        // aligned; each 16×16 WMMA tile it loads or stores 32-byte aligned (whole tiles of 16 rows
+        // and 16 columns apart); and the whole within an H100's 227 KiB a block
+        for (int d = 16; d <= TiledAttentionLayout::kMaxHeadDim; d += 16) {
+            const TiledAttentionLayout l = TiledAttentionLayout::of(d);
+            const std::size_t rows = TiledAttentionLayout::kRows, keys = TiledAttentionLayout::kKeys;
+            const std::vector<std::pair<std::size_t, std::size_t>> regions{
+                {l.q, rows * l.ldQ * 2}, {l.k, keys * l.ldK * 2}, {l.v, keys * l.ldV * 2}, {l.s, rows * l.ldS * 4},
+                {l.p, rows * l.ldP * 2}, {l.o, rows * l.ldO * 4}, {l.stats, 3 * rows * 4}};
+            for (std::size_t r = 0; r < regions.size(); ++r) {
+                QCOMPARE(regions[r].first % 128, std::size_t(0));
+                const std::size_t end = regions[r].first + regions[r].second;
+                QVERIFY(end <= (r + 1 < regions.size() ? regions[r + 1].first : l.bytes));
+            }
+            for (const auto &[ld, elementBytes] : std::vector<std::pair<int, int>>{{l.ldQ, 2}, {l.ldK, 2}, {l.ldV, 2}, {l.ldP, 2}, {l.ldS, 4}, {l.ldO, 4}}) {
+                QCOMPARE((16 * ld * elementBytes) % 32, 0);    // a tile 16 rows down
+                QCOMPARE((16 * elementBytes) % 32, 0);         // a tile 16 columns on
+                QCOMPARE((ld * elementBytes) % 16, 0);         // WMMA's ldm: 16 bytes
+            }
+            QVERIFY(l.ldQ >= d && l.ldO >= d && l.ldS >= TiledAttentionLayout::kKeys && l.ldP >= TiledAttentionLayout::kKeys);
+            QVERIFY2(l.bytes <= 227 * 1024, std::to_string(l.bytes).c_str());
+        }
+        QVERIFY(TiledAttentionLayout::of(64).bytes < 100 * 1024); // two blocks an SM at BERT's head dim
     }
 };
 

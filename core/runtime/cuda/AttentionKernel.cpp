@@ -1,5 +1,6 @@
-// ai.portolan Attention on the device: the fused kernel of kernels/Attention.cu, for head dims up to
-// 256 and up to four leading dims of the scores.
+// ai.portolan Attention on the device: a fused kernel of kernels/Attention.cu, for head dims up to
+// 256 and up to four leading dims of the scores. The tiled tensor-core kernel where it applies (16-bit
+// storage, head dims a multiple of 16 up to 128, sm_80 on), else the warp-per-row one.
 #include "runtime/cuda/CudaKernel.h"
 #include "runtime/cuda/DeviceKernels.h"
 
@@ -9,7 +10,7 @@ namespace {
 
 class AttentionKernel final : public CudaKernel {
 public:
-    AttentionKernel(const AttentionArgs &args, Storage storage) : m_args(args), m_storage(storage) {}
+    AttentionKernel(const AttentionArgs &args, Storage storage, bool tiled) : m_args(args), m_storage(storage), m_tiled(tiled) {}
     void enqueue(std::span<const DeviceTensor> in, std::span<const DeviceTensor> out, const CudaContext &c) override
     {
         AttentionArgs a = m_args;
@@ -18,13 +19,17 @@ public:
         a.v = in[2].data;
         a.mask = in.size() > 3 ? in[3].data : nullptr;
         a.y = out[0].data;
-        launchAttention(m_storage, a, c.stream);
+        if (m_tiled)
+            launchTiledAttention(m_storage, a, c.stream);
+        else
+            launchAttention(m_storage, a, c.stream);
     }
-    std::string implementation() const override { return "cuda:attention"; }
+    std::string implementation() const override { return m_tiled ? "cuda:attention-tiled" : "cuda:attention"; }
 
 private:
     AttentionArgs m_args;
     Storage m_storage;
+    bool m_tiled;
 };
 
 } // namespace
@@ -92,7 +97,9 @@ std::unique_ptr<CudaKernel> makeAttentionKernel(const NodeBinding &b, DeviceSetu
         a.maskStrideI = strides[scores.size() - 2];
         a.maskStrideJ = strides[scores.size() - 1];
     }
-    return std::make_unique<AttentionKernel>(a, setup.storage());
+    std::string whyNotTiled; // the warp-per-row kernel takes what the tiled one does not
+    const bool tiled = prepareTiledAttention(setup.storage(), a, whyNotTiled);
+    return std::make_unique<AttentionKernel>(a, setup.storage(), tiled);
 }
 
 } // namespace portolan::runtime::cuda

@@ -7,6 +7,7 @@
 #include "runtime/cuda/Launch.h"
 
 #include <cstdint>
+#include <string>
 
 namespace portolan::runtime::cuda {
 
@@ -101,6 +102,10 @@ struct AttentionArgs {
     std::int64_t maskStrideI = 0, maskStrideJ = 0;
 };
 void launchAttention(Storage s, const AttentionArgs &args, void *stream);
+/// Whether the tiled tensor-core kernel takes `args` at storage `s` on the current device (and
+/// readies it for its shared memory), or why not.
+bool prepareTiledAttention(Storage s, const AttentionArgs &args, std::string &whyNot);
+void launchTiledAttention(Storage s, const AttentionArgs &args, void *stream);
 
 /// dst[copy.dstBase + b] = src[copy.srcBase + a] over the copy's walk, of `elementBytes` (2 or 4) each.
 void launchStridedCopy(int elementBytes, const void *src, void *dst, const StridedCopy &copy, int multiprocessors, void *stream);

@@ -3,6 +3,7 @@
 // C++17: nvcc reads it too.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -102,5 +103,40 @@ struct RowLaunch {
     bool warpPerRow = false;
 };
 RowLaunch rowLaunch(std::int64_t rows, std::int64_t width);
+
+/// The tiled attention kernel's shared memory (kernels/Attention.cu): per block 64 query rows, and
+/// per step 64 keys, for a head dim `d` (a multiple of 16, at most 128) of 16-bit storage. Q, K and
+/// V tiles in storage type, the scores S and the output accumulators O in fp32, the probabilities P
+/// in storage type, then each row's running max, sum and rescale. Rows are padded (8 halves, 4
+/// floats) against bank conflicts; every region starts 128-byte aligned, and so every 16×16 tile a
+/// tensor-core load or store touches is 32-byte aligned, as WMMA requires.
+struct TiledAttentionLayout {
+    static constexpr int kRows = 64, kKeys = 64, kWarps = 4, kMaxHeadDim = 128;
+    int d = 0;
+    int ldQ = 0, ldK = 0, ldV = 0, ldS = 0, ldP = 0, ldO = 0; ///< leading dims, in elements
+    std::size_t q = 0, k = 0, v = 0, s = 0, p = 0, o = 0, stats = 0; ///< byte offsets
+    std::size_t bytes = 0;
+
+    static PORTOLAN_HOST_DEVICE TiledAttentionLayout of(int d)
+    {
+        TiledAttentionLayout l;
+        l.d = d;
+        l.ldQ = l.ldK = l.ldV = d + 8;
+        l.ldS = kKeys + 4;
+        l.ldP = kKeys + 8;
+        l.ldO = d + 4;
+        l.q = 0;
+        l.k = after(l.q, std::size_t(kRows) * l.ldQ * 2);
+        l.v = after(l.k, std::size_t(kKeys) * l.ldK * 2);
+        l.s = after(l.v, std::size_t(kKeys) * l.ldV * 2);
+        l.p = after(l.s, std::size_t(kRows) * l.ldS * 4);
+        l.o = after(l.p, std::size_t(kRows) * l.ldP * 2);
+        l.stats = after(l.o, std::size_t(kRows) * l.ldO * 4);
+        l.bytes = after(l.stats, std::size_t(3) * kRows * 4);
+        return l;
+    }
+    /// Where the region after one of `bytes` at `start` begins.
+    static PORTOLAN_HOST_DEVICE std::size_t after(std::size_t start, std::size_t bytes) { return (start + bytes + 127) / 128 * 128; }
+};
 
 } // namespace portolan::runtime::cuda

@@ -86,7 +86,9 @@ int main(int argc, char **argv)
         return 2;
     }
     const double copy = peaks->copyBytesPerSecond;
-    std::printf("copy bandwidth (cudaMemcpy device to device, 256 MiB): %.0f GB/s\n\n", copy / 1e9);
+    std::printf("copy bandwidth (cudaMemcpy device to device, 256 MiB): %.0f GB/s (%.0f%% of the memory's %.0f GB/s on paper)\n\n",
+                copy / 1e9, peaks->memoryBytesPerSecond > 0 ? 100 * copy / peaks->memoryBytesPerSecond : 0.0,
+                peaks->memoryBytesPerSecond / 1e9);
 
     // memory-bound kernels: bytes moved = inputs read + outputs written once
     const std::int64_t n = quick ? (1 << 24) : (1 << 26), rows = n / 1024;

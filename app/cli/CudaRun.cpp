@@ -73,8 +73,10 @@ public:
             return;
         const auto peaks = runtime::cuda::measureDevicePeaks(m_precision);
         if (peaks)
-            std::printf("  device peaks (measured): copy %.0f GB/s, MatMul 4096^3 at %s %.1f TFLOP/s\n",
-                        peaks->copyBytesPerSecond / 1e9, m_precision.c_str(), peaks->matmulFlopsPerSecond / 1e12);
+            std::printf("  device peaks (measured): copy %.0f GB/s (the memory's rate on paper: %.0f GB/s), MatMul 4096^3 at %s "
+                        "%.1f TFLOP/s\n",
+                        peaks->copyBytesPerSecond / 1e9, peaks->memoryBytesPerSecond / 1e9, m_precision.c_str(),
+                        peaks->matmulFlopsPerSecond / 1e12);
         else
             std::printf("  device peaks not measured: %s\n", peaks.error().format().c_str());
         auto byTime = nodes;
@@ -117,7 +119,7 @@ public:
         const auto peaks = runtime::cuda::measureDevicePeaks(m_precision);
         if (peaks)
             w.key("device_peaks").beginObject().field("copy_bytes_per_s", peaks->copyBytesPerSecond)
-                .field("matmul_flops_per_s", peaks->matmulFlopsPerSecond).field("precision", peaks->precision).endObject();
+                .field("memory_bytes_per_s", peaks->memoryBytesPerSecond).field("matmul_flops_per_s", peaks->matmulFlopsPerSecond).field("precision", peaks->precision).endObject();
         w.key("nodes").beginArray();
         for (const auto &n : nodes) {
             w.beginObject().field("name", n.name).field("op_type", n.opType).field("implementation", n.implementation);

@@ -144,6 +144,9 @@ private slots:
         // any GPU this runs on copies faster than 50 GB/s and multiplies faster than 1 TFLOP/s
         QVERIFY2(fp16->copyBytesPerSecond > 50e9, std::to_string(fp16->copyBytesPerSecond).c_str());
         QVERIFY2(fp16->matmulFlopsPerSecond > 1e12, std::to_string(fp16->matmulFlopsPerSecond).c_str());
+        // a copy reads and writes the memory: together at most its rate on paper
+        QVERIFY2(fp16->memoryBytesPerSecond > 0 && fp16->copyBytesPerSecond <= 1.05 * fp16->memoryBytesPerSecond,
+                 (std::to_string(fp16->copyBytesPerSecond) + " of " + std::to_string(fp16->memoryBytesPerSecond)).c_str());
         const auto again = runtime::cuda::measureDevicePeaks("fp16");
         QVERIFY(again);
         QCOMPARE(again->matmulFlopsPerSecond, fp16->matmulFlopsPerSecond); // measured once

@@ -42,6 +42,16 @@ double copyBytesPerSecond(std::size_t bytes)
     return best > 0 ? 2.0 * static_cast<double>(bytes) / (static_cast<double>(best) * 1e-3) : 0;
 }
 
+/// The device properties' memory rate: double data rate at the memory clock, over the bus width.
+double memoryBytesPerSecond()
+{
+    int device = 0, clockKHz = 0, busBits = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&clockKHz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&busBits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess)
+        return 0;
+    return 2.0 * clockKHz * 1e3 * busBits / 8;
+}
+
 /// A one-node model: y = MatMul(a, b), all [n, n] floats.
 support::Expected<ir::LoadedModel> matmulModel(std::int64_t n)
 {
@@ -119,6 +129,7 @@ support::Expected<DevicePeaks> measureDevicePeaks(const std::string &precision)
     peaks.matmulFlopsPerSecond = *rate;
     try {
         peaks.copyBytesPerSecond = copyBytesPerSecond(std::size_t(256) << 20);
+        peaks.memoryBytesPerSecond = memoryBytesPerSecond();
     } catch (const std::exception &e) {
         return support::makeError("cuda-failed", std::string("measuring the copy bandwidth: ") + e.what());
     }

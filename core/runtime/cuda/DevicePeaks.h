@@ -11,6 +11,7 @@ namespace portolan::runtime::cuda {
 
 struct DevicePeaks {
     double copyBytesPerSecond = 0;   ///< cudaMemcpy device to device of 256 MiB: bytes read plus written per second
+    double memoryBytesPerSecond = 0; ///< the memory's rate on paper: 2 transfers a clock × bus width (0 when unknown)
     double matmulFlopsPerSecond = 0; ///< a 4096³ MatMul through the executor's own cuBLASLt kernel at `precision`
     std::string precision;           ///< the executor's storage: "fp32", "fp16" or "bf16"
 };

@@ -26,8 +26,9 @@ namespace {
 int g_runs = 10;
 
 /// The GPU milliseconds of the first non-view node of `text`'s model at `precision`, median over
-/// g_runs runs after one warm-up; -1 (with the reason printed) when it did not run on the GPU.
-double nodeMilliseconds(const std::string &text, const std::string &precision)
+/// g_runs runs after one warm-up; -1 (with the reason printed) when it did not run on the GPU. The
+/// kernel that ran goes to `implementation` when given.
+double nodeMilliseconds(const std::string &text, const std::string &precision, std::string *implementation = nullptr)
 {
     auto loaded = test::loadModelText(text.c_str());
     if (!loaded) {
@@ -57,6 +58,8 @@ double nodeMilliseconds(const std::string &text, const std::string &precision)
         times.push_back(cuda.lastNodes().front().milliseconds - before);
     }
     std::sort(times.begin(), times.end());
+    if (implementation)
+        *implementation = cuda.lastNodes().front().implementation;
     return times[times.size() / 2];
 }
 
@@ -147,14 +150,15 @@ int main(int argc, char **argv)
     }
 
     // attention at a BERT-base shape: batch 8, 12 heads, 512 tokens, head dim 64
-    std::printf("\n%-26s %-5s %10s\n", "attention", "type", "ms");
-    for (const char *precision : {"fp32", "fp16"}) {
+    std::printf("\n%-26s %-5s %10s  %s\n", "attention", "type", "ms", "kernel");
+    for (const char *precision : {"fp32", "fp16", "bf16"}) {
         const std::string shape = "[8,12,512,64]";
+        std::string kernel;
         const double ms = nodeMilliseconds(header() + "g (float" + shape + " q, float" + shape + " k, float" + shape +
                                                " v) => (float" + shape + " y) { y = ai.portolan.Attention <scale = 0.125> (q, k, v) }",
-                                           precision);
+                                           precision, &kernel);
         if (ms > 0)
-            std::printf("%-26s %-5s %10.3f\n", "B8 H12 S512 D64", precision, ms);
+            std::printf("%-26s %-5s %10.3f  %s\n", "B8 H12 S512 D64", precision, ms, kernel.c_str());
         else
             std::printf("%-26s %-5s   did not run on the GPU\n", "B8 H12 S512 D64", precision);
     }

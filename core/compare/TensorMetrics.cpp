@@ -304,7 +304,7 @@ void accumulate(const T *ref, const T *act, std::int64_t first, std::int64_t cou
         if (keepErrors) {
             p.absErrors.push_back(static_cast<float>(e));
             p.relErrors.push_back(static_cast<float>(r));
-        } else if (inSample(i, every)) {
+        } else if (every > 0 && inSample(i, every)) {
             p.absHistogram.add(e);
             p.relHistogram.add(r);
             ++p.histogrammed;
@@ -342,7 +342,7 @@ BlockSums emptyLanes()
 
 /// Sums one all-finite block into `b` and writes histogram bins (binOf of the errors as floats; bins
 /// from 4080 up are the errors past the float range) of the block's sampled groups (`group` of every
-/// `every`; all of them when `every` is 1, else the block is whole), densely. False, with `b` undefined, when the block holds a NaN or an infinity: the caller
+/// `every`; all of them when `every` is 1, none when it is 0, else the block is whole), densely. False, with `b` undefined, when the block holds a NaN or an infinity: the caller
 /// then takes the general loop. (One function with lambdas, not helpers: GCC lowers vector code for
 /// the target of the function it is written in, so helpers would lose the clone's vector width.)
 __attribute__((target_clones("avx512f", "avx2", "default"))) bool
@@ -418,7 +418,7 @@ sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double at
         if (binAll)
             bin(g, absBins + whole, relBins + whole, rest);
     }
-    if (!binAll)
+    if (every > 1)
         for (std::int64_t k = 0; k < kBlock / (every * kLanes); ++k)
             bin(load((every * k + group) * kLanes, kLanes), absBins + k * kLanes, relBins + k * kLanes, kLanes);
     b = lanes;
@@ -430,9 +430,10 @@ sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double at
     return true;
 }
 
-/// Large float tensors, in blocks: a block whose elements are all finite (the usual case) takes the
+/// Float tensors, in blocks: a block whose elements are all finite (the usual case) takes the
 /// vectorized lanes, the rest the general loop. The same verdicts as accumulate(). `begin` is a
-/// multiple of kBlock (the sample's groups are counted from there). refBlock(start, count) gives the
+/// multiple of kBlock (the sample's groups are counted from there); `every` 0 makes no histogram
+/// (small tensors, whose quantiles come from exactErrors). refBlock(start, count) gives the
 /// reference's elements [start, start + count) in act's order.
 template <typename RefBlock>
 void accumulateFloats(const RefBlock &refBlock, const float *act, std::int64_t begin, std::int64_t end,
@@ -481,7 +482,7 @@ void accumulateFloats(const RefBlock &refBlock, const float *act, std::int64_t b
             accumulate(ref, actual, start, count, tolerance, epsilon, false, every, p);
             continue;
         }
-        const auto binned = static_cast<std::size_t>(count / every);
+        const auto binned = static_cast<std::size_t>(every > 0 ? count / every : 0);
         for (std::size_t i = 0; i < binned; ++i) {
             const std::size_t half = (i & 1) * kBins;
             ++absCounts[half + absBins[i]];
@@ -532,6 +533,23 @@ void accumulateFloats(const RefBlock &refBlock, const float *act, std::int64_t b
         p.maxAbs = std::max(p.maxAbs, blockMax);
     }
     flush();
+}
+
+/// Every element's absolute and relative error as floats, for exact quantiles: accumulate()'s very
+/// arithmetic, in a loop without branches that GCC vectorizes.
+void exactErrors(const float *ref, const float *act, std::int64_t count, double epsilon, Partial &p)
+{
+    p.absErrors.resize(static_cast<std::size_t>(count));
+    p.relErrors.resize(static_cast<std::size_t>(count));
+    float *absOut = p.absErrors.data(), *relOut = p.relErrors.data();
+    for (std::int64_t i = 0; i < count; ++i) {
+        const double x = ref[i], y = act[i];
+        const bool xNan = x != x, yNan = y != y;
+        const double finite = x == y ? 0.0 : std::fabs(y - x); // equal infinities included
+        const double e = xNan || yNan ? (xNan && yNan ? 0.0 : kInf) : finite;
+        absOut[i] = static_cast<float>(e);
+        relOut[i] = static_cast<float>(e / std::max(std::fabs(x), epsilon));
+    }
 }
 
 double valueAt(const runtime::Tensor &t, std::int64_t i)
@@ -607,12 +625,12 @@ TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Te
             runtime::PhysicalOrderReader reader(rowMajorRef, *actualLayout);
             const auto refGathered = [&](std::int64_t start, std::int64_t size) { return reader.read(start, size); };
             accumulateFloats(refGathered, b.data<float>(), first, first + count, tolerance, epsilon, every, p);
-        }
-        else if (rowMajorRef && !keepErrors)
+        } else if (rowMajorRef && !keepErrors) {
             accumulateFloats(refInPlace, b.data<float>(), first, first + count, tolerance, epsilon, every, p);
-        else if (rowMajorRef)
-            accumulate(rowMajorRef + first, b.data<float>() + first, first, count, tolerance, epsilon, keepErrors, 1, p);
-        else
+        } else if (rowMajorRef) {
+            exactErrors(rowMajorRef + first, b.data<float>() + first, count, epsilon, p);
+            accumulateFloats(refInPlace, b.data<float>(), first, first + count, tolerance, epsilon, 0, p);
+        } else
             accumulate(a.data<double>() + first, b.data<double>() + first, first, count, tolerance, epsilon, keepErrors, 1, p);
     }
     Partial all = std::move(partials.front());

@@ -32,6 +32,7 @@ struct CudaProfile::Value {
     int aliasOf = -1;                 ///< a view: another value's device storage
     int buffer = -1;                  ///< its buffer in the arena
     bool onDevice = false;            ///< a CUDA step writes or reads it
+    bool readOnHost = false;          ///< a graph output, or read by a CPU fallback
     // per run
     RuntimeValue host;
     bool hostValid = false, deviceValid = false;
@@ -288,6 +289,11 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
                 for (const ir::ValueId captured : ir::capturedValues(model, n))
                     if (const int v = valueFor(captured); v >= 0)
                         step.captured.emplace_back(captured, v);
+            for (const int v : step.inputs)
+                if (v >= 0)
+                    p->m_values[static_cast<std::size_t>(v)].readOnHost = true;
+            for (const auto &[id, v] : step.captured)
+                p->m_values[static_cast<std::size_t>(v)].readOnHost = true;
         }
         p->m_nodes.push_back(std::move(profile));
         p->m_steps.push_back(std::move(step));
@@ -299,6 +305,7 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
         if (v < 0)
             return makeError("missing-value", "output '" + model.value(out).name + "' is produced by no node", model.sourcePath);
         p->m_outputValues.push_back(v);
+        p->m_values[static_cast<std::size_t>(v)].readOnHost = true;
     }
 
     // Constants a CUDA step reads go up once; every other device value gets a buffer in the arena,
@@ -426,7 +433,8 @@ std::vector<ObservedDownloads::Output> CudaProfile::observedOutputs(const Step &
             continue;
         const Value &value = m_values[static_cast<std::size_t>(v)];
         ObservedDownloads::Output &output = outputs[k];
-        if (value.hostValid || !value.shape || (!value.deviceValid && value.aliasOf < 0)) {
+        // a value the host needs anyway (a graph output, a fallback's input) comes down once, now
+        if (value.hostValid || value.readOnHost || !value.shape || (!value.deviceValid && value.aliasOf < 0)) {
             output.ready = onHost(v);
             continue;
         }
@@ -550,7 +558,7 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
     }
     std::optional<ObservedDownloads> observed;
     if (options.observer)
-        observed.emplace(*options.observer, streamOf(m_device), options.observerBatchBytes, m_transfers);
+        observed.emplace(*options.observer, streamOf(m_device), m_observedStaging, options.observerBatchBytes, m_transfers);
     std::vector<double> hostMilliseconds(m_steps.size(), 0);
     for (std::size_t i = 0; i < m_steps.size(); ++i) {
         Step &step = m_steps[i];
@@ -565,6 +573,10 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
                     checkCuda(cudaEventCreate(&step.started), "cudaEventCreate");
                     checkCuda(cudaEventCreate(&step.finished), "cudaEventCreate");
                 }
+                // inputs that must go up first do so before the node's timed span opens
+                for (std::size_t k = 0; k < step.inputs.size(); ++k)
+                    if (step.inputs[k] >= 0 && step.kernel->readsInput(k))
+                        onDevice(step.inputs[k]);
                 if (profile)
                     checkCuda(cudaEventRecord(step.started, streamOf(m_device)), "cudaEventRecord");
                 enqueue(step);

@@ -77,6 +77,7 @@ private:
     MemoryPlan m_plan;
     DeviceMemory m_arena;
     TransferFigures m_transfers;
+    PinnedBuffer m_observedStaging; ///< where an observer's tensors come down to, kept from run to run
     bool m_allOnDevice = true;     ///< no CPU fallback among the steps
     std::uint64_t m_completedRuns = 0;
     void *m_graph = nullptr;       ///< cudaGraphExec_t, after the first replay

@@ -30,6 +30,33 @@ DeviceMemory::~DeviceMemory()
         cudaFree(m_data);
 }
 
+PinnedBuffer::~PinnedBuffer()
+{
+    release();
+}
+
+void PinnedBuffer::release()
+{
+    if (!m_data)
+        return;
+    cudaDeviceSynchronize(); // copies into it may still be in flight (a run that failed half-way)
+    cudaFreeHost(m_data);
+    m_data = nullptr;
+    m_bytes = 0;
+}
+
+std::byte *PinnedBuffer::reserve(std::size_t bytes)
+{
+    if (bytes <= m_bytes)
+        return m_data;
+    release();
+    void *pinned = nullptr;
+    checkCuda(cudaMallocHost(&pinned, bytes), "allocating pinned host memory");
+    m_data = static_cast<std::byte *>(pinned);
+    m_bytes = bytes;
+    return m_data;
+}
+
 DeviceState::DeviceState()
 {
     checkCuda(cudaSetDevice(0), "cudaSetDevice");

@@ -31,6 +31,27 @@ private:
     std::size_t m_bytes = 0;
 };
 
+/// Page-locked host memory that grows on demand and is kept: cudaMallocHost is slow and blocks, so
+/// a profile allocates it once, not per run. Freed once the device has finished with it.
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    PinnedBuffer(const PinnedBuffer &) = delete;
+    PinnedBuffer &operator=(const PinnedBuffer &) = delete;
+    ~PinnedBuffer();
+
+    /// At least `bytes` of it (the old contents are not kept when it grows).
+    std::byte *reserve(std::size_t bytes);
+    std::byte *data() const { return m_data; }
+    std::size_t bytes() const { return m_bytes; }
+
+private:
+    void release();
+
+    std::byte *m_data = nullptr;
+    std::size_t m_bytes = 0;
+};
+
 struct DeviceState {
     DeviceState(); ///< throws CudaError when the device cannot be set up
     ~DeviceState();

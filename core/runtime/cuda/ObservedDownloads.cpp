@@ -6,6 +6,8 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 namespace portolan::runtime::cuda {
 
 namespace {
@@ -19,15 +21,10 @@ std::size_t bytesOf(const ObservedDownloads::Output &output)
 
 } // namespace
 
-ObservedDownloads::ObservedDownloads(RunObserver &observer, void *stream, std::size_t budgetBytes, TransferFigures &transfers)
-    : m_observer(observer), m_stream(stream), m_budget(std::max(budgetBytes, kAlignment)), m_transfers(transfers)
+ObservedDownloads::ObservedDownloads(RunObserver &observer, void *stream, PinnedBuffer &staging, std::size_t budgetBytes,
+                                     TransferFigures &transfers)
+    : m_observer(observer), m_stream(stream), m_staging(staging), m_budget(std::max(budgetBytes, kAlignment)), m_transfers(transfers)
 {
-}
-
-ObservedDownloads::~ObservedDownloads()
-{
-    if (m_staging)
-        cudaFreeHost(m_staging);
 }
 
 void ObservedDownloads::add(const ir::Node &node, std::vector<Output> outputs)
@@ -40,8 +37,11 @@ void ObservedDownloads::add(const ir::Node &node, std::vector<Output> outputs)
             total += aligned(bytesOf(output));
     // a node whose outputs overflow the whole staging has them downloaded alone, into pageable tensors
     const bool batched = total <= m_budget;
-    if (batched && m_used + total > m_budget)
-        flush();
+    if (batched && m_used + total > std::min(m_staging.bytes(), m_budget)) {
+        flush(); // the staging is free again: grow it, doubling up to the budget
+        if (m_staging.bytes() < m_budget)
+            m_staging.reserve(std::min(m_budget, std::max({total, 2 * m_staging.bytes(), std::size_t(1) << 20})));
+    }
     Queued queued{&node, std::move(outputs), {}};
     for (Output &output : queued.outputs) {
         queued.offsets.push_back(m_used);
@@ -51,12 +51,7 @@ void ObservedDownloads::add(const ir::Node &node, std::vector<Output> outputs)
         ++m_transfers.downloads;
         m_transfers.downloadBytes += bytes;
         if (batched) {
-            if (!m_staging) {
-                void *pinned = nullptr;
-                checkCuda(cudaMallocHost(&pinned, m_budget), "allocating pinned memory for the observed tensors");
-                m_staging = static_cast<std::byte *>(pinned);
-            }
-            checkCuda(cudaMemcpyAsync(m_staging + m_used, output.device, bytes, cudaMemcpyDeviceToHost, stream),
+            checkCuda(cudaMemcpyAsync(m_staging.data() + m_used, output.device, bytes, cudaMemcpyDeviceToHost, stream),
                       "downloading an observed tensor");
             m_used += aligned(bytes);
             continue;
@@ -93,7 +88,7 @@ void ObservedDownloads::flush()
         std::vector<RuntimeValue> seen;
         for (std::size_t k = 0; k < q.outputs.size(); ++k) {
             const Output &output = q.outputs[k];
-            seen.push_back(output.device ? shown(output, m_staging + q.offsets[k]) : output.ready);
+            seen.push_back(output.device ? shown(output, m_staging.data() + q.offsets[k]) : output.ready);
         }
         m_observer.nodeFinished(*q.node, seen);
     }

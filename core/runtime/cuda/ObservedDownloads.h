@@ -1,10 +1,12 @@
 // What an observer of a CUDA run is shown: only the outputs it wants, downloaded on the stream into
 // pinned staging as their nodes finish, and handed over in node order a batch at a time, when the
 // staging is full or the run ends. One wait per batch instead of one per node, and a bounded
-// amount of host memory however many tensors a comparison reads.
+// amount of host memory however many tensors a comparison reads. A value the host needs anyway (a
+// graph output, a fallback's input) is not handed here: the profile downloads it once for all.
 #pragma once
 
 #include "runtime/cuda/CudaExecutor.h"
+#include "runtime/cuda/DeviceState.h"
 #include "runtime/reference/Interpreter.h"
 
 #include <cstddef>
@@ -23,9 +25,9 @@ public:
         Shape shape;
     };
 
-    /// `stream` is the run's cudaStream_t; `budgetBytes` the staging's size (RunOptions::observerBatchBytes).
-    ObservedDownloads(RunObserver &observer, void *stream, std::size_t budgetBytes, TransferFigures &transfers);
-    ~ObservedDownloads();
+    /// `stream` is the run's cudaStream_t; `staging` the profile's pinned memory, grown as needed up
+    /// to `budgetBytes` (RunOptions::observerBatchBytes).
+    ObservedDownloads(RunObserver &observer, void *stream, PinnedBuffer &staging, std::size_t budgetBytes, TransferFigures &transfers);
     ObservedDownloads(const ObservedDownloads &) = delete;
     ObservedDownloads &operator=(const ObservedDownloads &) = delete;
 
@@ -46,10 +48,10 @@ private:
 
     RunObserver &m_observer;
     void *m_stream;
+    PinnedBuffer &m_staging;
     std::size_t m_budget;
     TransferFigures &m_transfers;
-    std::byte *m_staging = nullptr; ///< pinned, allocated at the first download
-    std::size_t m_used = 0;
+    std::size_t m_used = 0; ///< bytes of the staging the queued downloads fill
     std::vector<Queued> m_queued;
 };
 

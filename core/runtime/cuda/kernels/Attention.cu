@@ -238,6 +238,8 @@ __global__ void tiledAttentionKernel(AttentionArgs a)
         for (int c = lane; c < d; c += 32)
             Y[at(a, o, n, i, a.sq, a.dv, c)] = fromFloat<T>(Os[row * L.ldO + c] / rowSum[row]); // no visible key: 0/0
     }
+#elif defined(__CUDA_ARCH__)
+    __trap(); // compiled for a GPU before sm_80: prepareTiledAttention never launches this
 #endif
 }
 
@@ -253,8 +255,8 @@ bool prepareTiledAttention(Storage s, const AttentionArgs &args, std::string &wh
         whyNot = "head dims not equal multiples of 16 up to 128";
         return false;
     }
-    if (args.outer * args.heads > 65535) {
-        whyNot = "more than 65535 heads in all";
+    if (args.outer * args.heads > 65535 || args.outer * args.heads == 0 || args.sq == 0) {
+        whyNot = "no query rows, or more than 65535 heads in all";
         return false;
     }
     int device = 0, major = 0, optIn = 0;
@@ -266,12 +268,24 @@ bool prepareTiledAttention(Storage s, const AttentionArgs &args, std::string &wh
         whyNot = "a GPU before sm_80, or with less than " + std::to_string(bytes / 1024) + " KiB of shared memory a block";
         return false;
     }
+    // the code the device runs must come from sm_80 PTX or later: an sm_8x GPU JIT-compiles the
+    // compute_75 PTX, where the kernel is empty
+    int ptxVersion = 0;
     withStorage(s, [&](auto t) {
         using T = decltype(t);
-        if constexpr (!std::is_same_v<T, float>)
-            checkCuda(cudaFuncSetAttribute(tiledAttentionKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
-                      "cudaFuncSetAttribute");
+        if constexpr (!std::is_same_v<T, float>) {
+            cudaFuncAttributes attributes{};
+            checkCuda(cudaFuncGetAttributes(&attributes, tiledAttentionKernel<T>), "cudaFuncGetAttributes");
+            ptxVersion = attributes.ptxVersion;
+            if (ptxVersion >= 80)
+                checkCuda(cudaFuncSetAttribute(tiledAttentionKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+                          "cudaFuncSetAttribute");
+        }
     });
+    if (ptxVersion < 80) {
+        whyNot = "this build has no sm_80+ code for this GPU (only the compute_75 PTX)";
+        return false;
+    }
     return true;
 }
 

@@ -307,16 +307,22 @@ int compareCommand(const QStringList &arguments, Mode mode)
             return compare::importedSide(model, std::make_shared<const compare::ImportedRun>(std::move(*imported)));
         }
         if (spec.gpu) {
-            auto opened = openGpuRun(compiledModel, spec.precision, true, false);
+            auto keep = keepFp32Rules(parser, precisionOptions);
+            if (!keep)
+                return keep.takeError();
+            GpuRunOptions gpuOptions;
+            gpuOptions.precision = spec.precision;
+            gpuOptions.keepFp32 = std::move(*keep);
+            auto opened = openGpuRun(compiledModel, gpuOptions);
             if (!opened)
                 return opened.takeError();
             gpuRuns.push_back(std::move(*opened));
             GpuRun *gpu = gpuRuns.back().get();
             return compare::RunSide{"cuda:" + spec.precision, &compiledModel,
                                     [gpu](const runtime::NamedValues &f, const runtime::RunOptions &o) { return gpu->run(f, o); },
-                                    [precision = spec.precision](const ir::Model &other,
-                                                                 const runtime::NamedValues &f) -> support::Expected<runtime::NamedValues> {
-                                        auto again = openGpuRun(other, precision, true, false);
+                                    [gpuOptions](const ir::Model &other,
+                                                 const runtime::NamedValues &f) -> support::Expected<runtime::NamedValues> {
+                                        auto again = openGpuRun(other, gpuOptions);
                                         if (!again)
                                             return again.takeError();
                                         return (*again)->run(f, {});

@@ -86,10 +86,10 @@ public:
         for (std::size_t i = 0; i < byTime.size() && i < 25; ++i) {
             const auto &n = byTime[i];
             const NodeRates r = ratesOf(n, peaks ? &*peaks : nullptr);
-            std::printf("    %8.3f ms %8.0f GB/s %4.0f%% %8.0f GFLOP/s %4.0f%%  %-28s %-18s %s\n",
+            std::printf("    %8.3f ms %8.0f GB/s %4.0f%% %8.0f GFLOP/s %4.0f%%  %-28s %-18s %-5s %s%s\n",
                         n.runs ? n.milliseconds / static_cast<double>(n.runs) : 0.0, r.bytesPerSecond / 1e9, 100 * r.bandwidthShare,
-                        r.flopsPerSecond / 1e9, 100 * r.flopsShare, n.name.substr(0, 28).c_str(), n.opType.c_str(),
-                        n.implementation.c_str());
+                        r.flopsPerSecond / 1e9, 100 * r.flopsShare, n.name.substr(0, 28).c_str(), n.opType.c_str(), n.precision.c_str(),
+                        n.implementation.c_str(), n.whyPrecision.empty() ? "" : (" (" + n.whyPrecision + ")").c_str());
         }
         std::map<std::string, int> reasons;
         for (const auto &n : nodes)
@@ -125,6 +125,10 @@ public:
             w.beginObject().field("name", n.name).field("op_type", n.opType).field("implementation", n.implementation);
             if (!n.whyFallback.empty())
                 w.field("why_fallback", n.whyFallback);
+            if (!n.precision.empty())
+                w.field("precision", n.precision);
+            if (!n.whyPrecision.empty())
+                w.field("why_precision", n.whyPrecision);
             w.field("ms_per_run", n.runs ? n.milliseconds / static_cast<double>(n.runs) : 0.0)
                 .field("flops", n.flops).field("bytes", n.bytes);
             if (peaks) {
@@ -143,19 +147,18 @@ private:
 
 } // namespace
 
-support::Expected<std::unique_ptr<GpuRun>> openGpuRun(const ir::Model &model, const std::string &precision, bool allowFallback,
-                                                      bool profiling)
+support::Expected<std::unique_ptr<GpuRun>> openGpuRun(const ir::Model &model, const GpuRunOptions &options)
 {
-    auto executor = runtime::cuda::CudaExecutor::create(model, {allowFallback, precision});
+    auto executor = runtime::cuda::CudaExecutor::create(model, {options.allowFallback, options.precision, options.keepFp32});
     if (!executor)
         return executor.takeError();
-    (*executor)->setProfiling(profiling);
-    return std::unique_ptr<GpuRun>(std::make_unique<CudaRun>(std::move(*executor), precision));
+    (*executor)->setProfiling(options.profiling);
+    return std::unique_ptr<GpuRun>(std::make_unique<CudaRun>(std::move(*executor), options.precision));
 }
 
 #else
 
-support::Expected<std::unique_ptr<GpuRun>> openGpuRun(const ir::Model &model, const std::string &, bool, bool)
+support::Expected<std::unique_ptr<GpuRun>> openGpuRun(const ir::Model &model, const GpuRunOptions &)
 {
     return support::makeError("no-cuda", "this build of Portolan has no CUDA executor (nvcc was not found when it was built)",
                               model.sourcePath);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ir/Model.h"
+#include "runtime/cpu/Precision.h"
 #include "runtime/reference/Interpreter.h"
 #include "support/Expected.h"
 #include "support/JsonWriter.h"
@@ -23,9 +24,14 @@ public:
     virtual void writeJson(support::JsonWriter &w, bool withProfile) const = 0;
 };
 
-/// The CUDA executor on `model` storing floats at `precision` ("fp32", "fp16", "bf16"), or why not
-/// (no CUDA in this build, no GPU, another precision…).
-support::Expected<std::unique_ptr<GpuRun>> openGpuRun(const ir::Model &model, const std::string &precision, bool allowFallback,
-                                                      bool profiling);
+struct GpuRunOptions {
+    std::string precision = "fp32"; ///< how floats are stored: "fp32", "fp16", "bf16"
+    bool allowFallback = true;
+    bool profiling = false;
+    std::vector<runtime::cpu::KeepFp32Rule> keepFp32; ///< under fp16/bf16: the nodes computed at fp32
+};
+
+/// The CUDA executor on `model`, or why not (no CUDA in this build, no GPU, another precision…).
+support::Expected<std::unique_ptr<GpuRun>> openGpuRun(const ir::Model &model, const GpuRunOptions &options);
 
 } // namespace portolan::cli

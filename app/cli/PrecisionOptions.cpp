@@ -17,10 +17,27 @@ void PrecisionOptions::addTo(QCommandLineParser &parser) const
 
 bool PrecisionOptions::anySet(const QCommandLineParser &parser) const
 {
-    for (const QCommandLineOption *o : {&precision, &keepFp32, &calibration, &calibrationMethod, &calibrationTable, &saveCalibration})
+    return parser.isSet(keepFp32) || anyButKeepSet(parser);
+}
+
+bool PrecisionOptions::anyButKeepSet(const QCommandLineParser &parser) const
+{
+    for (const QCommandLineOption *o : {&precision, &calibration, &calibrationMethod, &calibrationTable, &saveCalibration})
         if (parser.isSet(*o))
             return true;
     return false;
+}
+
+support::Expected<std::vector<KeepFp32Rule>> keepFp32Rules(const QCommandLineParser &parser, const PrecisionOptions &options)
+{
+    std::vector<KeepFp32Rule> rules;
+    for (const QString &text : parser.values(options.keepFp32)) {
+        auto rule = KeepFp32Rule::parse(text.toStdString());
+        if (!rule)
+            return rule.takeError();
+        rules.push_back(std::move(*rule));
+    }
+    return rules;
 }
 
 
@@ -34,12 +51,10 @@ support::Expected<PrecisionPolicy> resolvePrecisionPolicy(const QCommandLinePars
     if (!precision)
         return precision.takeError();
     policy.precision = *precision;
-    for (const QString &text : parser.values(options.keepFp32)) {
-        auto rule = KeepFp32Rule::parse(text.toStdString());
-        if (!rule)
-            return rule.takeError();
-        policy.keepFp32.push_back(std::move(*rule));
-    }
+    auto rules = keepFp32Rules(parser, options);
+    if (!rules)
+        return rules.takeError();
+    policy.keepFp32 = std::move(*rules);
     const bool int8 = policy.precision == Precision::Int8;
     const bool calibrating = parser.isSet(options.calibration);
     const bool loading = parser.isSet(options.calibrationTable);

@@ -19,7 +19,7 @@ struct PrecisionOptions {
     QCommandLineOption precision{"precision", "cpu: fp32 (the default), fp16 or bf16 (values rounded at node boundaries, "
                                               "fp32 accumulation), or int8 (QDQ Conv/MatMul/Gemm; needs calibration).",
                                  "TYPE", "fp32"};
-    QCommandLineOption keepFp32{"keep-fp32", "cpu: keep matching nodes at fp32: a node-name regex, op:TYPE[,TYPE…] or "
+    QCommandLineOption keepFp32{"keep-fp32", "cpu, cuda:fp16|bf16: keep matching nodes at fp32: a node-name regex, op:TYPE[,TYPE…] or "
                                              "group:NAME (normalization, softmax, attention, activation, elementwise, "
                                              "reduction, pooling, conv, matmul). Repeatable.",
                                 "RULE"};
@@ -37,7 +37,12 @@ struct PrecisionOptions {
 
     void addTo(QCommandLineParser &parser) const;
     bool anySet(const QCommandLineParser &parser) const;
+    /// Whether an option other than --keep-fp32 is given (the CUDA executor takes that one alone).
+    bool anyButKeepSet(const QCommandLineParser &parser) const;
 };
+
+/// The --keep-fp32 rules, parsed; the error quotes a malformed one.
+support::Expected<std::vector<runtime::cpu::KeepFp32Rule>> keepFp32Rules(const QCommandLineParser &parser, const PrecisionOptions &options);
 
 /// The policy the options ask for, on `model` (the graph the executor runs). int8 calibrates on the
 /// --calibration batches (random ones shaped by `shapes`) or loads --calibration-table, and saves

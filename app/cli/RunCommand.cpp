@@ -284,8 +284,9 @@ int runRun(const QStringList &arguments)
     }
     if ((parser.isSet(noFallback) || parser.isSet(stats)) && !compiled && !gpu)
         return fail("--no-fallback and --stats go with --executor cpu or cuda");
-    if (precisionOptions.anySet(parser) && !compiled)
-        return fail("the precision options go with --executor cpu (name the CUDA executor's precision as cuda:fp16 or cuda:bf16)");
+    if (precisionOptions.anySet(parser) && !compiled && !(gpu && !precisionOptions.anyButKeepSet(parser)))
+        return fail("the precision options go with --executor cpu (name the CUDA executor's precision as cuda:fp16 or cuda:bf16; "
+                    "--keep-fp32 goes with either)");
     if (auto st = passOptions.check(parser); !st)
         return fail(st.error().format());
 
@@ -347,7 +348,10 @@ int runRun(const QStringList &arguments)
     cpu.setProfiling(parser.isSet(stats));
     std::unique_ptr<GpuRun> cuda;
     if (gpu) {
-        auto opened = openGpuRun(target, gpuPrecision, !parser.isSet(noFallback), parser.isSet(stats));
+        auto keep = keepFp32Rules(parser, precisionOptions);
+        if (!keep)
+            return fail(keep.error().format());
+        auto opened = openGpuRun(target, {gpuPrecision, !parser.isSet(noFallback), parser.isSet(stats), std::move(*keep)});
         if (!opened)
             return fail(opened.error().format());
         cuda = std::move(*opened);

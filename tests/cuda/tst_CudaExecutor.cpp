@@ -131,7 +131,7 @@ private slots:
         const auto peaks = runtime::cuda::measureDevicePeaks("fp32"); // the yardstick of --stats needs the GPU too
         QVERIFY(!peaks);
         QVERIFY2(peaks.error().format().find("needs a GPU") != std::string::npos, peaks.error().format().c_str());
-        auto int8 = CudaExecutor::create(*model, {true, "int8"});
+        auto int8 = CudaExecutor::create(*model, {true, "int8", {}});
         QVERIFY(!int8); // refused before the device is even asked
         QVERIFY(int8.error().format().find("int8 is not built yet") != std::string::npos);
     }
@@ -261,7 +261,7 @@ g (float[3,5,8] x, float[8] b) => (float[3,5,8] y) {
                                          signature.toStdString() + " { y = ai.portolan.Attention <" + attributes.toStdString() +
                                          "> (q, k, v" + (masked ? ", m" : "") + ") }");
         QVERIFY(model);
-        auto created = CudaExecutor::create(*model, {false, precision});
+        auto created = CudaExecutor::create(*model, {false, precision, {}});
         QVERIFY2(created, created ? "" : created.error().format().c_str());
         auto feeds = passes::seededFeeds(*model, 13, {}, 3);
         QVERIFY(feeds);
@@ -285,6 +285,48 @@ g (float[3,5,8] x, float[8] b) => (float[3,5,8] y) {
                  (std::to_string(check.maxAbsError) + " of " + std::to_string(scale)).c_str());
     }
 
+    void keptNodesComputeAtFp32()
+    {
+        REQUIRE_GPU();
+        // bf16 storage with LayerNormalization kept: it computes on fp32 (its input converted on the
+        // device), the products on bf16; with every node kept, the run is fp32 through and through
+        // (feeds and weights go up as fp32 twins) and matches the fp32 run
+        auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[64,256] x, float[256,256] w, float[256] s, float[256] b) => (float[64,256] y) {
+  h = MatMul (x, w)
+  n = LayerNormalization (h, s, b)
+  y = Relu (n)
+})");
+        QVERIFY(model);
+        auto feeds = passes::seededFeeds(*model, 17, {}, 3);
+        QVERIFY(feeds);
+        auto reference = runtime::Interpreter(*model).run(*feeds);
+        QVERIFY(reference);
+        auto layerNorm = runtime::cpu::KeepFp32Rule::parse("op:LayerNormalization");
+        auto everything = runtime::cpu::KeepFp32Rule::parse(".*");
+        QVERIFY(layerNorm && everything);
+        auto kept = CudaExecutor::create(*model, {false, "bf16", {*layerNorm}});
+        QVERIFY2(kept, kept ? "" : kept.error().format().c_str());
+        auto y = (*kept)->run(*feeds);
+        QVERIFY2(y, y ? "" : y.error().format().c_str());
+        for (const auto &node : (*kept)->lastNodes()) {
+            const bool isNorm = node.opType == "LayerNormalization";
+            QCOMPARE(QString::fromStdString(node.precision), QString(isNorm ? "fp32" : "bf16"));
+            QVERIFY(!isNorm || node.whyPrecision.find("kept by --keep-fp32") != std::string::npos);
+        }
+        QVERIFY(passes::compareOutputs(*reference, *y, 5e-2, 5e-2).withinTolerance);
+        auto all = CudaExecutor::create(*model, {false, "bf16", {*everything}});
+        QVERIFY(all);
+        auto fp32 = CudaExecutor::create(*model, {false, "fp32", {}});
+        QVERIFY(fp32);
+        auto yAll = (*all)->run(*feeds), y32 = (*fp32)->run(*feeds);
+        QVERIFY2(yAll && y32, yAll ? "" : yAll.error().format().c_str());
+        const passes::NumericCheck same = passes::compareOutputs(*y32, *yAll, 1e-6, 1e-6);
+        QVERIFY2(same.withinTolerance, std::to_string(same.maxAbsError).c_str());
+        for (const auto &node : (*all)->lastNodes())
+            QCOMPARE(QString::fromStdString(node.precision), QString("fp32"));
+    }
+
     void halfPrecisionsDriftWithinTheirBand_data()
     {
         QTest::addColumn<QString>("fixture");
@@ -305,7 +347,7 @@ g (float[3,5,8] x, float[8] b) => (float[3,5,8] y) {
         QVERIFY(loaded);
         auto optimized = passes::runPipeline(*loaded->model, *passes::presetPipeline(2), {});
         QVERIFY(optimized);
-        auto created = CudaExecutor::create(*optimized->model, {true, precision.toStdString()});
+        auto created = CudaExecutor::create(*optimized->model, {true, precision.toStdString(), {}});
         QVERIFY2(created, created ? "" : created.error().format().c_str());
         auto feeds = passes::seededFeeds(*loaded->model, 11, {}, 3);
         QVERIFY(feeds);

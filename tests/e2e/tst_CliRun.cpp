@@ -81,6 +81,32 @@ private slots:
         QVERIFY(!cuda["nodes"].toArray().isEmpty());
     }
 
+    void cudaKeepsNodesAtFp32OrSaysWhyNot()
+    {
+        // cuda:fp16 with the convolutions kept: they compute on fp32 (saying why), the rest on fp16
+        const QString model = fixture("cnn_bn");
+        const auto run = runPortolan({"run", model, "--executor", "cuda:fp16", "--keep-fp32", "group:conv", "--input", "input=random:3",
+                                      "--json", "--stats"});
+        if (run.exitCode != 0) { // --keep-fp32 is taken; what refuses is the missing GPU
+            QVERIFY2(run.err.contains("needs a GPU") || run.err.contains("no CUDA executor"), run.err.constData());
+            QSKIP("no GPU: the refusal was checked");
+        }
+        int kept = 0;
+        for (const QJsonValue &node : QJsonDocument::fromJson(run.out).object()["nodes"].toArray()) {
+            const QJsonObject n = node.toObject();
+            const bool conv = n["op_type"].toString().contains("Conv");
+            const QString precision = n["precision"].toString(), why = n["why_precision"].toString();
+            if (conv) {
+                QCOMPARE(precision, QString("fp32"));
+                QVERIFY2(why.contains("--keep-fp32 'group:conv'"), qPrintable(why));
+                ++kept;
+            } else { // fp16, or data movement that stays at fp32 after a convolution
+                QVERIFY2(precision == "fp16" || (precision == "fp32" && why.contains("moves data")), qPrintable(n["name"].toString()));
+            }
+        }
+        QVERIFY(kept > 0);
+    }
+
     void npyInputsFeedLikeTheirPb()
     {
         // the test set's input as .npy: the same outputs as from the .pb
@@ -174,6 +200,7 @@ private slots:
         QTest::newRow("calibration without int8") << QStringList{"--executor", "cpu", "--calibration", "random:2"} << "go with --precision int8";
         QTest::newRow("bad calibration spec") << QStringList{"--executor", "cpu", "--precision", "int8", "--calibration", "random:0"} << "random:N";
         QTest::newRow("bad keep group") << QStringList{"--executor", "cpu", "--precision", "fp16", "--keep-fp32", "group:norm"} << "no such group";
+        QTest::newRow("bad keep group on cuda") << QStringList{"--executor", "cuda:fp16", "--keep-fp32", "group:norm"} << "no such group";
     }
 
     void badRequestsAreRefused()

@@ -8,6 +8,7 @@
 #include "ir/Topology.h"
 #include "ir/Type.h"
 #include "runtime/cuda/CudaError.h"
+#include "runtime/cuda/DeviceKernels.h"
 #include "runtime/cuda/ObservedDownloads.h"
 #include "runtime/reference/KernelRegistry.h"
 #include "runtime/reference/kernels/Dispatch.h"
@@ -17,7 +18,9 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <map>
 #include <optional>
+#include <utility>
 
 namespace portolan::runtime::cuda {
 
@@ -33,6 +36,10 @@ struct CudaProfile::Value {
     int buffer = -1;                  ///< its buffer in the arena
     bool onDevice = false;            ///< a CUDA step writes or reads it
     bool readOnHost = false;          ///< a graph output, or read by a CPU fallback
+    Storage storage = Storage::F32;   ///< how its floats are stored on the device
+    bool converted = false;           ///< another value's copy in this storage, made by its first reader's step
+    int hostTwinOf = -1;              ///< another value's copy in this storage, uploaded from that one's host copy
+    bool deviceProduced = false;      ///< a CUDA step's output
     // per run
     RuntimeValue host;
     bool hostValid = false, deviceValid = false;
@@ -46,6 +53,11 @@ struct CudaProfile::Step {
     std::vector<int> releaseAfter;      ///< values whose last reader this is
     std::vector<std::pair<ir::ValueId, int>> captured; ///< outer values a fallback's subgraphs read
     bool precomputed = false;           ///< a Constant node: its value is known
+    Storage storage = Storage::F32;     ///< what its kernel computes on
+    /// (from, to): values converted to the step's storage, on the device, before its kernel runs
+    std::vector<std::pair<int, int>> conversions;
+    /// (from, to): host values (feeds, fallbacks' outputs) uploaded in the step's storage for it
+    std::vector<std::pair<int, int>> uploads;
     cudaEvent_t started = nullptr, finished = nullptr; ///< for profiling
 };
 
@@ -55,7 +67,7 @@ public:
     explicit Setup(CudaProfile &profile) : m_profile(profile) {}
     void *upload(const Tensor &original) override
     {
-        const Tensor tensor = m_profile.stored(original);
+        const Tensor tensor = stored(original, m_storage);
         DeviceMemory memory(std::max<std::size_t>(tensor.byteSize(), 1));
         // on the kernels' stream (a non-blocking one, not ordered after the default stream), and waited
         // for: `tensor` may be a temporary, and a pageable copy can return before it has landed
@@ -69,10 +81,13 @@ public:
     }
     void *cublasLt() override { return m_profile.m_device.context.cublasLt; }
     void *cudnn() override { return m_profile.m_device.context.cudnn; }
-    Storage storage() const override { return m_profile.m_storage; }
+    Storage storage() const override { return m_storage; }
+    /// The storage the next factory call (and upload) is for: the step's.
+    void setStorage(Storage s) { m_storage = s; }
 
 private:
     CudaProfile &m_profile;
+    Storage m_storage = Storage::F32;
 };
 
 namespace {
@@ -94,22 +109,22 @@ CudaProfile::CudaProfile(const ir::Model &model, DeviceState &device, Storage st
 {
 }
 
-int CudaProfile::storedType(int dataType) const
+int CudaProfile::storedType(int dataType, Storage storage)
 {
-    if (dataType != onnx::TensorProto::FLOAT || m_storage == Storage::F32)
+    if (dataType != onnx::TensorProto::FLOAT || storage == Storage::F32)
         return dataType;
-    return m_storage == Storage::F16 ? onnx::TensorProto::FLOAT16 : onnx::TensorProto::BFLOAT16;
+    return storage == Storage::F16 ? onnx::TensorProto::FLOAT16 : onnx::TensorProto::BFLOAT16;
 }
 
-Tensor CudaProfile::stored(const Tensor &t) const
+Tensor CudaProfile::stored(const Tensor &t, Storage storage)
 {
-    const int type = storedType(t.dataType());
+    const int type = storedType(t.dataType(), storage);
     return type == t.dataType() ? t : kernels::convertTensor(t, type);
 }
 
 std::size_t CudaProfile::deviceBytes(const Value &value) const
 {
-    return value.shape ? static_cast<std::size_t>(elementCount(*value.shape)) * ir::dataTypeSize(storedType(value.dataType)) : 0;
+    return value.shape ? static_cast<std::size_t>(elementCount(*value.shape)) * ir::dataTypeSize(storedType(value.dataType, value.storage)) : 0;
 }
 
 CudaProfile::~CudaProfile()
@@ -142,6 +157,7 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
     auto newValue = [&](ir::ValueId v) {
         Value value;
         value.id = v;
+        value.storage = p->m_storage;
         const ir::Value &irValue = model.value(v);
         value.dataType = irValue.elementType();
         if (auto it = inferred.types.find(irValue.name); it != inferred.types.end()) {
@@ -184,6 +200,36 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
     NoSubgraphs noSubgraphs("no subgraphs at compile time");
     Setup setup(*p);
     std::string refused;
+    cpu::PrecisionPolicy policy; // the CPU executor's rules for what stays at fp32
+    policy.precision = p->m_storage == Storage::F16 ? cpu::Precision::Fp16 : p->m_storage == Storage::BF16 ? cpu::Precision::Bf16
+                                                                                                             : cpu::Precision::Fp32;
+    policy.keepFp32 = options.keepFp32;
+    // a value in another storage than a step computes on: its twin in that storage. A constant's is
+    // uploaded as such; a feed's or a fallback's output's, from its host copy by the first step that
+    // reads it; a CUDA step's output is converted on the device by that step
+    std::map<std::pair<int, Storage>, int> twins;
+    auto twinOf = [&](int v, Storage storage, Step &step) {
+        const auto key = std::make_pair(v, storage);
+        if (const auto it = twins.find(key); it != twins.end())
+            return it->second;
+        Value twin;
+        const Value &original = p->m_values[static_cast<std::size_t>(v)];
+        twin.id = original.id;
+        twin.dataType = original.dataType;
+        twin.shape = original.shape;
+        twin.constant = original.constant;
+        twin.storage = storage;
+        twin.converted = !original.constant && original.deviceProduced;
+        twin.hostTwinOf = !original.constant && !original.deviceProduced ? v : -1;
+        const int t = static_cast<int>(p->m_values.size());
+        if (twin.converted)
+            step.conversions.emplace_back(v, t);
+        else if (twin.hostTwinOf >= 0)
+            step.uploads.emplace_back(v, t);
+        p->m_values.push_back(std::move(twin));
+        twins[key] = t;
+        return t;
+    };
     for (const ir::NodeId n : *order) {
         const ir::Node &node = model.node(n);
         const int opset = model.opsetVersion(node.domain).value_or(1);
@@ -238,6 +284,25 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
             step.outputs.push_back(v);
             binding.outputs.push_back(std::move(bound));
         }
+        // what the node computes on: the run's storage; fp32 for a node the policy keeps; for data
+        // movement, whatever its first float input is stored in (it neither rounds nor widens)
+        step.storage = p->m_storage;
+        if (p->m_storage != Storage::F32) {
+            if (cpu::movesDataOnly(node)) {
+                for (const int v : step.inputs)
+                    if (v >= 0 && p->m_values[static_cast<std::size_t>(v)].dataType == onnx::TensorProto::FLOAT) {
+                        step.storage = p->m_values[static_cast<std::size_t>(v)].storage;
+                        break;
+                    }
+                if (step.storage != p->m_storage)
+                    profile.whyPrecision = "moves data a node kept at fp32 produced";
+            } else if (const cpu::NodePrecision chosen = cpu::choosePrecision(node, policy); chosen.precision == cpu::Precision::Fp32) {
+                step.storage = Storage::F32;
+                profile.whyPrecision = chosen.why;
+            }
+        }
+        profile.precision = step.storage == Storage::F16 ? "fp16" : step.storage == Storage::BF16 ? "bf16" : "fp32";
+        setup.setStorage(step.storage);
         const CudaKernelFactory factory = findCudaKernel(node.domain, node.opType);
         if (!factory)
             profile.whyFallback = "no CUDA kernel for " + node.opType; // If, Loop and Scan among them
@@ -258,6 +323,20 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
             profile.flops = analysis::nodeFlops(node, inShapes, outShapes);
         }
         if (step.kernel) {
+            // float inputs stored otherwise are read through their twins; outputs are stored as computed
+            for (std::size_t k = 0; k < step.inputs.size(); ++k) {
+                const int v = step.inputs[k];
+                if (v < 0 || !step.kernel->readsInput(k))
+                    continue;
+                const Value &value = p->m_values[static_cast<std::size_t>(v)];
+                if (value.dataType == onnx::TensorProto::FLOAT && value.storage != step.storage)
+                    step.inputs[k] = twinOf(v, step.storage, step);
+            }
+            for (const int v : step.outputs)
+                if (v >= 0) {
+                    p->m_values[static_cast<std::size_t>(v)].storage = step.storage;
+                    p->m_values[static_cast<std::size_t>(v)].deviceProduced = true;
+                }
             profile.implementation = step.kernel->implementation();
             // what the kernel moves: each input it reads and each output, once, as stored
             if (step.kernel->aliasedInput(0) < 0) { // a view moves nothing
@@ -274,6 +353,8 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
             for (std::size_t k = 0; k < step.inputs.size(); ++k)
                 if (step.inputs[k] >= 0 && step.kernel->readsInput(k))
                     p->m_values[static_cast<std::size_t>(step.inputs[k])].onDevice = true;
+            for (const auto &[from, to] : step.conversions)
+                p->m_values[static_cast<std::size_t>(from)].onDevice = true;
             for (const int v : step.outputs)
                 if (v >= 0)
                     p->m_values[static_cast<std::size_t>(v)].onDevice = true;
@@ -318,6 +399,9 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
         for (const int v : step.outputs)
             if (v >= 0)
                 firstStep[static_cast<std::size_t>(v)] = static_cast<std::uint32_t>(i);
+        for (const auto &copies : {step.conversions, step.uploads})
+            for (const auto &[from, to] : copies)
+                firstStep[static_cast<std::size_t>(to)] = static_cast<std::uint32_t>(i);
         auto read = [&](int v) {
             if (v < 0)
                 return;
@@ -327,6 +411,9 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
         };
         for (const int v : step.inputs)
             read(v);
+        for (const auto &copies : {step.conversions, step.uploads})
+            for (const auto &[from, to] : copies)
+                read(from);
         for (const auto &[id, v] : step.captured)
             read(v);
     }
@@ -342,6 +429,7 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
             if (!value.onDevice || value.aliasOf >= 0)
                 continue;
             if (value.constant) {
+                setup.setStorage(value.storage);
                 value.fixed = setup.upload(*value.constant);
                 continue;
             }
@@ -382,12 +470,14 @@ void *CudaProfile::onDevice(int v)
         value.deviceValid = true;
         return address;
     }
-    if (!value.hostValid || !value.host.isTensor())
+    // a host twin goes up from its original's host copy, in its own storage
+    const RuntimeValue &host = value.hostTwinOf >= 0 ? onHost(value.hostTwinOf) : value.host;
+    if ((value.hostTwinOf < 0 && !value.hostValid) || !host.isTensor())
         throw CudaError("value '" + m_model.value(value.id).name + "' is on neither side");
     // fp16/bf16 storage: rounded on the host, then sent at half the bytes. Waited for: CUDA does not
     // promise that a copy from pageable memory has read it on return, and both the rounded temporary
     // and a host copy released after its last reader may go right after.
-    const Tensor t = stored(value.host.tensor);
+    const Tensor t = stored(host.tensor, value.storage);
     if (t.byteSize() != deviceBytes(value))
         throw CudaError("value '" + m_model.value(value.id).name + "' is " + shapeString(t.shape()) + ", but the profile planned " +
                         shapeString(*value.shape));
@@ -411,7 +501,7 @@ const RuntimeValue &CudaProfile::onHost(int v)
     }
     if (!value.deviceValid && value.aliasOf < 0)
         throw CudaError("value '" + m_model.value(value.id).name + "' is on neither side");
-    Tensor t = Tensor::uninitialized(storedType(value.dataType), *value.shape);
+    Tensor t = Tensor::uninitialized(storedType(value.dataType, value.storage), *value.shape);
     checkCuda(cudaMemcpyAsync(const_cast<std::byte *>(t.rawData()), deviceAddress(v), t.byteSize(), cudaMemcpyDeviceToHost,
                               streamOf(m_device)),
               "download");
@@ -439,7 +529,7 @@ std::vector<ObservedDownloads::Output> CudaProfile::observedOutputs(const Step &
             continue;
         }
         output.device = deviceAddress(v);
-        output.storedType = storedType(value.dataType);
+        output.storedType = storedType(value.dataType, value.storage);
         output.dataType = value.dataType;
         output.shape = *value.shape;
     }
@@ -448,6 +538,12 @@ std::vector<ObservedDownloads::Output> CudaProfile::observedOutputs(const Step &
 
 void CudaProfile::enqueue(Step &step)
 {
+    for (const auto &[from, to] : step.conversions) {
+        Value &target = m_values[static_cast<std::size_t>(to)];
+        launchConvertStorage(m_values[static_cast<std::size_t>(from)].storage, target.storage, onDevice(from), deviceAddress(to),
+                             elementCount(*target.shape), m_device.context.multiprocessors, m_device.context.stream);
+        target.deviceValid = true;
+    }
     std::vector<DeviceTensor> inputs, outputs;
     for (std::size_t k = 0; k < step.inputs.size(); ++k) {
         DeviceTensor t;
@@ -493,6 +589,9 @@ support::Expected<NamedValues> CudaProfile::runAsGraph()
         for (const int v : m_inputValues)
             if (m_values[static_cast<std::size_t>(v)].onDevice && m_values[static_cast<std::size_t>(v)].hostValid)
                 onDevice(v);
+        for (const Step &step : m_steps)
+            for (const auto &[from, to] : step.uploads)
+                onDevice(to);
         if (!m_graph) {
             checkCuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
             try {
@@ -514,10 +613,13 @@ support::Expected<NamedValues> CudaProfile::runAsGraph()
             checkCuda(instantiated, "cudaGraphInstantiate");
             m_graph = exec;
         } else {
-            for (Step &step : m_steps) // what the graph computes is on the device once it has run
+            for (Step &step : m_steps) { // what the graph computes is on the device once it has run
                 for (const int v : step.outputs)
                     if (step.kernel && v >= 0)
                         m_values[static_cast<std::size_t>(v)].deviceValid = true;
+                for (const auto &[from, to] : step.conversions)
+                    m_values[static_cast<std::size_t>(to)].deviceValid = true;
+            }
         }
         checkCuda(cudaGraphLaunch(static_cast<cudaGraphExec_t>(m_graph), stream), "cudaGraphLaunch");
         m_lastRunWasGraph = true;
@@ -573,10 +675,13 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
                     checkCuda(cudaEventCreate(&step.started), "cudaEventCreate");
                     checkCuda(cudaEventCreate(&step.finished), "cudaEventCreate");
                 }
-                // inputs that must go up first do so before the node's timed span opens
+                // inputs that must go up first do so before the node's timed span opens (converted ones
+                // are made from theirs in it)
+                for (const auto &[from, to] : step.conversions)
+                    onDevice(from);
                 for (std::size_t k = 0; k < step.inputs.size(); ++k)
-                    if (step.inputs[k] >= 0 && step.kernel->readsInput(k))
-                        onDevice(step.inputs[k]);
+                    if (const int v = step.inputs[k]; v >= 0 && step.kernel->readsInput(k) && !m_values[static_cast<std::size_t>(v)].converted)
+                        onDevice(v);
                 if (profile)
                     checkCuda(cudaEventRecord(step.started, streamOf(m_device)), "cudaEventRecord");
                 enqueue(step);

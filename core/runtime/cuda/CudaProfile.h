@@ -60,9 +60,9 @@ private:
     /// Device storage of `v`: its constant's, its view root's, or its place in the arena.
     void *deviceAddress(int v) const;
     /// The element type a tensor of `dataType` has on the device (float as the storage says).
-    int storedType(int dataType) const;
+    static int storedType(int dataType, Storage storage);
     /// `t` as the device stores it (rounded to fp16/bf16 where the storage says so).
-    Tensor stored(const Tensor &t) const;
+    static Tensor stored(const Tensor &t, Storage storage);
     std::size_t deviceBytes(const Value &value) const;
 
     const ir::Model &m_model;

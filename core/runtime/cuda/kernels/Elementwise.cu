@@ -16,6 +16,13 @@ namespace {
     for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, step_ = std::int64_t(gridDim.x) * blockDim.x; \
          i < (count); i += step_)
 
+template <typename From, typename To>
+__global__ void convertKernel(const From *__restrict__ in, To *out, std::int64_t count)
+{
+    GRID_STRIDE(i, count)
+    out[i] = fromFloat<To>(toFloat(in[i]));
+}
+
 template <typename T>
 __global__ void functionKernel(FunctionSpec f, const T *__restrict__ in, T *out, std::int64_t count)
 {
@@ -100,6 +107,18 @@ cudaStream_t streamOf(void *stream)
 }
 
 } // namespace
+
+void launchConvertStorage(Storage from, Storage to, const void *in, void *out, std::int64_t count, int multiprocessors, void *stream)
+{
+    const GridShape g = gridFor(count, multiprocessors);
+    withStorage(from, [&](auto f) {
+        withStorage(to, [&](auto t) {
+            using From = decltype(f);
+            using To = decltype(t);
+            convertKernel<From, To><<<g.blocks, g.threads, 0, streamOf(stream)>>>(static_cast<const From *>(in), static_cast<To *>(out), count);
+        });
+    });
+}
 
 void launchFunction(Storage s, FunctionSpec f, const void *in, void *out, std::int64_t count, int multiprocessors, void *stream)
 {

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -208,19 +209,29 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
     // uploaded as such; a feed's or a fallback's output's, from its host copy by the first step that
     // reads it; a CUDA step's output is converted on the device by that step
     std::map<std::pair<int, Storage>, int> twins;
-    auto twinOf = [&](int v, Storage storage, Step &step) {
+    // A view of a weight or a host value (a Reshape of a feed) is a view of that one's twin, so a kept
+    // node reads it unrounded.
+    std::function<int(int, Storage, Step &)> twinOf = [&](int v, Storage storage, Step &step) {
         const auto key = std::make_pair(v, storage);
         if (const auto it = twins.find(key); it != twins.end())
             return it->second;
+        const int r = root(v);
+        const Value &rootValue = p->m_values[static_cast<std::size_t>(r)];
+        const int rootTwin = r != v && (rootValue.constant || !rootValue.deviceProduced) ? twinOf(r, storage, step) : -1;
         Value twin;
         const Value &original = p->m_values[static_cast<std::size_t>(v)];
         twin.id = original.id;
         twin.dataType = original.dataType;
         twin.shape = original.shape;
-        twin.constant = original.constant;
         twin.storage = storage;
-        twin.converted = !original.constant && original.deviceProduced;
-        twin.hostTwinOf = !original.constant && !original.deviceProduced ? v : -1;
+        twin.onDevice = true;
+        if (rootTwin >= 0) {
+            twin.aliasOf = rootTwin;
+        } else {
+            twin.constant = original.constant;
+            twin.converted = !original.constant && original.deviceProduced;
+            twin.hostTwinOf = !original.constant && !original.deviceProduced ? v : -1;
+        }
         const int t = static_cast<int>(p->m_values.size());
         if (twin.converted)
             step.conversions.emplace_back(v, t);
@@ -373,6 +384,9 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
             for (const int v : step.inputs)
                 if (v >= 0)
                     p->m_values[static_cast<std::size_t>(v)].readOnHost = true;
+            for (const int v : step.outputs) // computed on the host; stored on the device as the step says
+                if (v >= 0)
+                    p->m_values[static_cast<std::size_t>(v)].storage = step.storage;
             for (const auto &[id, v] : step.captured)
                 p->m_values[static_cast<std::size_t>(v)].readOnHost = true;
         }
@@ -399,9 +413,10 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
         for (const int v : step.outputs)
             if (v >= 0)
                 firstStep[static_cast<std::size_t>(v)] = static_cast<std::uint32_t>(i);
-        for (const auto &copies : {step.conversions, step.uploads})
-            for (const auto &[from, to] : copies)
-                firstStep[static_cast<std::size_t>(to)] = static_cast<std::uint32_t>(i);
+        // a converted twin lives from the step that converts it; an uploaded one from step 0, as the
+        // feeds do (a CUDA Graph replay uploads them all before its first kernel)
+        for (const auto &[from, to] : step.conversions)
+            firstStep[static_cast<std::size_t>(to)] = static_cast<std::uint32_t>(i);
         auto read = [&](int v) {
             if (v < 0)
                 return;

@@ -22,7 +22,7 @@ private:
 
 support::Expected<std::unique_ptr<PluggedExecutor>> makePlugged(const ir::Model &model, const std::string &precision)
 {
-    auto executor = CudaExecutor::create(model, {true, precision, {}});
+    auto executor = CudaExecutor::create(model, {true, precision, {}}); // the workbench's GPU side keeps no node at fp32
     if (!executor)
         return executor.takeError();
     return std::unique_ptr<PluggedExecutor>(std::make_unique<Plugged>(std::move(*executor)));

@@ -50,10 +50,10 @@ enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Max, Min, Pow };
 
 enum class CompareOp : std::uint8_t { Greater, Less, Equal, GreaterOrEqual, LessOrEqual };
 
-/// out[i] = f(in[i]) over `count` values (in and out may be the same buffer).
 /// out = in, from one storage type to another (rounded to nearest even when narrowing): the boundary
 /// between a node kept at fp32 and its fp16/bf16 neighbours.
 void launchConvertStorage(Storage from, Storage to, const void *in, void *out, std::int64_t count, int multiprocessors, void *stream);
+/// out[i] = f(in[i]) over `count` values (in and out may be the same buffer).
 void launchFunction(Storage s, FunctionSpec f, const void *in, void *out, std::int64_t count, int multiprocessors, void *stream);
 
 /// out = f(a op b), broadcast as `plan` says.

@@ -203,13 +203,32 @@ Tensor rowMajorOf(const Tensor &physical, const PhysicalLayout &layout)
         });
         return plain;
     }
-    const std::size_t size = static_cast<std::size_t>(ir::dataTypeSize(physical.dataType()));
-    const std::byte *from = physical.rawData();
-    auto *to = plain.mutableData<std::byte>();
-    forEachRun(layout, 0, physical.size(), [&](std::int64_t offset, std::int64_t stride, std::int64_t k, std::int64_t run) {
-        for (std::int64_t i = 0; i < run; ++i)
-            std::memcpy(to + static_cast<std::size_t>(offset + i * stride) * size, from + static_cast<std::size_t>(k + i) * size, size);
-    });
+    // elements as unsigned words of their size: a copy an instruction each, not a call
+    const auto scatter = [&](auto word) {
+        using Word = decltype(word);
+        const auto *from = reinterpret_cast<const Word *>(physical.rawData());
+        auto *to = plain.mutableData<Word>();
+        forEachRun(layout, 0, physical.size(), [&](std::int64_t offset, std::int64_t stride, std::int64_t k, std::int64_t run) {
+            for (std::int64_t i = 0; i < run; ++i)
+                to[offset + i * stride] = from[k + i];
+        });
+    };
+    switch (ir::dataTypeSize(physical.dataType())) {
+    case 1: scatter(std::uint8_t{}); break;
+    case 2: scatter(std::uint16_t{}); break;
+    case 4: scatter(std::uint32_t{}); break;
+    case 8: scatter(std::uint64_t{}); break;
+    case 16: { // complex128: two words an element
+        const auto *from = reinterpret_cast<const std::uint64_t *>(physical.rawData());
+        auto *to = plain.mutableData<std::uint64_t>();
+        forEachRun(layout, 0, physical.size(), [&](std::int64_t offset, std::int64_t stride, std::int64_t k, std::int64_t run) {
+            for (std::int64_t i = 0; i < run; ++i)
+                std::memcpy(to + 2 * (offset + i * stride), from + 2 * (k + i), 16);
+        });
+        break;
+    }
+    default: break; // no bytes to move
+    }
     return plain;
 }
 

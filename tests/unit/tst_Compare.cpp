@@ -76,6 +76,7 @@ private slots:
     void largeTensorsTakeQuantilesFromAHistogram();
     void sampledQuantilesSeeEveryPhaseOfAPeriod();
     void vectorLanesAgreeWithTheDefinitions();
+    void exactQuantilesAreTheNearestRanks();
     void blockedLayoutsCompareAsTheirRowMajorCopies_data();
     void blockedLayoutsCompareAsTheirRowMajorCopies();
     void nansShapesAndTopK();
@@ -211,6 +212,39 @@ void tst_Compare::vectorLanesAgreeWithTheDefinitions()
     QCOMPARE(m.neededRtol, neededRtol);
     QVERIFY(std::fabs(m.meanAbs - sumAbs / static_cast<double>(n)) < 1e-12 * sumAbs);
     QVERIFY(std::fabs(m.cosine - dot / std::sqrt(rr * aa)) < 1e-12);
+}
+
+void tst_Compare::exactQuantilesAreTheNearestRanks()
+{
+    // up to 4096 elements the median and p99 are exact: the nearest-rank values of the sorted errors,
+    // with exact matches, repeated errors and errors octaves apart among them
+    for (const std::int64_t n : {std::int64_t(1), std::int64_t(7), std::int64_t(100), std::int64_t(4096)}) {
+        std::vector<float> ref(static_cast<std::size_t>(n)), act(ref.size());
+        std::mt19937 rng(static_cast<unsigned>(n));
+        std::uniform_int_distribution<int> kind(0, 3);
+        std::normal_distribution<float> dist(0.f, 1.f);
+        for (std::size_t i = 0; i < ref.size(); ++i) {
+            ref[i] = 1.f + std::fabs(dist(rng));
+            const int k = kind(rng);
+            act[i] = k == 0 ? ref[i] : k == 1 ? ref[i] + 0.25f : ref[i] * (1 + std::ldexp(std::fabs(dist(rng)), -kind(rng) * 6));
+        }
+        const auto m = compare::compareTensors(floats({n}, ref), floats({n}, act), {});
+        std::vector<double> abs, rel;
+        for (std::size_t i = 0; i < ref.size(); ++i) {
+            const double e = std::fabs(static_cast<double>(act[i]) - ref[i]);
+            abs.push_back(static_cast<float>(e));
+            rel.push_back(static_cast<float>(e / std::max(std::fabs(static_cast<double>(ref[i])), 1e-8)));
+        }
+        std::sort(abs.begin(), abs.end());
+        std::sort(rel.begin(), rel.end());
+        const auto rank = [&](double q) {
+            return static_cast<std::size_t>(std::min<double>(static_cast<double>(n - 1), std::ceil(q * static_cast<double>(n)) - 1));
+        };
+        QCOMPARE(m.medianAbs, abs[rank(0.5)]);
+        QCOMPARE(m.p99Abs, abs[rank(0.99)]);
+        QCOMPARE(m.medianRel, rel[rank(0.5)]);
+        QCOMPARE(m.p99Rel, rel[rank(0.99)]);
+    }
 }
 
 void tst_Compare::blockedLayoutsCompareAsTheirRowMajorCopies_data()

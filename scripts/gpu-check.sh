@@ -79,6 +79,11 @@ for model in tests/data/models/*/model.onnx; do
   done
 done
 
+# --keep-fp32 on the GPU: the transformer's normalizations at fp32 under fp16, each node's precision in the profile
+transformer=tests/data/models/transformer_opset17
+step run-cuda-fp16-keep-normalization 120 "$bin/portolan" run "$transformer/model.onnx" --executor cuda:fp16 \
+  --keep-fp32 group:normalization --stats --inputs "$transformer/test_data_set_0"
+
 # the kernels against the device, and PyTorch's attention on the same shape when it is here
 step bench_cuda 300 "$benches/bench_cuda"
 if command -v python3 > /dev/null; then

@@ -69,6 +69,18 @@ public:
     std::vector<std::pair<std::string, runtime::Tensor>> seen;
 };
 
+/// Four nodes on [16,64] floats (4 KiB a value): a = Sigmoid(x), b = a·x, c = Tanh(b), y = Softmax(c).
+std::unique_ptr<ir::Model> elementwiseChain()
+{
+    return test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[16,64] x) => (float[16,64] y) {
+  a = Sigmoid (x)
+  b = Mul (a, x)
+  c = Tanh (b)
+  y = Softmax (c)
+})");
+}
+
 /// Wants the values named in `wanted` only, and reads them during the call.
 class PickyReader final : public runtime::RunObserver {
 public:
@@ -419,12 +431,7 @@ g (float[4,8] x) => (float[8,4] y) {
     void observerSeesEveryNodeAndProfilingTimesThem()
     {
         REQUIRE_GPU();
-        auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[16,64] x) => (float[16,64] y) {
-  a = Sigmoid (x)
-  b = Mul (a, x)
-  y = Softmax (b)
-})");
+        auto model = elementwiseChain();
         QVERIFY(model);
         auto cuda = executorFor(*model);
         QVERIFY(cuda);
@@ -436,7 +443,7 @@ g (float[16,64] x) => (float[16,64] y) {
         options.observer = &recorder;
         auto out = cuda->run(*feeds, options);
         QVERIFY2(out, out ? "" : out.error().format().c_str());
-        QCOMPARE(recorder.seen.size(), std::size_t(3));
+        QCOMPARE(recorder.seen.size(), std::size_t(4));
         auto reference = runtime::Interpreter(*model).run(*feeds);
         QVERIFY(reference);
         const passes::NumericCheck check = passes::compareOutputs(*reference, {{"y", runtime::RuntimeValue::ofTensor(recorder.seen.back().second)}},
@@ -454,13 +461,7 @@ g (float[16,64] x) => (float[16,64] y) {
         // four 4 KiB values; the observer wants two. With a 12 KiB batch both wait in the pinned
         // staging; with 1 KiB each is downloaded alone. Either way: the same bytes, the reference's
         // values, and only the wanted ones come down (plus y, the output)
-        auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[16,64] x) => (float[16,64] y) {
-  a = Sigmoid (x)
-  b = Mul (a, x)
-  c = Tanh (b)
-  y = Softmax (c)
-})");
+        auto model = elementwiseChain();
         QVERIFY(model);
         auto cuda = executorFor(*model);
         QVERIFY(cuda);

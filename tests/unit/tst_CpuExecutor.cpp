@@ -280,6 +280,20 @@ private:
     const ir::Model &m_model;
 };
 
+/// MobileNet's inverted residual on a 10×10 image: expand 1×1 to `expanded` channels, depthwise 3×3,
+/// project 1×1 back to `channels`, then Relu; the values between are e, d and p.
+std::unique_ptr<ir::Model> invertedResidual(std::int64_t channels, std::int64_t expanded)
+{
+    const std::string c = std::to_string(channels), x = std::to_string(expanded);
+    return test::caseModel({"(float[1," + c + ",10,10] x) => (float[1," + c + ",10,10] y)",
+                            {{"we", {expanded, channels, 1, 1}}, {"wd", {expanded, 1, 3, 3}}, {"wp", {channels, expanded, 1, 1}}},
+                            "",
+                            "    e = Conv <kernel_shape = [1, 1]> (x, we)\n"
+                            "    d = Conv <kernel_shape = [3, 3], pads = [1, 1, 1, 1], group = " + x + "> (e, wd)\n"
+                            "    p = Conv <kernel_shape = [1, 1]> (d, wp)\n"
+                            "    y = Relu (p)"});
+}
+
 /// Reads outputs in the executor's own layouts, during the call (as the comparison does), and keeps
 /// their row-major copies.
 class LayoutCapture final : public runtime::RunObserver {
@@ -321,14 +335,8 @@ private:
 
 void tst_CpuExecutor::convolutionsShareTheirLayoutAndObserversSeeRowMajor()
 {
-    // MobileNet's inverted residual: expand 1×1, depthwise 3×3, project 1×1, with odd channel counts
-    auto model = test::caseModel({"(float[1,24,10,10] x) => (float[1,24,10,10] y)",
-                            {{"we", {72, 24, 1, 1}}, {"wd", {72, 1, 3, 3}}, {"wp", {24, 72, 1, 1}}},
-                            "",
-                            R"(    e = Conv <kernel_shape = [1, 1]> (x, we)
-    d = Conv <kernel_shape = [3, 3], pads = [1, 1, 1, 1], group = 72> (e, wd)
-    p = Conv <kernel_shape = [1, 1]> (d, wp)
-    y = Relu (p))"});
+    // MobileNet's inverted residual with channel counts that pad nChw16c blocks
+    auto model = invertedResidual(24, 72);
     QVERIFY(model);
     runtime::cpu::CpuExecutor cpu(*model);
     auto feeds = passes::seededFeeds(*model, 4, {}, 3);
@@ -371,13 +379,7 @@ void tst_CpuExecutor::observersReadingLayoutsGetTheExecutorsOwnBytes()
     // the inverted residual again, at channel counts every blocked layout holds without padding: an
     // observer that reads layouts is handed the two blocked values as they are, and their elements,
     // put in row-major order, are exactly what the executor's reorders give other observers
-    auto model = test::caseModel({"(float[1,32,10,10] x) => (float[1,32,10,10] y)",
-                            {{"we", {96, 32, 1, 1}}, {"wd", {96, 1, 3, 3}}, {"wp", {32, 96, 1, 1}}},
-                            "",
-                            R"(    e = Conv <kernel_shape = [1, 1]> (x, we)
-    d = Conv <kernel_shape = [3, 3], pads = [1, 1, 1, 1], group = 96> (e, wd)
-    p = Conv <kernel_shape = [1, 1]> (d, wp)
-    y = Relu (p))"});
+    auto model = invertedResidual(32, 96);
     QVERIFY(model);
     runtime::cpu::CpuExecutor cpu(*model);
     auto feeds = passes::seededFeeds(*model, 4, {}, 3);

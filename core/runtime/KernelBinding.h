@@ -2,6 +2,7 @@
 // shared by the compiled CPU executor and the CUDA executor, so both decide on the same facts.
 #pragma once
 
+#include "analysis/Flops.h"
 #include "ir/Model.h"
 #include "runtime/Tensor.h"
 #include "runtime/reference/KernelContext.h"
@@ -46,6 +47,17 @@ inline bool isSameSizeView(const NodeBinding &b, std::string &whyNot)
         return false;
     }
     return true;
+}
+
+/// The FLOPs one run of the bound node computes (analysis/Flops.h), at its bound shapes.
+inline std::int64_t boundFlops(const NodeBinding &b)
+{
+    std::vector<analysis::Dims> inShapes, outShapes;
+    for (const BoundTensor &t : b.inputs)
+        inShapes.push_back(t.shape);
+    for (const BoundTensor &t : b.outputs)
+        outShapes.push_back(t.shape);
+    return analysis::nodeFlops(b.node, inShapes, outShapes);
 }
 
 } // namespace portolan::runtime

@@ -3,7 +3,6 @@
 // buffers (views share their input's), and list what each step releases.
 #include "runtime/cpu/CompiledGraph.h"
 
-#include "analysis/Flops.h"
 #include "analysis/ShapeInference.h"
 #include "ir/Topology.h"
 #include "ir/Type.h"
@@ -364,14 +363,8 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
         profile.opType = node.opType;
         profile.precision = precisionName(movesData ? outputsStoredAs : chosen.precision);
         profile.whyPrecision = movesData && options.precision.precision != Precision::Fp32 ? "moves data only" : chosen.why;
-        if (allStatic) {
-            std::vector<analysis::Dims> inShapes, outShapes;
-            for (const BoundTensor &t : binding.inputs)
-                inShapes.push_back(t.shape);
-            for (const BoundTensor &t : binding.outputs)
-                outShapes.push_back(t.shape);
-            profile.flops = analysis::nodeFlops(node, inShapes, outShapes);
-        }
+        if (allStatic)
+            profile.flops = boundFlops(binding);
         const CpuKernelFactory factory = findCpuKernel(node.domain, node.opType);
         if (options.kernelOverride && allStatic && !hasSubgraphs(node))
             step.kernel = options.kernelOverride(binding, profile.whyFallback);

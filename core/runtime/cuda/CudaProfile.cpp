@@ -3,7 +3,6 @@
 // only when a reader there asks, and every such copy is counted.
 #include "runtime/cuda/CudaProfile.h"
 
-#include "analysis/Flops.h"
 #include "analysis/ShapeInference.h"
 #include "ir/Topology.h"
 #include "ir/Type.h"
@@ -325,14 +324,8 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
             } catch (const std::exception &e) { // a library that declines (no cuBLASLt algorithm…): the CPU runs it
                 profile.whyFallback = e.what();
             }
-        if (allStatic) {
-            std::vector<analysis::Dims> inShapes, outShapes;
-            for (const BoundTensor &t : binding.inputs)
-                inShapes.push_back(t.shape);
-            for (const BoundTensor &t : binding.outputs)
-                outShapes.push_back(t.shape);
-            profile.flops = analysis::nodeFlops(node, inShapes, outShapes);
-        }
+        if (allStatic)
+            profile.flops = boundFlops(binding);
         if (step.kernel) {
             // float inputs stored otherwise are read through their twins; outputs are stored as computed
             for (std::size_t k = 0; k < step.inputs.size(); ++k) {

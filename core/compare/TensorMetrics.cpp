@@ -555,7 +555,7 @@ void accumulateFloats(const RefBlock &refBlock, const float *act, std::int64_t b
 }
 
 /// Every element's absolute and relative error as floats, for exact quantiles: accumulate()'s very
-/// arithmetic, in a loop without branches that GCC vectorizes.
+/// arithmetic, in a loop without branches.
 void exactErrors(const float *ref, const float *act, std::int64_t count, double epsilon, Partial &p)
 {
     p.absErrors.resize(static_cast<std::size_t>(count));

@@ -36,7 +36,7 @@ double nodeMilliseconds(const std::string &text, const std::string &precision, s
         return -1;
     }
     const ir::Model &model = *loaded->model;
-    auto created = runtime::cuda::CudaExecutor::create(model, {false, precision, {}});
+    auto created = runtime::cuda::CudaExecutor::create(model, {false, precision, {}, {}});
     if (!created) {
         std::fprintf(stderr, "%s\n", created.error().format().c_str());
         return -1;

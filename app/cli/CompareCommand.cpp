@@ -74,8 +74,8 @@ support::Expected<SideSpec> parseSide(const std::string &text)
     if (text == "cuda" || text.starts_with("cuda:")) {
         spec.gpu = true;
         spec.precision = text == "cuda" ? "fp32" : text.substr(5);
-        if (spec.precision != "fp32" && spec.precision != "fp16" && spec.precision != "bf16")
-            return support::makeError("bad-side", "'" + text + "': the CUDA executor stores floats at fp32, fp16 or bf16");
+        if (spec.precision != "fp32" && spec.precision != "fp16" && spec.precision != "bf16" && spec.precision != "int8")
+            return support::makeError("bad-side", "'" + text + "': the CUDA executor runs at fp32, fp16, bf16 or int8");
         return spec;
     }
     if (text.starts_with("cpu:")) {
@@ -184,7 +184,7 @@ int compareCommand(const QStringList &arguments, Mode mode)
     QCommandLineParser parser;
     const QCommandLineOption sideA("a", "The run compared against: reference (the default) or cpu[:PRECISION].", "RUN", "reference");
     const QCommandLineOption sideB("b", "The run checked: cpu (the default), cpu:fp16, cpu:bf16, cpu:int8, cuda, cuda:fp16, "
-                                        "cuda:bf16 (the local GPU), reference, or "
+                                        "cuda:bf16, cuda:int8 (the local GPU), reference, or "
                                         "import:PATH (another runtime's tensors: a folder of .pb files named inside and .npy files named by "
                                         "file name, an .npz archive, or Polygraphy's --save-outputs FILE.json[#RUNNER]), or "
                                         "external:'CMD {model} {inputs} {outputs}' (another runtime: it reads input_K.pb or "
@@ -292,6 +292,16 @@ int compareCommand(const QStringList &arguments, Mode mode)
     std::vector<std::unique_ptr<runtime::cpu::CpuExecutor>> executors;
     std::vector<std::unique_ptr<GpuRun>> gpuRuns;
     std::vector<std::string> unknownImported;
+    // the policy of each precision a side runs at: int8 calibrates once, however many sides use it
+    std::map<std::string, runtime::cpu::PrecisionPolicy> policies;
+    auto policyFor = [&](const std::string &precision) -> support::Expected<runtime::cpu::PrecisionPolicy> {
+        if (const auto known = policies.find(precision); known != policies.end())
+            return known->second;
+        auto policy = resolvePrecisionPolicy(parser, precisionOptions, compiledModel, *shapes, false, {}, precision);
+        if (policy)
+            policies[precision] = *policy;
+        return policy;
+    };
     auto makeSide = [&](const SideSpec &spec) -> support::Expected<compare::RunSide> {
         if (!spec.external.empty()) {
             auto command = externalCommand(parser, externalTimeout, spec.external);
@@ -307,12 +317,13 @@ int compareCommand(const QStringList &arguments, Mode mode)
             return compare::importedSide(model, std::make_shared<const compare::ImportedRun>(std::move(*imported)));
         }
         if (spec.gpu) {
-            auto keep = keepFp32Rules(parser, precisionOptions);
-            if (!keep)
-                return keep.takeError();
+            auto policy = policyFor(spec.precision);
+            if (!policy)
+                return policy.takeError();
             GpuRunOptions gpuOptions;
             gpuOptions.precision = spec.precision;
-            gpuOptions.keepFp32 = std::move(*keep);
+            gpuOptions.keepFp32 = std::move(policy->keepFp32);
+            gpuOptions.calibration = policy->calibration;
             auto opened = openGpuRun(compiledModel, gpuOptions);
             if (!opened)
                 return opened.takeError();
@@ -334,7 +345,7 @@ int compareCommand(const QStringList &arguments, Mode mode)
                                     [](const ir::Model &other, const runtime::NamedValues &f) {
                                         return runtime::Interpreter(other).run(f);
                                     }};
-        auto policy = resolvePrecisionPolicy(parser, precisionOptions, compiledModel, *shapes, false, {}, spec.precision);
+        auto policy = policyFor(spec.precision);
         if (!policy)
             return policy.takeError();
         runtime::cpu::CompileOptions options;

@@ -149,7 +149,8 @@ private:
 
 support::Expected<std::unique_ptr<GpuRun>> openGpuRun(const ir::Model &model, const GpuRunOptions &options)
 {
-    auto executor = runtime::cuda::CudaExecutor::create(model, {options.allowFallback, options.precision, options.keepFp32});
+    auto executor =
+        runtime::cuda::CudaExecutor::create(model, {options.allowFallback, options.precision, options.keepFp32, options.calibration});
     if (!executor)
         return executor.takeError();
     (*executor)->setProfiling(options.profiling);

@@ -25,10 +25,11 @@ public:
 };
 
 struct GpuRunOptions {
-    std::string precision = "fp32"; ///< how floats are stored: "fp32", "fp16", "bf16"
+    std::string precision = "fp32"; ///< "fp32", "fp16", "bf16" (how floats are stored) or "int8"
     bool allowFallback = true;
     bool profiling = false;
-    std::vector<runtime::cpu::KeepFp32Rule> keepFp32; ///< under fp16/bf16: the nodes computed at fp32
+    std::vector<runtime::cpu::KeepFp32Rule> keepFp32; ///< under fp16/bf16/int8: the nodes computed at fp32
+    std::shared_ptr<const runtime::cpu::CalibrationTable> calibration; ///< int8's activation ranges
 };
 
 /// The CUDA executor on `model`, or why not (no CUDA in this build, no GPU, another precision…).

@@ -59,7 +59,7 @@ support::Expected<PrecisionPolicy> resolvePrecisionPolicy(const QCommandLinePars
     const bool calibrating = parser.isSet(options.calibration);
     const bool loading = parser.isSet(options.calibrationTable);
     if (!int8 && (calibrating || loading || parser.isSet(options.saveCalibration) || parser.isSet(options.calibrationMethod)))
-        return makeError("bad-usage", "the calibration options go with --precision int8");
+        return makeError("bad-usage", "the calibration options go with int8 (--precision int8, cpu:int8 or cuda:int8)");
     if (!int8)
         return policy;
     if (calibrating == loading)

@@ -273,8 +273,8 @@ int runRun(const QStringList &arguments)
                     "{outputs}");
     const bool compiled = executorName == "cpu";
     const std::string gpuPrecision = executorName.starts_with("cuda:") ? executorName.substr(5) : "fp32";
-    if (gpu && gpuPrecision != "fp32" && gpuPrecision != "fp16" && gpuPrecision != "bf16")
-        return fail("--executor '" + executorName + "': the CUDA executor stores floats at fp32, fp16 or bf16");
+    if (gpu && gpuPrecision != "fp32" && gpuPrecision != "fp16" && gpuPrecision != "bf16" && gpuPrecision != "int8")
+        return fail("--executor '" + executorName + "': the CUDA executor runs at fp32, fp16, bf16 or int8");
     std::optional<compare::ExternalCommand> externalRun;
     if (external) {
         auto command = externalCommand(parser, externalTimeout, executorName);
@@ -284,9 +284,9 @@ int runRun(const QStringList &arguments)
     }
     if ((parser.isSet(noFallback) || parser.isSet(stats)) && !compiled && !gpu)
         return fail("--no-fallback and --stats go with --executor cpu or cuda");
-    if (precisionOptions.anySet(parser) && !compiled && !(gpu && !precisionOptions.anyButKeepSet(parser)))
-        return fail("the precision options go with --executor cpu (name the CUDA executor's precision as cuda:fp16 or cuda:bf16; "
-                    "--keep-fp32 goes with either)");
+    if (precisionOptions.anySet(parser) && !compiled && !(gpu && !parser.isSet(precisionOptions.precision)))
+        return fail("the precision options go with --executor cpu (name the CUDA executor's precision as cuda:fp16, cuda:bf16 or "
+                    "cuda:int8; --keep-fp32 and the calibration options go with either)");
     if (auto st = passOptions.check(parser); !st)
         return fail(st.error().format());
 
@@ -348,10 +348,12 @@ int runRun(const QStringList &arguments)
     cpu.setProfiling(parser.isSet(stats));
     std::unique_ptr<GpuRun> cuda;
     if (gpu) {
-        auto keep = keepFp32Rules(parser, precisionOptions);
-        if (!keep)
-            return fail(keep.error().format());
-        auto opened = openGpuRun(target, {gpuPrecision, !parser.isSet(noFallback), parser.isSet(stats), std::move(*keep)});
+        auto policy = resolvePrecisionPolicy(parser, precisionOptions, target, *shapes, parser.isSet(force), quietOptions(options),
+                                             gpuPrecision);
+        if (!policy)
+            return fail(policy.error().format());
+        auto opened = openGpuRun(target, {gpuPrecision, !parser.isSet(noFallback), parser.isSet(stats), std::move(policy->keepFp32),
+                                          policy->calibration});
         if (!opened)
             return fail(opened.error().format());
         cuda = std::move(*opened);

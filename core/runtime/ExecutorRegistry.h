@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ir/Model.h"
+#include "runtime/cpu/Precision.h"
 #include "runtime/reference/Interpreter.h"
 #include "support/Expected.h"
 
@@ -18,10 +19,10 @@ public:
     virtual support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options) = 0;
 };
 
-/// Makes an executor for `model` storing floats at `precision` ("fp32", "fp16", "bf16"), or says why
-/// it cannot (no GPU, a precision it lacks…).
+/// Makes an executor for `model` running at `policy`'s precision (with its nodes kept at fp32 and,
+/// for int8, its calibration), or says why it cannot (no GPU, a precision it lacks…).
 using PluggedExecutorFactory = support::Expected<std::unique_ptr<PluggedExecutor>> (*)(const ir::Model &model,
-                                                                                       const std::string &precision);
+                                                                                       const cpu::PrecisionPolicy &policy);
 
 /// Registers `factory` as `name` ("cuda"), replacing an earlier one of that name.
 void registerExecutor(const std::string &name, PluggedExecutorFactory factory);

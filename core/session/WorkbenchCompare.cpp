@@ -64,7 +64,8 @@ compare::RunSide compiledSide(runtime::cpu::CpuExecutor &executor, const ir::Mod
             }};
 }
 
-/// B's compile options: the precision, and for int8 the ranges calibrated on `optimized`.
+/// B's compile options (the CPU executor's, or a plugged one's policy): the precision, and for int8
+/// the ranges calibrated on `optimized`.
 support::Expected<runtime::cpu::CompileOptions> compileOptionsFor(const ComparisonRequest &request, const ir::Model &optimized)
 {
     auto precision = runtime::cpu::parsePrecision(request.precision);
@@ -86,21 +87,23 @@ support::Expected<runtime::cpu::CompileOptions> compileOptionsFor(const Comparis
     return options;
 }
 
-/// B as a plugged executor (the CUDA executor) on `optimized`; a model of its own gets one of its own.
-support::Expected<compare::RunSide> pluggedSide(const ComparisonRequest &request, const ir::Model &optimized)
+/// B as a plugged executor (the CUDA executor) on `optimized` at `policy`; a model of its own gets
+/// one of its own.
+support::Expected<compare::RunSide> pluggedSide(const ComparisonRequest &request, const ir::Model &optimized,
+                                                const runtime::cpu::PrecisionPolicy &policy)
 {
     const runtime::PluggedExecutorFactory factory = runtime::findExecutor(request.executorB);
     if (!factory)
         return support::makeError("no-executor", "this build of Portolan has no " + request.executorB + " executor", optimized.sourcePath);
-    auto made = factory(optimized, request.precision);
+    auto made = factory(optimized, policy);
     if (!made)
         return made.takeError();
     std::shared_ptr<runtime::PluggedExecutor> executor = std::move(*made);
     return compare::RunSide{request.sideLabel(), &optimized,
                             [executor](const runtime::NamedValues &f, const runtime::RunOptions &o) { return executor->run(f, o); },
-                            [factory, precision = request.precision](const ir::Model &other,
-                                                                     const runtime::NamedValues &f) -> support::Expected<runtime::NamedValues> {
-                                auto again = factory(other, precision);
+                            [factory, policy](const ir::Model &other,
+                                              const runtime::NamedValues &f) -> support::Expected<runtime::NamedValues> {
+                                auto again = factory(other, policy);
                                 if (!again)
                                     return again.takeError();
                                 return (*again)->run(f, {});
@@ -127,11 +130,11 @@ support::Expected<compare::RunSide> sideB(const ComparisonRequest &request, cons
             return st.error();
         return compare::externalSide(optimized, modelPath, command);
     }
-    if (request.executorB != "cpu")
-        return pluggedSide(request, optimized);
     auto options = compileOptionsFor(request, optimized);
     if (!options)
         return options.takeError();
+    if (request.executorB != "cpu")
+        return pluggedSide(request, optimized, options->precision);
     executor = std::make_unique<runtime::cpu::CpuExecutor>(optimized, *options);
     return compiledSide(*executor, optimized, request.precision);
 }

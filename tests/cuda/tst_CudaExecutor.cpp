@@ -143,9 +143,13 @@ private slots:
         const auto peaks = runtime::cuda::measureDevicePeaks("fp32"); // the yardstick of --stats needs the GPU too
         QVERIFY(!peaks);
         QVERIFY2(peaks.error().format().find("needs a GPU") != std::string::npos, peaks.error().format().c_str());
-        auto int8 = CudaExecutor::create(*model, {true, "int8", {}});
-        QVERIFY(!int8); // refused before the device is even asked
-        QVERIFY(int8.error().format().find("int8 is not built yet") != std::string::npos);
+        // refused before the device is even asked
+        auto int8 = CudaExecutor::create(*model, {true, "int8", {}, {}});
+        QVERIFY(!int8);
+        QVERIFY2(int8.error().format().find("needs a calibration table") != std::string::npos, int8.error().format().c_str());
+        auto int4 = CudaExecutor::create(*model, {true, "int4", {}, {}});
+        QVERIFY(!int4);
+        QVERIFY2(int4.error().format().find("fp32, fp16, bf16 or int8, not int4") != std::string::npos, int4.error().format().c_str());
     }
 
     void devicePeaksAreMeasuredOncePerPrecision()
@@ -273,7 +277,7 @@ g (float[3,5,8] x, float[8] b) => (float[3,5,8] y) {
                                          signature.toStdString() + " { y = ai.portolan.Attention <" + attributes.toStdString() +
                                          "> (q, k, v" + (masked ? ", m" : "") + ") }");
         QVERIFY(model);
-        auto created = CudaExecutor::create(*model, {false, precision, {}});
+        auto created = CudaExecutor::create(*model, {false, precision, {}, {}});
         QVERIFY2(created, created ? "" : created.error().format().c_str());
         auto feeds = passes::seededFeeds(*model, 13, {}, 3);
         QVERIFY(feeds);
@@ -317,7 +321,7 @@ g (float[64,256] x, float[256,256] w, float[256] s, float[256] b) => (float[64,2
         auto layerNorm = runtime::cpu::KeepFp32Rule::parse("op:LayerNormalization");
         auto everything = runtime::cpu::KeepFp32Rule::parse(".*");
         QVERIFY(layerNorm && everything);
-        auto kept = CudaExecutor::create(*model, {false, "bf16", {*layerNorm}});
+        auto kept = CudaExecutor::create(*model, {false, "bf16", {*layerNorm}, {}});
         QVERIFY2(kept, kept ? "" : kept.error().format().c_str());
         auto y = (*kept)->run(*feeds);
         QVERIFY2(y, y ? "" : y.error().format().c_str());
@@ -327,9 +331,9 @@ g (float[64,256] x, float[256,256] w, float[256] s, float[256] b) => (float[64,2
             QVERIFY(!isNorm || node.whyPrecision.find("kept by --keep-fp32") != std::string::npos);
         }
         QVERIFY(passes::compareOutputs(*reference, *y, 5e-2, 5e-2).withinTolerance);
-        auto all = CudaExecutor::create(*model, {false, "bf16", {*everything}});
+        auto all = CudaExecutor::create(*model, {false, "bf16", {*everything}, {}});
         QVERIFY(all);
-        auto fp32 = CudaExecutor::create(*model, {false, "fp32", {}});
+        auto fp32 = CudaExecutor::create(*model, {false, "fp32", {}, {}});
         QVERIFY(fp32);
         auto yAll = (*all)->run(*feeds), y32 = (*fp32)->run(*feeds);
         QVERIFY2(yAll && y32, yAll ? "" : yAll.error().format().c_str());
@@ -359,7 +363,7 @@ g (float[64,256] x, float[256,256] w, float[256] s, float[256] b) => (float[64,2
         QVERIFY(loaded);
         auto optimized = passes::runPipeline(*loaded->model, *passes::presetPipeline(2), {});
         QVERIFY(optimized);
-        auto created = CudaExecutor::create(*optimized->model, {true, precision.toStdString(), {}});
+        auto created = CudaExecutor::create(*optimized->model, {true, precision.toStdString(), {}, {}});
         QVERIFY2(created, created ? "" : created.error().format().c_str());
         auto feeds = passes::seededFeeds(*loaded->model, 11, {}, 3);
         QVERIFY(feeds);

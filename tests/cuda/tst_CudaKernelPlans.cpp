@@ -10,6 +10,9 @@
 #include "runtime/TensorProtoIO.h"
 #include "runtime/cuda/CudaKernel.h"
 #include "runtime/cuda/ElementwiseMath.h"
+#include "runtime/cuda/Int8Operands.h"
+#include "runtime/cuda/MatrixProduct.h"
+#include "runtime/cpu/Precision.h"
 #include "passes/NumericCheck.h"
 #include "runtime/reference/Interpreter.h"
 
@@ -17,6 +20,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 
 using namespace portolan;
 using runtime::cuda::CudaKernel;
@@ -30,6 +34,7 @@ public:
     void *cublasLt() override { return nullptr; }
     void *cudnn() override { return nullptr; }
     runtime::cuda::Storage storage() const override { return runtime::cuda::Storage::F32; }
+    void reserveScratch(std::size_t) override {}
 };
 
 struct Decision {
@@ -110,6 +115,27 @@ public:
 private:
     const ir::Model *m_model;
 };
+
+/// A float tensor of seeded normal values, a few of them far out (what clipping and per-channel
+/// scales are for).
+runtime::Tensor normalTensor(const runtime::Shape &shape, unsigned seed)
+{
+    runtime::Tensor t = runtime::Tensor::zeros(onnx::TensorProto::FLOAT, shape);
+    std::mt19937 generator(seed);
+    std::normal_distribution<float> normal;
+    float *x = t.mutableData<float>();
+    for (std::int64_t i = 0; i < t.size(); ++i)
+        x[i] = normal(generator) * (i % 37 == 0 ? 20.f : 1.f);
+    return t;
+}
+
+/// The product the first node of `opType` in `model` describes, or its reason.
+std::optional<runtime::cuda::MatrixProduct> productOf(const ir::Model &model, const std::string &opType, std::string &whyNot)
+{
+    std::optional<runtime::cuda::MatrixProduct> p;
+    withBinding(model, opType, [&](const runtime::NodeBinding &binding) { p = runtime::cuda::describeProduct(binding, whyNot); });
+    return p;
+}
 
 /// Runs a FusedElementwise node's compiled program on the CPU, element by element, with the same
 /// interpreter the kernel runs (ElementwiseMath.h), on `values` (the node's inputs among them, by name).
@@ -304,6 +330,88 @@ g (float[1,2,4,300] q, float[1,2,4,300] k, float[1,2,4,300] v, float[2,3,4] x) =
         QVERIFY(!softmax.kernel);
         QVERIFY2(softmax.whyNot.find("not the last") != std::string::npos, softmax.whyNot.c_str());
     }
+    void int8OperandsQuantizeAsTheCpuExecutorDoes()
+    {
+        using runtime::cuda::quantizeToInt8;
+        QCOMPARE(int(quantizeToInt8(2.5f, 1.f)), 2); // ties to even, as QuantizeLinear
+        QCOMPARE(int(quantizeToInt8(3.5f, 1.f)), 4);
+        QCOMPARE(int(quantizeToInt8(-1000.f, 0.5f)), -127); // symmetric: -128 is never used
+        QCOMPARE(int(quantizeToInt8(1000.f, 0.5f)), 127);
+        QCOMPARE(int(quantizeToInt8(5.f, 0.f)), 0); // a range of zeros
+        QCOMPARE(int(quantizeToInt8(std::numeric_limits<float>::quiet_NaN(), 1.f)), 0);
+
+        // a MatMul weight [batch, K, N]: per output channel n over every batch, laid out [batch][N][K]
+        const runtime::Tensor weight = normalTensor({3, 8, 12}, 7);
+        const auto q = runtime::cuda::quantizeMatrix(weight, true, true);
+        QCOMPARE(q.batch, std::int64_t(3));
+        QCOMPARE(q.rows, std::int64_t(12));
+        QCOMPARE(q.cols, std::int64_t(8));
+        QCOMPARE(q.scales.size(), std::size_t(12));
+        const runtime::Tensor cpu = runtime::cpu::fakeQuantizePerChannel(weight, 2);
+        int levels = 0;
+        for (std::int64_t b = 0; b < 3; ++b)
+            for (std::int64_t n = 0; n < 12; ++n)
+                for (std::int64_t k = 0; k < 8; ++k) {
+                    const std::int8_t level = q.values[static_cast<std::size_t>((b * 12 + n) * 8 + k)];
+                    levels += std::abs(int(level)) == 127;
+                    // bitwise: the level times its scale is the CPU executor's quantize-dequantized weight
+                    QCOMPARE(float(level) * q.scales[static_cast<std::size_t>(n)], cpu.data<float>()[(b * 8 + k) * 12 + n]);
+                }
+        QCOMPARE(levels, 12); // each channel's largest |w| maps to ±127, once
+
+        // Gemm's transB weight [N, K] is already K-contiguous; an A operand has one scale
+        const runtime::Tensor rows = normalTensor({12, 8}, 8);
+        const auto straight = runtime::cuda::quantizeMatrix(rows, false, true);
+        const runtime::Tensor cpuRows = runtime::cpu::fakeQuantizePerChannel(rows, 0);
+        for (std::int64_t i = 0; i < rows.size(); ++i)
+            QCOMPARE(float(straight.values[static_cast<std::size_t>(i)]) * straight.scales[static_cast<std::size_t>(i / 8)],
+                     cpuRows.data<float>()[i]);
+        const auto perTensor = runtime::cuda::quantizeMatrix(rows, false, false);
+        const runtime::Tensor cpuTensor = runtime::cpu::fakeQuantizePerChannel(rows, 2);
+        QCOMPARE(perTensor.scales.size(), std::size_t(1));
+        for (std::int64_t i = 0; i < rows.size(); ++i)
+            QCOMPARE(float(perTensor.values[static_cast<std::size_t>(i)]) * perTensor.scales[0], cpuTensor.data<float>()[i]);
+    }
+
+    void productsAreReadOffTheirNodes()
+    {
+        auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17, "ai.portolan" : 1]>
+g (float[6,8] a, float[12,8] b, float[12] c, float[2,3,4,8] x, float[8,12] w) => (float[8,12] y, float[2,3,4,12] z) {
+  y = ai.portolan.FusedGemm <transA = 1, transB = 1, alpha = 0.5, beta = 2.0, activation = "Relu"> (a, b, c)
+  z = MatMul (x, w)
+})");
+        QVERIFY(model);
+        std::string whyNot;
+        const auto gemm = productOf(*model, "FusedGemm", whyNot);
+        QVERIFY2(gemm, whyNot.c_str());
+        QCOMPARE(gemm->m, std::int64_t(8));
+        QCOMPARE(gemm->n, std::int64_t(12));
+        QCOMPARE(gemm->k, std::int64_t(6));
+        QVERIFY(gemm->transA && gemm->transB);
+        QCOMPARE(gemm->alpha, 0.5f);
+        QCOMPARE(gemm->beta, 2.f);
+        QVERIFY(gemm->addend == runtime::cuda::MatrixProduct::Addend::Bias);
+        QVERIFY(gemm->activation.kind == runtime::cuda::Function::Relu);
+        QVERIFY(!runtime::cuda::fitsInt8Product(*gemm, whyNot)); // K 6
+        QVERIFY2(whyNot.find("multiples of 4 (N 12, K 6)") != std::string::npos, whyNot.c_str());
+
+        const auto batched = productOf(*model, "MatMul", whyNot); // [2,3,4,8]·[8,12]: one weight for six batches
+        QVERIFY2(batched, whyNot.c_str());
+        QCOMPARE(batched->batch, std::int64_t(6));
+        QCOMPARE(batched->strideA, std::int64_t(4 * 8));
+        QCOMPARE(batched->strideB, std::int64_t(0));
+        QCOMPARE(batched->strideC, std::int64_t(4 * 12));
+        QVERIFY(batched->addend == runtime::cuda::MatrixProduct::Addend::None);
+        QVERIFY2(runtime::cuda::fitsInt8Product(*batched, whyNot), whyNot.c_str());
+
+        // [2,3,…]·[3,…]: B's batch of 3 is neither 1 nor the output's 6
+        auto second = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4,6] p, float[3,6,12] v) => (float[2,3,4,12] u) { u = MatMul (p, v) })");
+        QVERIFY(second);
+        QVERIFY(!productOf(*second, "MatMul", whyNot));
+        QVERIFY2(whyNot.find("broadcast partially") != std::string::npos, whyNot.c_str());
+    }
+
     void dataMovementTakesFloatsOnly()
     {
         auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>

@@ -362,7 +362,8 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("unknown run") << QStringList{"--b", "gpu"} << "is not reference, cpu, cpu:PRECISION";
         QTest::newRow("unknown precision") << QStringList{"--b", "cpu:fp8"} << "not one of: fp32, fp16";
-        QTest::newRow("cuda at int8") << QStringList{"--b", "cuda:int8"} << "stores floats at fp32, fp16 or bf16";
+        QTest::newRow("cuda at int4") << QStringList{"--b", "cuda:int4"} << "runs at fp32, fp16, bf16 or int8";
+        QTest::newRow("cuda int8 uncalibrated") << QStringList{"--b", "cuda:int8"} << "needs one of --calibration";
         QTest::newRow("int8 uncalibrated") << QStringList{"--b", "cpu:int8"} << "needs one of --calibration";
         QTest::newRow("bad tolerance") << QStringList{"--tolerance", "logits=1"} << "is not NAME=ATOL,RTOL";
         QTest::newRow("missing model") << QStringList{} << "";

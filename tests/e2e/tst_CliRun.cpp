@@ -197,7 +197,9 @@ private slots:
         QTest::newRow("precision option on cuda") << QStringList{"--executor", "cuda", "--precision", "fp16"} << "name the CUDA executor's precision";
         QTest::newRow("unknown precision") << QStringList{"--executor", "cpu", "--precision", "fp8"} << "not one of: fp32, fp16";
         QTest::newRow("int8 uncalibrated") << QStringList{"--executor", "cpu", "--precision", "int8"} << "needs one of --calibration";
-        QTest::newRow("calibration without int8") << QStringList{"--executor", "cpu", "--calibration", "random:2"} << "go with --precision int8";
+        QTest::newRow("calibration without int8") << QStringList{"--executor", "cpu", "--calibration", "random:2"} << "go with int8";
+        QTest::newRow("calibration on cuda fp16") << QStringList{"--executor", "cuda:fp16", "--calibration", "random:2"} << "go with int8";
+        QTest::newRow("cuda int8 uncalibrated") << QStringList{"--executor", "cuda:int8"} << "needs one of --calibration";
         QTest::newRow("bad calibration spec") << QStringList{"--executor", "cpu", "--precision", "int8", "--calibration", "random:0"} << "random:N";
         QTest::newRow("bad keep group") << QStringList{"--executor", "cpu", "--precision", "fp16", "--keep-fp32", "group:norm"} << "no such group";
         QTest::newRow("bad keep group on cuda") << QStringList{"--executor", "cuda:fp16", "--keep-fp32", "group:norm"} << "no such group";

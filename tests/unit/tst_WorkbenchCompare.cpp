@@ -117,29 +117,54 @@ private slots:
         request.inputsDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
         request.executorB = "test-gpu";
         QVERIFY(refused(request, "has no test-gpu executor")); // a build without it says so
-        // a stand-in for the CUDA executor, plugged as it plugs itself: the CPU executor by another name
+        // a stand-in for the CUDA executor, plugged as it plugs itself: the CPU executor by another name,
+        // at the policy it is handed
         struct OnCpu final : runtime::PluggedExecutor {
-            explicit OnCpu(const ir::Model &m) : cpu(m) {}
+            OnCpu(const ir::Model &m, const runtime::cpu::PrecisionPolicy &policy) : cpu(m, optionsAt(policy)) {}
+            static runtime::cpu::CompileOptions optionsAt(const runtime::cpu::PrecisionPolicy &policy)
+            {
+                runtime::cpu::CompileOptions options;
+                options.precision = policy;
+                return options;
+            }
             support::Expected<runtime::NamedValues> run(const runtime::NamedValues &f, const runtime::RunOptions &o) override
             {
                 return cpu.run(f, o);
             }
             runtime::cpu::CpuExecutor cpu;
         };
-        runtime::registerExecutor("test-gpu", [](const ir::Model &model, const std::string &precision)
+        runtime::registerExecutor("test-gpu", [](const ir::Model &model, const runtime::cpu::PrecisionPolicy &policy)
                                                   -> support::Expected<std::unique_ptr<runtime::PluggedExecutor>> {
-            if (precision != "fp32")
-                return support::makeError("unsupported", "test-gpu runs fp32 only");
-            return std::unique_ptr<runtime::PluggedExecutor>(std::make_unique<OnCpu>(model));
+            if (policy.precision == runtime::cpu::Precision::Bf16)
+                return support::makeError("unsupported", "test-gpu has no bf16");
+            return std::unique_ptr<runtime::PluggedExecutor>(std::make_unique<OnCpu>(model, policy));
         });
         const auto outcome = m_workbench.compare(request);
         QVERIFY2(outcome, outcome ? "" : outcome.error().format().c_str());
         QCOMPARE((*outcome)->result.labelB, std::string("test-gpu:fp32"));
         QVERIFY((*outcome)->result.outputsPassed());
         QVERIFY((*outcome)->result.tensors.size() > 10); // every aligned tensor, through the observer
-        request.precision = "fp16";
-        QVERIFY(refused(request, "fp32 only"));
         QVERIFY(!m_workbench.bisectPrecision(**outcome).hasValue()); // bisection is the CPU policy's
+        request.precision = "bf16";
+        QVERIFY(refused(request, "no bf16"));
+        // int8: calibrated here, the ranges handed to the plugged executor with its policy
+        request.precision = "int8";
+        request.calibration = "random:2";
+        request.shapes["input"] = {1, 8, 32}; // the random batches' shape: the inputs'
+        const auto int8 = m_workbench.compare(request);
+        QVERIFY2(int8, int8 ? "" : int8.error().format().c_str());
+        QCOMPARE((*int8)->result.labelB, std::string("test-gpu:int8"));
+        request.executorB = "cpu"; // the same executor under its own name: the same int8 numbers
+        const auto cpuInt8 = m_workbench.compare(request);
+        QVERIFY2(cpuInt8, cpuInt8 ? "" : cpuInt8.error().format().c_str());
+        auto outputError = [](const session::ComparisonOutcome &o) {
+            for (const auto &t : o.result.tensors)
+                if (t.output)
+                    return t.metrics.maxAbs;
+            return -1.0;
+        };
+        QVERIFY(outputError(**int8) > 0); // quantized: the ranges reached it
+        QCOMPARE(outputError(**int8), outputError(**cpuInt8));
     }
 
     void fp16UnderATightToleranceDiverges()

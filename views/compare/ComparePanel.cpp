@@ -90,7 +90,7 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
         const int side = m_sideB->currentIndex(); // 0 compiled, 1 imported, 2 external, 3 CUDA
         m_pipeline->setEnabled(side == 0 || side == kCudaSide);
         m_precision->setEnabled(side == 0 || side == kCudaSide);
-        m_calibration->setEnabled(side == 0 && m_precision->currentText() == QLatin1String("int8"));
+        m_calibration->setEnabled((side == 0 || side == kCudaSide) && m_precision->currentText() == QLatin1String("int8"));
         m_importFrom->setVisible(side != 2);
         browseImport->setVisible(side != 2);
         m_importFrom->setEnabled(side == 1);

@@ -301,13 +301,9 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
                 } else if (rounded && slot.storedAs != chosen.precision) {
                     step.casts.push_back({k, chosen.precision, 0.f});
                 } else if (quantized) {
-                    const auto scale = options.precision.calibration ? options.precision.calibration->scaleOf(model.value(in).name)
-                                                                     : std::nullopt;
+                    auto scale = calibratedScale(model, node, k, options.precision);
                     if (!scale)
-                        return makeError("not-calibrated", "int8 needs the range of '" + model.value(in).name + "' (input " +
-                                                               std::to_string(k) + "), which the calibration table lacks: "
-                                                               "calibrate on this graph and pipeline",
-                                         model.sourcePath, displayName(node));
+                        return scale.takeError();
                     step.casts.push_back({k, Precision::Int8, *scale});
                 }
             }

@@ -2,6 +2,7 @@
 #include "runtime/cpu/Precision.h"
 
 #include "runtime/Half.h"
+#include "runtime/cpu/Calibration.h"
 #include "support/ParallelFor.h"
 
 #include <immintrin.h>
@@ -192,6 +193,17 @@ bool isQuantizable(const ir::Node &node)
 bool isQuantizedInput(const ir::Node &node, std::size_t input)
 {
     return isQuantizable(node) && input < 2;
+}
+
+support::Expected<float> calibratedScale(const ir::Model &model, const ir::Node &node, std::size_t input, const PrecisionPolicy &policy)
+{
+    const std::string &name = model.value(node.inputs[input]).name;
+    const auto scale = policy.calibration ? policy.calibration->scaleOf(name) : std::nullopt;
+    if (!scale)
+        return makeError("not-calibrated", "int8 needs the range of '" + name + "' (input " + std::to_string(input) +
+                                               "), which the calibration table lacks: calibrate on this graph and pipeline",
+                         model.sourcePath, node.name.empty() ? "(" + node.opType + ")" : node.name);
+    return *scale;
 }
 
 std::size_t weightChannelAxis(const ir::Node &node, const Shape &shape)

@@ -63,6 +63,9 @@ bool movesDataOnly(const ir::Node &node);
 /// Int8 ops: which inputs are quantized (data and weight operands), and the weight's channel axis.
 bool isQuantizable(const ir::Node &node);
 bool isQuantizedInput(const ir::Node &node, std::size_t input);
+/// The calibrated per-tensor scale of `node`'s non-constant input `input` under an int8 `policy`, or
+/// an error naming the tensor when the table lacks it.
+support::Expected<float> calibratedScale(const ir::Model &model, const ir::Node &node, std::size_t input, const PrecisionPolicy &policy);
 /// The output-channel axis of a weight of `shape` read as input 1 of `node`.
 std::size_t weightChannelAxis(const ir::Node &node, const Shape &shape);
 

@@ -14,9 +14,10 @@ using support::makeError;
 
 support::Expected<std::unique_ptr<CudaExecutor>> CudaExecutor::create(const ir::Model &model, CudaExecutorOptions options)
 {
-    if (options.precision != "fp32" && options.precision != "fp16" && options.precision != "bf16")
-        return makeError("unsupported", "the CUDA executor stores fp32, fp16 or bf16 (int8 is not built yet), not " + options.precision,
-                         model.sourcePath);
+    if (options.precision != "fp32" && options.precision != "fp16" && options.precision != "bf16" && options.precision != "int8")
+        return makeError("unsupported", "the CUDA executor runs at fp32, fp16, bf16 or int8, not " + options.precision, model.sourcePath);
+    if (options.precision == "int8" && !options.calibration)
+        return makeError("not-calibrated", "the CUDA executor's int8 needs a calibration table (the activation ranges)", model.sourcePath);
     const CudaDeviceQuery query = queryCudaDevices();
     if (!query.problem.empty())
         return makeError("no-gpu", "the CUDA executor needs a GPU: " + query.problem, model.sourcePath);

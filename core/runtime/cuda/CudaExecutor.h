@@ -28,12 +28,16 @@ struct CudaExecutorOptions {
     bool allowFallback = true;
     /// How floating-point tensors are stored between nodes: "fp32", or "fp16"/"bf16" (rounded at every
     /// node boundary, computed in fp32 inside each kernel, matrix products and convolutions on tensor
-    /// cores with fp32 accumulation: what the CPU executor's policy of the same name models).
+    /// cores with fp32 accumulation: what the CPU executor's policy of the same name models), or
+    /// "int8" (see `calibration`).
     std::string precision = "fp32";
     /// Under fp16/bf16: nodes kept at fp32 (the CPU executor's `--keep-fp32` rules). Their float
     /// inputs are converted to fp32 on the device and their outputs stored in fp32; data movement
     /// after them stays at fp32 until a node of the run's precision reads it.
     std::vector<cpu::KeepFp32Rule> keepFp32;
+    /// With precision "int8" (tensors stored at fp32; Conv, MatMul and Gemm on int8 operands, as the
+    /// CPU executor's int8 policy quantizes them): the activation ranges, required.
+    std::shared_ptr<const cpu::CalibrationTable> calibration;
 };
 
 /// How one node ran in the last run's profile.
@@ -42,8 +46,10 @@ struct CudaNodeProfile {
     std::string opType;
     std::string implementation; ///< the CUDA kernel's ("cuda:softmax", "cublaslt:matmul"…), or "cpu-fallback"
     std::string whyFallback;    ///< for a fallback: why no CUDA kernel applies
-    std::string precision;      ///< the storage it computes on: "fp32", "fp16" or "bf16"
-    std::string whyPrecision;   ///< why not the run's precision (kept at fp32, data movement after such a node)
+    std::string precision;      ///< what it computes on: "fp32", "fp16", "bf16" or "int8"
+    /// Why not the run's precision (kept at fp32, data movement after such a node); for an int8 node
+    /// that keeps its fp32 kernel's math on quantized operands, why it does.
+    std::string whyPrecision;
     double milliseconds = 0;    ///< GPU time (CUDA events) or, for a fallback, host time, summed over profiled runs
     std::uint64_t runs = 0;
     std::int64_t flops = 0;     ///< per run: 2 per multiply-add of its products (analysis/Flops.h)

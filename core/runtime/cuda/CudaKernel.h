@@ -32,6 +32,9 @@ struct CudaContext {
     void *workspace = nullptr;   ///< for cuBLASLt
     std::size_t workspaceBytes = 0;
     int multiprocessors = 1;
+    /// The profile's scratch, as large as its hungriest kernel reserved (DeviceSetup::reserveScratch):
+    /// one stream, so kernels take turns with it.
+    void *scratch = nullptr;
 };
 
 /// cuBLASLt's workspace, shared by every product of a profile (one stream: one product at a time).
@@ -48,6 +51,9 @@ public:
     virtual void *cudnn() = 0;    ///< cudnnHandle_t
     /// How the profile stores floating-point tensors (what the kernel's launches must say).
     virtual Storage storage() const = 0;
+    /// Asks for `bytes` of CudaContext::scratch at every enqueue (temporaries such as quantized
+    /// operands); the profile allocates the largest request.
+    virtual void reserveScratch(std::size_t bytes) = 0;
 };
 
 class CudaKernel {
@@ -62,6 +68,9 @@ public:
     /// Whether the kernel reads input `k` on the device (a view reads none but the one it aliases:
     /// Reshape's shape stays on the host, uploaded never).
     virtual bool readsInput(std::size_t /*input*/) const { return true; }
+    /// Bytes of constants the kernel uploaded itself and reads at every run (quantized weights): the
+    /// part of its traffic the inputs it reads do not show.
+    virtual std::uint64_t ownConstantBytes() const { return 0; }
     /// "cuda:elementwise", "cublaslt:matmul"…: what `--stats` shows.
     virtual std::string implementation() const = 0;
 };
@@ -87,6 +96,15 @@ std::optional<FusedProgram> compileFusedElementwise(const NodeBinding &binding, 
 /// The one-input function an ONNX op computes (Relu, LeakyRelu with its alpha, Gelu with its
 /// approximation…); nullopt for other ops, Clip included (its bounds are inputs).
 std::optional<FunctionSpec> unaryFunction(const std::string &opType, const KernelContext &attributes);
+
+/// Under int8: a Conv, MatMul or Gemm node (fused forms included) computing on int8 operands, the
+/// CPU executor's quantization (weights per output channel, other operands per tensor at
+/// `operandScales[k]`, the calibrated scale of non-constant input k). A product cuBLASLt's int8
+/// kernels take runs on them (int32 accumulation, dequantized in one kernel after); any other
+/// quantizes its operands and keeps the math of its fp32 kernel, `whyEmulated` saying why.
+/// nullptr, and why not, when not even that applies.
+std::unique_ptr<CudaKernel> makeInt8Kernel(const NodeBinding &binding, const float (&operandScales)[2], DeviceSetup &setup,
+                                           std::string &whyNot, std::string &whyEmulated);
 
 /// The kernel factory for (domain, op type), or nullptr.
 CudaKernelFactory findCudaKernel(const std::string &domain, const std::string &opType);

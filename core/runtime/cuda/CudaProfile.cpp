@@ -82,6 +82,7 @@ public:
     void *cublasLt() override { return m_profile.m_device.context.cublasLt; }
     void *cudnn() override { return m_profile.m_device.context.cudnn; }
     Storage storage() const override { return m_storage; }
+    void reserveScratch(std::size_t bytes) override { m_profile.m_scratchBytes = std::max(m_profile.m_scratchBytes, bytes); }
     /// The storage the next factory call (and upload) is for: the step's.
     void setStorage(Storage s) { m_storage = s; }
 
@@ -137,6 +138,44 @@ CudaProfile::~CudaProfile()
         if (step.finished)
             cudaEventDestroy(step.finished);
     }
+}
+
+support::Expected<std::unique_ptr<CudaKernel>> CudaProfile::int8Kernel(const ir::Model &model, const NodeBinding &binding,
+                                                                      bool allStatic, const cpu::PrecisionPolicy &policy,
+                                                                      DeviceSetup &setup, CudaNodeProfile &profile)
+{
+    const ir::Node &node = binding.node;
+    const cpu::NodePrecision chosen = cpu::choosePrecision(node, policy);
+    if (chosen.precision != cpu::Precision::Int8) {
+        profile.whyPrecision = chosen.why;
+        return std::unique_ptr<CudaKernel>{};
+    }
+    if (!allStatic) {
+        profile.whyPrecision = "int8 on the GPU: a shape is unknown at compile time";
+        return std::unique_ptr<CudaKernel>{};
+    }
+    float scales[2] = {0, 0}; // of the non-constant float operands, as calibrated
+    for (std::size_t k = 0; k < 2 && k < binding.inputs.size(); ++k) {
+        const BoundTensor &input = binding.inputs[k];
+        if (!input.present || input.constant.defined() || input.dataType != onnx::TensorProto::FLOAT)
+            continue;
+        auto scale = cpu::calibratedScale(model, node, k, policy);
+        if (!scale)
+            return scale.takeError();
+        scales[k] = *scale;
+    }
+    std::string whyNot;
+    std::unique_ptr<CudaKernel> kernel;
+    try {
+        kernel = makeInt8Kernel(binding, scales, setup, whyNot, profile.whyPrecision);
+    } catch (const std::exception &e) { // a library that declines
+        whyNot = e.what();
+    }
+    if (kernel)
+        profile.precision = "int8";
+    else
+        profile.whyPrecision = "int8 on the GPU: " + whyNot;
+    return kernel;
 }
 
 support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::Model &model,
@@ -200,10 +239,14 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
     NoSubgraphs noSubgraphs("no subgraphs at compile time");
     Setup setup(*p);
     std::string refused;
-    cpu::PrecisionPolicy policy; // the CPU executor's rules for what stays at fp32
-    policy.precision = p->m_storage == Storage::F16 ? cpu::Precision::Fp16 : p->m_storage == Storage::BF16 ? cpu::Precision::Bf16
-                                                                                                             : cpu::Precision::Fp32;
+    cpu::PrecisionPolicy policy; // the CPU executor's rules for what stays at fp32 (and, for int8, its ranges)
+    const bool int8 = options.precision == "int8";
+    policy.precision = int8                           ? cpu::Precision::Int8
+                       : p->m_storage == Storage::F16  ? cpu::Precision::Fp16
+                       : p->m_storage == Storage::BF16 ? cpu::Precision::Bf16
+                                                       : cpu::Precision::Fp32;
     policy.keepFp32 = options.keepFp32;
+    policy.calibration = options.calibration;
     // a value in another storage than a step computes on: its twin in that storage. A constant's is
     // uploaded as such; a feed's or a fallback's output's, from its host copy by the first step that
     // reads it; a CUDA step's output is converted on the device by that step
@@ -313,17 +356,25 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
         }
         profile.precision = step.storage == Storage::F16 ? "fp16" : step.storage == Storage::BF16 ? "bf16" : "fp32";
         setup.setStorage(step.storage);
-        const CudaKernelFactory factory = findCudaKernel(node.domain, node.opType);
-        if (!factory)
-            profile.whyFallback = "no CUDA kernel for " + node.opType; // If, Loop and Scan among them
-        else if (!allStatic)
-            profile.whyFallback = "a shape is unknown at compile time";
-        else
-            try {
-                step.kernel = factory(binding, setup, profile.whyFallback);
-            } catch (const std::exception &e) { // a library that declines (no cuBLASLt algorithm…): the CPU runs it
-                profile.whyFallback = e.what();
-            }
+        if (int8 && !cpu::movesDataOnly(node)) {
+            auto kernel = int8Kernel(model, binding, allStatic, policy, setup, profile);
+            if (!kernel)
+                return kernel.takeError();
+            step.kernel = std::move(*kernel);
+        }
+        if (!step.kernel) {
+            const CudaKernelFactory factory = findCudaKernel(node.domain, node.opType);
+            if (!factory)
+                profile.whyFallback = "no CUDA kernel for " + node.opType; // If, Loop and Scan among them
+            else if (!allStatic)
+                profile.whyFallback = "a shape is unknown at compile time";
+            else
+                try {
+                    step.kernel = factory(binding, setup, profile.whyFallback);
+                } catch (const std::exception &e) { // a library that declines (no cuBLASLt algorithm…): the CPU runs it
+                    profile.whyFallback = e.what();
+                }
+        }
         if (allStatic)
             profile.flops = boundFlops(binding);
         if (step.kernel) {
@@ -344,6 +395,7 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
             profile.implementation = step.kernel->implementation();
             // what the kernel moves: each input it reads and each output, once, as stored
             if (step.kernel->aliasedInput(0) < 0) { // a view moves nothing
+                profile.bytes += step.kernel->ownConstantBytes();
                 for (std::size_t k = 0; k < step.inputs.size(); ++k)
                     if (step.inputs[k] >= 0 && step.kernel->readsInput(k))
                         profile.bytes += p->deviceBytes(p->m_values[static_cast<std::size_t>(step.inputs[k])]);
@@ -448,6 +500,8 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
         }
         p->m_plan = planMemory(buffers);
         p->m_arena = DeviceMemory(p->m_plan.arenaBytes);
+        if (p->m_scratchBytes > 0)
+            p->m_scratch = DeviceMemory(p->m_scratchBytes);
     } catch (const std::exception &e) {
         return makeError("cuda-failed", std::string("setting up device memory: ") + e.what(), model.sourcePath);
     }
@@ -569,7 +623,9 @@ void CudaProfile::enqueue(Step &step)
         }
         outputs.push_back(std::move(t));
     }
-    step.kernel->enqueue(inputs, outputs, m_device.context);
+    CudaContext context = m_device.context;
+    context.scratch = m_scratch.data();
+    step.kernel->enqueue(inputs, outputs, context);
     checkCuda(cudaGetLastError(), "launching the kernel");
     for (const int v : step.outputs)
         if (v >= 0)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "runtime/MemoryPlanner.h"
+#include "runtime/cuda/CudaKernel.h"
 #include "runtime/cuda/CudaExecutor.h"
 #include "runtime/cuda/DeviceState.h"
 #include "runtime/cuda/ObservedDownloads.h"
@@ -44,6 +45,12 @@ private:
     class Setup;
     CudaProfile(const ir::Model &model, DeviceState &device, Storage storage);
 
+    /// Under int8: the node's int8 kernel, or nullptr where it stays at fp32 (`profile` says why);
+    /// an error when the calibration lacks one of its operands.
+    static support::Expected<std::unique_ptr<CudaKernel>> int8Kernel(const ir::Model &model, const NodeBinding &binding, bool allStatic,
+                                                                     const cpu::PrecisionPolicy &policy, DeviceSetup &setup,
+                                                                     CudaNodeProfile &profile);
+
     /// The run as one CUDA Graph launch (captured on the first call): feeds up, the graph, outputs
     /// down. For profiles whose every node runs on the device, with no observer or profiling.
     support::Expected<NamedValues> runAsGraph();
@@ -76,6 +83,8 @@ private:
     std::size_t m_weightBytes = 0;
     MemoryPlan m_plan;
     DeviceMemory m_arena;
+    std::size_t m_scratchBytes = 0; ///< the largest scratch a kernel reserved
+    DeviceMemory m_scratch;
     TransferFigures m_transfers;
     PinnedBuffer m_observedStaging; ///< where an observer's tensors come down to, kept from run to run
     bool m_allOnDevice = true;     ///< no CPU fallback among the steps

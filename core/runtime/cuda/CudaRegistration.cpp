@@ -20,9 +20,9 @@ private:
     std::unique_ptr<CudaExecutor> m_executor;
 };
 
-support::Expected<std::unique_ptr<PluggedExecutor>> makePlugged(const ir::Model &model, const std::string &precision)
+support::Expected<std::unique_ptr<PluggedExecutor>> makePlugged(const ir::Model &model, const cpu::PrecisionPolicy &policy)
 {
-    auto executor = CudaExecutor::create(model, {true, precision, {}}); // the workbench's GPU side keeps no node at fp32
+    auto executor = CudaExecutor::create(model, {true, cpu::precisionName(policy.precision), policy.keepFp32, policy.calibration});
     if (!executor)
         return executor.takeError();
     return std::unique_ptr<PluggedExecutor>(std::make_unique<Plugged>(std::move(*executor)));

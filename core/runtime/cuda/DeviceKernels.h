@@ -85,6 +85,27 @@ void launchBiasFunction(Storage s, void *y, const void *bias, std::int64_t rows,
 void launchChannelEpilogue(Storage s, void *y, const void *bias, const void *residual, std::int64_t count, std::int64_t channels,
                            std::int64_t spatial, FunctionSpec f, int multiprocessors, void *stream);
 
+/// int8 quantization, the CPU executor's (runtime/cuda/Int8Operands.h): q = round-half-even(x /
+/// scale) clamped to ±127, 0 where the scale is not positive (a range of zeros) or x is NaN.
+/// out[b][r][c] = q(in[b][r][c]) over `batch` float matrices of `rows` × `cols` as written, or with
+/// `transpose` q(in[b][c][r]) (in is then [batch][cols][rows]; read through 32×32 shared tiles).
+void launchQuantizeInt8(const float *in, std::int8_t *out, std::int64_t batch, std::int64_t rows, std::int64_t cols, bool transpose,
+                        float scale, int multiprocessors, void *stream);
+/// out[i] = q(in[i]) · scale: the value an int8 operand stands for, where the node's math stays fp32.
+void launchFakeQuantize(const float *in, float *out, std::int64_t count, float scale, int multiprocessors, void *stream);
+
+/// An int8 product's epilogue, in place over the int32 accumulators cuBLASLt wrote where the float
+/// output goes: y[r, c] = f(acc[r, c] · columnScale[c] + beta · bias[c] + beta · matrix[r, c]), with
+/// `bias` and `matrix` optional (null).
+struct DequantizeArgs {
+    void *y = nullptr;
+    const float *columnScale = nullptr, *bias = nullptr, *matrix = nullptr;
+    float beta = 1;
+    std::int64_t rows = 0, cols = 0;
+    FunctionSpec f;
+};
+void launchDequantizeProduct(const DequantizeArgs &args, int multiprocessors, void *stream);
+
 /// out[r] = the mean (or the max) of row r's `width` contiguous floats: global pooling.
 void launchRowReduce(Storage s, const void *in, void *out, std::int64_t rows, std::int64_t width, bool max, void *stream);
 

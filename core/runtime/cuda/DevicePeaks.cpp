@@ -85,7 +85,7 @@ support::Expected<double> matmulFlopsPerSecond(const std::string &precision)
     if (!loaded)
         return loaded.takeError();
     const ir::Model &model = *loaded->model;
-    auto created = CudaExecutor::create(model, {false, precision, {}});
+    auto created = CudaExecutor::create(model, {false, precision, {}, {}});
     if (!created)
         return created.takeError();
     CudaExecutor &cuda = **created;

@@ -4,6 +4,7 @@
 // in float.
 #include "runtime/cuda/DeviceKernels.h"
 #include "runtime/cuda/ElementwiseMath.h"
+#include "runtime/cuda/kernels/Grid.cuh"
 #include "runtime/cuda/kernels/Storage.cuh"
 
 #include <cuda_runtime.h>
@@ -11,10 +12,6 @@
 namespace portolan::runtime::cuda {
 
 namespace {
-
-#define GRID_STRIDE(i, count)                                                                                           \
-    for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x, step_ = std::int64_t(gridDim.x) * blockDim.x; \
-         i < (count); i += step_)
 
 template <typename From, typename To>
 __global__ void convertKernel(const From *__restrict__ in, To *out, std::int64_t count)
@@ -97,13 +94,6 @@ __global__ void stridedCopyKernel(const E *__restrict__ src, E *dst, StridedCopy
         copy.plan.offsets(i, from, to);
         dst[copy.dstBase + to] = src[copy.srcBase + from];
     }
-}
-
-#undef GRID_STRIDE
-
-cudaStream_t streamOf(void *stream)
-{
-    return static_cast<cudaStream_t>(stream);
 }
 
 } // namespace

@@ -1,0 +1,104 @@
+// int8 kernels: quantizing activations for the int8 products (straight, or transposed through
+// shared-memory tiles so both reads and writes coalesce), quantize-dequantize for the nodes whose
+// math stays fp32, and the products' dequantizing epilogue.
+#include "runtime/cuda/DeviceKernels.h"
+#include "runtime/cuda/ElementwiseMath.h"
+#include "runtime/cuda/kernels/Grid.cuh"
+
+namespace portolan::runtime::cuda {
+
+namespace {
+
+constexpr int kTile = 32;
+constexpr int kTileRows = 8; ///< a 32×8 block walks a 32×32 tile in four steps
+
+__device__ __forceinline__ float quantizedLevel(float x, float scale)
+{
+    if (!(scale > 0.f) || isnan(x))
+        return 0.f;
+    return fminf(fmaxf(rintf(x / scale), -127.f), 127.f); // rintf rounds half to even
+}
+
+__global__ void quantizeKernel(const float *__restrict__ in, std::int8_t *out, std::int64_t count, float scale)
+{
+    GRID_STRIDE(i, count)
+    out[i] = static_cast<std::int8_t>(quantizedLevel(in[i], scale));
+}
+
+/// out [batch][rows][cols] from in [batch][cols][rows]; blockIdx.x over the tiles of out's columns,
+/// y over its rows, z (striding) over the batch.
+__global__ void quantizeTransposedKernel(const float *__restrict__ in, std::int8_t *out, std::int64_t batch, std::int64_t rows,
+                                         std::int64_t cols, float scale)
+{
+    __shared__ float tile[kTile][kTile + 1]; // +1: the transposed read hits 32 different banks
+    const std::int64_t col0 = std::int64_t(blockIdx.x) * kTile, row0 = std::int64_t(blockIdx.y) * kTile;
+    for (std::int64_t b = blockIdx.z; b < batch; b += gridDim.z) {
+        const float *src = in + b * rows * cols;
+        std::int8_t *dst = out + b * rows * cols;
+        // in's row (col0 + j) holds out's column; its elements (row0 + threadIdx.x) are consecutive
+        for (int j = threadIdx.y; j < kTile; j += kTileRows) {
+            const std::int64_t inRow = col0 + j, inCol = row0 + threadIdx.x;
+            if (inRow < cols && inCol < rows)
+                tile[j][threadIdx.x] = src[inRow * rows + inCol];
+        }
+        __syncthreads();
+        for (int j = threadIdx.y; j < kTile; j += kTileRows) {
+            const std::int64_t outRow = row0 + j, outCol = col0 + threadIdx.x;
+            if (outRow < rows && outCol < cols)
+                dst[outRow * cols + outCol] = static_cast<std::int8_t>(quantizedLevel(tile[threadIdx.x][j], scale));
+        }
+        __syncthreads();
+    }
+}
+
+__global__ void fakeQuantizeKernel(const float *__restrict__ in, float *out, std::int64_t count, float scale)
+{
+    GRID_STRIDE(i, count)
+    out[i] = quantizedLevel(in[i], scale) * scale;
+}
+
+__global__ void dequantizeKernel(DequantizeArgs a)
+{
+    const std::int64_t count = a.rows * a.cols;
+    const auto *acc = static_cast<const std::int32_t *>(a.y);
+    auto *y = static_cast<float *>(a.y);
+    GRID_STRIDE(i, count)
+    {
+        const std::int64_t c = i % a.cols;
+        float v = static_cast<float>(acc[i]) * a.columnScale[c];
+        if (a.bias)
+            v += a.beta * a.bias[c];
+        if (a.matrix)
+            v += a.beta * a.matrix[i];
+        y[i] = applyFunction(a.f, v);
+    }
+}
+
+} // namespace
+
+void launchQuantizeInt8(const float *in, std::int8_t *out, std::int64_t batch, std::int64_t rows, std::int64_t cols, bool transpose,
+                        float scale, int multiprocessors, void *stream)
+{
+    if (!transpose) {
+        const GridShape g = gridFor(batch * rows * cols, multiprocessors);
+        quantizeKernel<<<g.blocks, g.threads, 0, streamOf(stream)>>>(in, out, batch * rows * cols, scale);
+        return;
+    }
+    const dim3 blocks(static_cast<unsigned>((cols + kTile - 1) / kTile), static_cast<unsigned>((rows + kTile - 1) / kTile),
+                      static_cast<unsigned>(batch < 65535 ? batch : 65535));
+    quantizeTransposedKernel<<<blocks, dim3(kTile, kTileRows), 0, streamOf(stream)>>>(in, out, batch, rows, cols, scale);
+}
+
+void launchFakeQuantize(const float *in, float *out, std::int64_t count, float scale, int multiprocessors, void *stream)
+{
+    const GridShape g = gridFor(count, multiprocessors);
+    fakeQuantizeKernel<<<g.blocks, g.threads, 0, streamOf(stream)>>>(in, out, count, scale);
+}
+
+void launchDequantizeProduct(const DequantizeArgs &args, int multiprocessors, void *stream)
+{
+    const GridShape g = gridFor(args.rows * args.cols, multiprocessors);
+    dequantizeKernel<<<g.blocks, g.threads, 0, streamOf(stream)>>>(args);
+}
+
+} // namespace portolan::runtime::cuda

@@ -1,12 +1,13 @@
 // The CUDA executor's kernels against the device: the measured copy bandwidth, then each memory-bound
 // kernel at a large size (GB/s moved and its share of the copy bandwidth; target ≥ 70%), the
-// matrix products through cuBLASLt at 4096³ (TFLOP/s, against the best rate measured over the
-// larger products here; target ≥ 70%), and the fused attention kernel's time on a BERT-base shape
+// matrix products through cuBLASLt at 4096³ (TFLOP/s, or int8 TOP/s, against the best rate
+// measured over the larger products here; target ≥ 70%), and the fused attention kernel's time on a BERT-base shape
 // (its peer, PyTorch's scaled_dot_product_attention, is timed by benchmarks/cuda/sdpa_peer.py in
 // the same gpu-check run). Every figure is the GPU time of one node (CUDA events), the median of
 // the timed runs after a warm-up, through the executor's own path (one-node models).
 // Usage: bench_cuda [--quick]
 #include "passes/NumericCheck.h"
+#include "runtime/cpu/Calibration.h"
 #include "runtime/cuda/CudaDevices.h"
 #include "runtime/cuda/CudaExecutor.h"
 #include "runtime/cuda/DevicePeaks.h"
@@ -36,7 +37,14 @@ double nodeMilliseconds(const std::string &text, const std::string &precision, s
         return -1;
     }
     const ir::Model &model = *loaded->model;
-    auto created = runtime::cuda::CudaExecutor::create(model, {false, precision, {}, {}});
+    std::shared_ptr<const runtime::cpu::CalibrationTable> ranges; // int8: the seeded feeds', uniform in [-1, 1)
+    if (precision == "int8") {
+        auto table = std::make_shared<runtime::cpu::CalibrationTable>();
+        for (const ir::ValueId in : model.graph(model.mainGraph()).inputs)
+            table->ranges[model.value(in).name] = {1.0, 1.0};
+        ranges = std::move(table);
+    }
+    auto created = runtime::cuda::CudaExecutor::create(model, {false, precision, {}, ranges});
     if (!created) {
         std::fprintf(stderr, "%s\n", created.error().format().c_str());
         return -1;
@@ -128,7 +136,7 @@ int main(int argc, char **argv)
         double ms = 0, tflops = 0;
     };
     std::vector<Product> products;
-    for (const char *precision : {"fp32", "fp16", "bf16"})
+    for (const char *precision : {"fp32", "fp16", "bf16", "int8"}) // int8: both operands quantized on the device, then dequantized
         for (const std::int64_t size : quick ? std::vector<std::int64_t>{4096} : std::vector<std::int64_t>{4096, 8192}) {
             const std::string s = std::to_string(size);
             const double ms = nodeMilliseconds(header() + "g (float[" + s + "," + s + "] a, float[" + s + "," + s + "] b) => (float[" + s +

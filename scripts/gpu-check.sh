@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Everything GPU-side, in one run, results in one folder: the device, the CUDA test programs, the
 # CUDA executor against the reference interpreter on the fixture models (a run with --stats, then a
-# tensor-by-tensor comparison at fp32, fp16 and bf16), and the kernel benchmarks with their PyTorch
-# peer. Meant for a GPU machine with CUDA but perhaps nothing else of
+# tensor-by-tensor comparison at fp32, fp16 and bf16, and int8 against the CPU executor's int8),
+# and the kernel benchmarks with their PyTorch peer. Meant for a GPU machine with CUDA but perhaps nothing else of
 # Portolan's dependencies: it uses gpu-bundle/ (scripts/gpu-bundle.sh, made on the build machine and
 # carried along) when there is one, else build/ (a normal build on this machine).
 #
@@ -83,6 +83,15 @@ done
 transformer=tests/data/models/transformer_opset17
 step run-cuda-fp16-keep-normalization 120 "$bin/portolan" run "$transformer/model.onnx" --executor cuda:fp16 \
   --keep-fp32 group:normalization --stats --inputs "$transformer/test_data_set_0"
+
+# int8 on the GPU against the CPU executor's int8, calibrated once on the fixture's own input sets
+for name in cnn_bn transformer_opset17; do
+  dir=tests/data/models/$name
+  step "run-cuda-int8-$name" 120 "$bin/portolan" run "$dir/model.onnx" --executor cuda:int8 --calibration "$dir" --stats \
+    --inputs "$dir/test_data_set_0"
+  step "compare-cpu-int8-cuda-int8-$name" 180 "$bin/portolan" compare "$dir/model.onnx" --a cpu:int8 --b cuda:int8 \
+    --calibration "$dir" --inputs "$dir/test_data_set_0" --json
+done
 
 # the kernels against the device, and PyTorch's attention on the same shape when it is here
 step bench_cuda 300 "$benches/bench_cuda"

@@ -11,12 +11,16 @@
 #include "runtime/cuda/CudaDevices.h"
 #include "runtime/cuda/CudaExecutor.h"
 #include "runtime/cuda/DevicePeaks.h"
+#include "runtime/TensorProtoIO.h"
+#include "runtime/cpu/Calibration.h"
+#include "runtime/cpu/CpuExecutor.h"
 
 #include <QtTest>
 
 #include <cstring>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
 
 using namespace portolan;
@@ -46,6 +50,23 @@ std::unique_ptr<CudaExecutor> executorFor(const ir::Model &model)
 bool matchesReference(const ir::Model &model, CudaExecutor &cuda)
 {
     return test::outputsMatchReference(model, [&](const runtime::NamedValues &feeds) { return cuda.run(feeds); });
+}
+
+/// `text`'s model with seeded normal initializers of the given names and shapes.
+std::unique_ptr<ir::Model> modelWithWeights(const char *text, const std::vector<std::pair<std::string, runtime::Shape>> &weights)
+{
+    onnx::ModelProto proto = test::parseModelText(text);
+    unsigned seed = 1;
+    for (const auto &[name, shape] : weights) {
+        runtime::Tensor w = runtime::Tensor::zeros(onnx::TensorProto::FLOAT, shape);
+        std::mt19937 generator(seed++);
+        std::normal_distribution<float> normal(0.f, 0.2f);
+        for (std::int64_t i = 0; i < w.size(); ++i)
+            w.mutableData<float>()[i] = normal(generator);
+        *proto.mutable_graph()->add_initializer() = runtime::tensorToProto(w, name);
+    }
+    auto loaded = ir::loadModelProto(std::move(proto), "weights", "");
+    return loaded ? std::move(loaded->model) : nullptr;
 }
 
 /// "name (Op): why; …" for the nodes the last run ran on the CPU.
@@ -341,6 +362,66 @@ g (float[64,256] x, float[256,256] w, float[256] s, float[256] b) => (float[64,2
         QVERIFY2(same.withinTolerance, std::to_string(same.maxAbsError).c_str());
         for (const auto &node : (*all)->lastNodes())
             QCOMPARE(QString::fromStdString(node.precision), QString("fp32"));
+    }
+
+    void int8MatchesTheCpuExecutorsInt8()
+    {
+        REQUIRE_GPU();
+        // MatMul by a weight and by an activation (quantized and transposed on the device) run on
+        // cuBLASLt's int8 kernels; a Gemm with K 6 and a Conv keep their fp32 math on int8 operands.
+        // All quantized as the CPU executor quantizes, from the same table: the two differ by
+        // accumulation order only, and both differ from fp32.
+        auto model = modelWithWeights(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[64,256] x, float[2,4,16,32] q, float[2,4,32,16] k, float[64,6] v, float[1,6,8,8] img)
+  => (float[64,256] y, float[2,4,16,16] s, float[64,12] o, float[1,4,8,8] c) {
+  h = MatMul (x, w)
+  y = Relu (h)
+  s = MatMul (q, k)
+  o = Gemm <transB = 1, alpha = 0.5> (v, wo, bo)
+  c = Conv <pads = [1, 1, 1, 1]> (img, cw, cb)
+})",
+                                      {{"w", {256, 256}}, {"wo", {12, 6}}, {"bo", {12}}, {"cw", {4, 6, 3, 3}}, {"cb", {4}}});
+        QVERIFY(model);
+        std::vector<runtime::cpu::CalibrationBatch> batches;
+        for (std::uint64_t seed : {1, 2, 3})
+            batches.push_back({"seed " + std::to_string(seed), *passes::seededFeeds(*model, seed, {}, 3)});
+        auto table = runtime::cpu::calibrate(*model, batches, {});
+        QVERIFY2(table, table ? "" : table.error().format().c_str());
+        const auto calibration = std::make_shared<const runtime::cpu::CalibrationTable>(std::move(*table));
+        auto feeds = passes::seededFeeds(*model, 21, {}, 3);
+        QVERIFY(feeds);
+        runtime::cpu::CompileOptions cpuOptions;
+        cpuOptions.precision.precision = runtime::cpu::Precision::Int8;
+        cpuOptions.precision.calibration = calibration;
+        auto onCpu = runtime::cpu::CpuExecutor(*model, cpuOptions).run(*feeds);
+        QVERIFY2(onCpu, onCpu ? "" : onCpu.error().format().c_str());
+        auto cuda = CudaExecutor::create(*model, {false, "int8", {}, calibration});
+        QVERIFY2(cuda, cuda ? "" : cuda.error().format().c_str());
+        auto onGpu = (*cuda)->run(*feeds);
+        QVERIFY2(onGpu, onGpu ? "" : onGpu.error().format().c_str());
+        const passes::NumericCheck same = passes::compareOutputs(*onCpu, *onGpu, 1e-4, 1e-4);
+        QVERIFY2(same.withinTolerance, (same.worstOutput + ": " + std::to_string(same.maxAbsError)).c_str());
+        auto fp32 = runtime::Interpreter(*model).run(*feeds);
+        QVERIFY(fp32);
+        QVERIFY(!passes::compareOutputs(*fp32, *onGpu, 1e-4, 1e-4).withinTolerance); // quantized
+        std::map<std::string, runtime::cuda::CudaNodeProfile> byOp; // the second MatMul as "MatMul2"
+        for (const auto &node : (*cuda)->lastNodes())
+            byOp[node.opType + (byOp.contains(node.opType) ? "2" : "")] = node;
+        for (const char *op : {"MatMul", "MatMul2"}) {
+            QCOMPARE(QString::fromStdString(byOp[op].implementation), QString("cublaslt:int8-matmul"));
+            QCOMPARE(QString::fromStdString(byOp[op].precision), QString("int8"));
+        }
+        for (const char *op : {"Gemm", "Conv"}) {
+            QVERIFY2(byOp[op].implementation.ends_with("+int8-operands"), byOp[op].implementation.c_str());
+            QCOMPARE(QString::fromStdString(byOp[op].precision), QString("int8"));
+            QVERIFY(!byOp[op].whyPrecision.empty());
+        }
+        QVERIFY2(byOp["Gemm"].whyPrecision.find("multiples of 4") != std::string::npos, byOp["Gemm"].whyPrecision.c_str());
+        QCOMPARE(QString::fromStdString(byOp["Relu"].precision), QString("fp32"));
+        // a second run replays one CUDA Graph: the quantizers' scratch is at fixed addresses
+        auto again = (*cuda)->run(*feeds);
+        QVERIFY2(again && (*cuda)->lastRunWasGraph(), (*cuda)->whyNoGraph().c_str());
+        QVERIFY(passes::compareOutputs(*onGpu, *again, 0, 0).withinTolerance);
     }
 
     void halfPrecisionsDriftWithinTheirBand_data()

@@ -107,6 +107,32 @@ private slots:
         QVERIFY(kept > 0);
     }
 
+    void cudaInt8RunsCalibratedOrSaysWhyNot()
+    {
+        // cuda:int8 calibrates as cpu's int8 does (here, before asking for the GPU), quantizes the
+        // convolutions and products, and lands where the CPU executor's int8 does
+        const QString model = fixture("cnn_bn");
+        const QStringList common{"--calibration", "random:2", "--input", "input=random:3", "--json"};
+        const auto run = runPortolan(QStringList{"run", model, "--executor", "cuda:int8", "--stats"} + common);
+        if (run.exitCode != 0) {
+            QVERIFY2(run.err.contains("needs a GPU") || run.err.contains("no CUDA executor"), run.err.constData());
+            QSKIP("no GPU: the refusal was checked");
+        }
+        int quantized = 0;
+        for (const QJsonValue &node : QJsonDocument::fromJson(run.out).object()["nodes"].toArray()) {
+            const QJsonObject n = node.toObject();
+            const bool product = n["op_type"].toString().contains("Conv") || n["op_type"].toString().contains("Gemm");
+            QCOMPARE(n["precision"].toString(), QString(product ? "int8" : "fp32"));
+            quantized += product;
+        }
+        QVERIFY(quantized > 0);
+        const QJsonObject cpu = runJson(QStringList{"run", model, "--executor", "cpu", "--precision", "int8"} + common);
+        const QJsonObject expected = cpu["outputs"].toArray().at(0).toObject();
+        const QJsonObject actual = QJsonDocument::fromJson(run.out).object()["outputs"].toArray().at(0).toObject();
+        for (const char *stat : {"min", "max", "mean", "std"})
+            QVERIFY2(std::abs(actual[stat].toDouble() - expected[stat].toDouble()) <= 1e-4 * (1 + std::abs(expected[stat].toDouble())), stat);
+    }
+
     void npyInputsFeedLikeTheirPb()
     {
         // the test set's input as .npy: the same outputs as from the .pb

@@ -2,6 +2,7 @@
 
 #include "ir/ModelLoader.h"
 #include "runtime/InputGeneration.h"
+#include "runtime/cpu/Calibration.h"
 #include "runtime/cuda/CudaError.h"
 #include "runtime/cuda/CudaExecutor.h"
 #include "runtime/cuda/DeviceState.h"
@@ -85,7 +86,13 @@ support::Expected<double> matmulFlopsPerSecond(const std::string &precision)
     if (!loaded)
         return loaded.takeError();
     const ir::Model &model = *loaded->model;
-    auto created = CudaExecutor::create(model, {false, precision, {}, {}});
+    std::shared_ptr<const cpu::CalibrationTable> ranges; // int8: the feeds' own, uniform in [-1, 1)
+    if (precision == "int8") {
+        auto table = std::make_shared<cpu::CalibrationTable>();
+        table->ranges["a"] = table->ranges["b"] = {1.0, 1.0};
+        ranges = std::move(table);
+    }
+    auto created = CudaExecutor::create(model, {false, precision, {}, ranges});
     if (!created)
         return created.takeError();
     CudaExecutor &cuda = **created;

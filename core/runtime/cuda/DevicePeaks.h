@@ -12,8 +12,10 @@ namespace portolan::runtime::cuda {
 struct DevicePeaks {
     double copyBytesPerSecond = 0;   ///< cudaMemcpy device to device of 256 MiB: bytes read plus written per second
     double memoryBytesPerSecond = 0; ///< the memory's rate on paper: 2 transfers a clock × bus width (0 when unknown)
-    double matmulFlopsPerSecond = 0; ///< a 4096³ MatMul through the executor's own cuBLASLt kernel at `precision`
-    std::string precision;           ///< the executor's storage: "fp32", "fp16" or "bf16"
+    /// A 4096³ MatMul of two activations through the executor's own kernel at `precision` (int8: both
+    /// quantized on the device, the int32 product dequantized: the node's whole time)
+    double matmulFlopsPerSecond = 0;
+    std::string precision;           ///< the executor's: "fp32", "fp16", "bf16" or "int8"
 };
 
 /// Measures device 0 (best of three each, some tens of milliseconds on a current GPU, plus cuBLASLt's

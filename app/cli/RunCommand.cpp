@@ -1,4 +1,4 @@
-// `portolan run MODEL [--executor reference|cpu|cuda[:fp16|bf16]|external:CMD] [--pipeline P | -O0 | -O1 | -O2] [--no-fallback]
+// `portolan run MODEL [--executor reference|cpu|cuda[:fp16|bf16|int8]|external:CMD] [--pipeline P | -O0 | -O1 | -O2] [--no-fallback]
 //  [--precision fp32|fp16|bf16|int8 [--keep-fp32 RULE]… [--calibration DIR|random:N[:SEED]]
 //   [--calibration-method M] [--calibration-table FILE] [--save-calibration FILE]]
 //  [--input NAME=FILE.pb|NAME=random[:SEED]]… [--inputs DIR] [--shape NAME=D,…]… [--output-dir DIR]
@@ -242,9 +242,9 @@ int runRun(const QStringList &arguments)
     const QCommandLineOption repeat("repeat", "Time N runs and print min/median/max latency.", "N", "1");
     const QCommandLineOption warmup("warmup", "Untimed runs before the timed ones.", "K", "0");
     const QCommandLineOption executor("executor", "reference (the accurate interpreter, the default), cpu (the "
-                                                  "compiled executor: native oneDNN kernels, planned memory), cuda[:fp16|:bf16] "
-                                                  "(the compiled graph on the local GPU, floats stored at fp32 or the precision "
-                                                  "named), or "
+                                                  "compiled executor: native oneDNN kernels, planned memory), cuda[:fp16|:bf16|:int8] "
+                                                  "(the compiled graph on the local GPU, at fp32 or the precision named; int8 takes "
+                                                  "the calibration options), or "
                                                   "'external:CMD {model} {inputs} {outputs}' (another runtime, run as a command "
                                                   "that reads input_K.pb or NAME.npy and writes .pb or .npy outputs).", "NAME",
                                       "reference");
@@ -269,7 +269,7 @@ int runRun(const QStringList &arguments)
     const bool external = executorName.starts_with("external:");
     const bool gpu = executorName == "cuda" || executorName.starts_with("cuda:");
     if (executorName != "reference" && executorName != "cpu" && !gpu && !external)
-        return fail("--executor '" + executorName + "' is not one of: reference, cpu, cuda[:fp16|:bf16], external:CMD {model} {inputs} "
+        return fail("--executor '" + executorName + "' is not one of: reference, cpu, cuda[:fp16|:bf16|:int8], external:CMD {model} {inputs} "
                     "{outputs}");
     const bool compiled = executorName == "cpu";
     const std::string gpuPrecision = executorName.starts_with("cuda:") ? executorName.substr(5) : "fp32";

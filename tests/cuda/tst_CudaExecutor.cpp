@@ -69,6 +69,43 @@ std::unique_ptr<ir::Model> modelWithWeights(const char *text, const std::vector<
     return loaded ? std::move(loaded->model) : nullptr;
 }
 
+/// Calibrates `model` on three seeded batches, runs a fourth on the CPU executor's int8 and on the
+/// CUDA executor's (made into `cuda`, its outputs into `onGpu`), and checks that the two agree to
+/// 1e-4 while both differ from fp32.
+bool int8AgreesOnBoth(const ir::Model &model, std::unique_ptr<CudaExecutor> &cuda, runtime::NamedValues &feeds,
+                      runtime::NamedValues &onGpu)
+{
+    std::vector<runtime::cpu::CalibrationBatch> batches;
+    for (std::uint64_t seed : {1, 2, 3})
+        batches.push_back({"seed " + std::to_string(seed), *passes::seededFeeds(model, seed, {}, 3)});
+    auto table = runtime::cpu::calibrate(model, batches, {});
+    auto seeded = passes::seededFeeds(model, 21, {}, 3);
+    if (!table || !seeded)
+        return false;
+    feeds = std::move(*seeded);
+    runtime::cpu::CompileOptions cpuOptions;
+    cpuOptions.precision.precision = runtime::cpu::Precision::Int8;
+    cpuOptions.precision.calibration = std::make_shared<const runtime::cpu::CalibrationTable>(std::move(*table));
+    auto onCpu = runtime::cpu::CpuExecutor(model, cpuOptions).run(feeds);
+    auto created = CudaExecutor::create(model, {true, "int8", {}, cpuOptions.precision.calibration});
+    if (!onCpu || !created) {
+        qWarning("%s", (onCpu ? created.error() : onCpu.error()).format().c_str());
+        return false;
+    }
+    cuda = std::move(*created);
+    auto ran = cuda->run(feeds);
+    auto fp32 = runtime::Interpreter(model).run(feeds);
+    if (!ran || !fp32) {
+        qWarning("%s", (ran ? fp32.error() : ran.error()).format().c_str());
+        return false;
+    }
+    onGpu = std::move(*ran);
+    const passes::NumericCheck same = passes::compareOutputs(*onCpu, onGpu, 1e-4, 1e-4);
+    if (!same.withinTolerance)
+        qWarning("int8 on the GPU is off the CPU's: %s by %g", same.worstOutput.c_str(), same.maxAbsError);
+    return same.withinTolerance && !passes::compareOutputs(*fp32, onGpu, 1e-4, 1e-4).withinTolerance;
+}
+
 /// "name (Op): why; …" for the nodes the last run ran on the CPU.
 std::string fallbacks(const CudaExecutor &cuda)
 {
@@ -382,30 +419,11 @@ g (float[64,256] x, float[2,4,16,32] q, float[2,4,32,16] k, float[64,6] v, float
 })",
                                       {{"w", {256, 256}}, {"wo", {12, 6}}, {"bo", {12}}, {"cw", {4, 6, 3, 3}}, {"cb", {4}}});
         QVERIFY(model);
-        std::vector<runtime::cpu::CalibrationBatch> batches;
-        for (std::uint64_t seed : {1, 2, 3})
-            batches.push_back({"seed " + std::to_string(seed), *passes::seededFeeds(*model, seed, {}, 3)});
-        auto table = runtime::cpu::calibrate(*model, batches, {});
-        QVERIFY2(table, table ? "" : table.error().format().c_str());
-        const auto calibration = std::make_shared<const runtime::cpu::CalibrationTable>(std::move(*table));
-        auto feeds = passes::seededFeeds(*model, 21, {}, 3);
-        QVERIFY(feeds);
-        runtime::cpu::CompileOptions cpuOptions;
-        cpuOptions.precision.precision = runtime::cpu::Precision::Int8;
-        cpuOptions.precision.calibration = calibration;
-        auto onCpu = runtime::cpu::CpuExecutor(*model, cpuOptions).run(*feeds);
-        QVERIFY2(onCpu, onCpu ? "" : onCpu.error().format().c_str());
-        auto cuda = CudaExecutor::create(*model, {false, "int8", {}, calibration});
-        QVERIFY2(cuda, cuda ? "" : cuda.error().format().c_str());
-        auto onGpu = (*cuda)->run(*feeds);
-        QVERIFY2(onGpu, onGpu ? "" : onGpu.error().format().c_str());
-        const passes::NumericCheck same = passes::compareOutputs(*onCpu, *onGpu, 1e-4, 1e-4);
-        QVERIFY2(same.withinTolerance, (same.worstOutput + ": " + std::to_string(same.maxAbsError)).c_str());
-        auto fp32 = runtime::Interpreter(*model).run(*feeds);
-        QVERIFY(fp32);
-        QVERIFY(!passes::compareOutputs(*fp32, *onGpu, 1e-4, 1e-4).withinTolerance); // quantized
+        std::unique_ptr<CudaExecutor> cuda;
+        runtime::NamedValues feeds, onGpu;
+        QVERIFY(int8AgreesOnBoth(*model, cuda, feeds, onGpu));
         std::map<std::string, runtime::cuda::CudaNodeProfile> byOp; // the second MatMul as "MatMul2"
-        for (const auto &node : (*cuda)->lastNodes())
+        for (const auto &node : cuda->lastNodes())
             byOp[node.opType + (byOp.contains(node.opType) ? "2" : "")] = node;
         for (const char *op : {"MatMul", "MatMul2"}) {
             QCOMPARE(QString::fromStdString(byOp[op].implementation), QString("cublaslt:int8-matmul"));
@@ -419,9 +437,20 @@ g (float[64,256] x, float[2,4,16,32] q, float[2,4,32,16] k, float[64,6] v, float
         QVERIFY2(byOp["Gemm"].whyPrecision.find("multiples of 4") != std::string::npos, byOp["Gemm"].whyPrecision.c_str());
         QCOMPARE(QString::fromStdString(byOp["Relu"].precision), QString("fp32"));
         // a second run replays one CUDA Graph: the quantizers' scratch is at fixed addresses
-        auto again = (*cuda)->run(*feeds);
-        QVERIFY2(again && (*cuda)->lastRunWasGraph(), (*cuda)->whyNoGraph().c_str());
-        QVERIFY(passes::compareOutputs(*onGpu, *again, 0, 0).withinTolerance);
+        auto again = cuda->run(feeds);
+        QVERIFY2(again && cuda->lastRunWasGraph(), cuda->whyNoGraph().c_str());
+        QVERIFY(passes::compareOutputs(onGpu, *again, 0, 0).withinTolerance);
+
+        // a product no GPU kernel takes (a 1-D weight) runs on the CPU, its operands quantized there
+        auto vector = modelWithWeights(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[64,256] x) => (float[64] y) { y = MatMul (x, wv) })",
+                                       {{"wv", {256}}});
+        QVERIFY(vector);
+        QVERIFY(int8AgreesOnBoth(*vector, cuda, feeds, onGpu));
+        const auto node = cuda->lastNodes().front();
+        QCOMPARE(QString::fromStdString(node.implementation), QString("cpu-fallback"));
+        QCOMPARE(QString::fromStdString(node.precision), QString("int8"));
+        QVERIFY2(node.whyPrecision.find("quantized on the host") != std::string::npos, node.whyPrecision.c_str());
     }
 
     void halfPrecisionsDriftWithinTheirBand_data()

@@ -46,6 +46,13 @@ struct CudaProfile::Value {
 
 };
 
+/// An int8 node's operands 0 and 1 quantize-dequantized on the host: constants once (per output
+/// channel for the weight), activations at their calibrated scales before each run of the node.
+struct CudaProfile::HostInt8 {
+    float scales[2] = {0, 0};
+    Tensor constants[2];
+};
+
 struct CudaProfile::Step {
     ir::NodeId node;
     std::unique_ptr<CudaKernel> kernel; ///< nullptr: the CPU fallback
@@ -58,6 +65,7 @@ struct CudaProfile::Step {
     std::vector<std::pair<int, int>> conversions;
     /// (from, to): host values (feeds, fallbacks' outputs) uploaded in the step's storage for it
     std::vector<std::pair<int, int>> uploads;
+    std::optional<HostInt8> int8OnHost; ///< an int8 node the CPU runs: how its operands are quantized there
     cudaEvent_t started = nullptr, finished = nullptr; ///< for profiling
 };
 
@@ -140,42 +148,44 @@ CudaProfile::~CudaProfile()
     }
 }
 
-support::Expected<std::unique_ptr<CudaKernel>> CudaProfile::int8Kernel(const ir::Model &model, const NodeBinding &binding,
-                                                                      bool allStatic, const cpu::PrecisionPolicy &policy,
-                                                                      DeviceSetup &setup, CudaNodeProfile &profile)
+support::Status CudaProfile::planInt8(const ir::Model &model, const NodeBinding &binding, bool allStatic,
+                                      const cpu::PrecisionPolicy &policy, DeviceSetup &setup, Step &step, CudaNodeProfile &profile)
 {
     const ir::Node &node = binding.node;
     const cpu::NodePrecision chosen = cpu::choosePrecision(node, policy);
     if (chosen.precision != cpu::Precision::Int8) {
         profile.whyPrecision = chosen.why;
-        return std::unique_ptr<CudaKernel>{};
+        return {};
     }
-    if (!allStatic) {
-        profile.whyPrecision = "int8 on the GPU: a shape is unknown at compile time";
-        return std::unique_ptr<CudaKernel>{};
-    }
-    float scales[2] = {0, 0}; // of the non-constant float operands, as calibrated
+    HostInt8 host; // the calibrated scales of the non-constant float operands; constants per channel
     for (std::size_t k = 0; k < 2 && k < binding.inputs.size(); ++k) {
         const BoundTensor &input = binding.inputs[k];
-        if (!input.present || input.constant.defined() || input.dataType != onnx::TensorProto::FLOAT)
+        if (!input.present || input.dataType != onnx::TensorProto::FLOAT)
             continue;
+        if (input.constant.defined()) {
+            host.constants[k] = cpu::fakeQuantizePerChannel(
+                input.constant, k == 1 ? cpu::weightChannelAxis(node, input.constant.shape()) : input.constant.shape().size());
+            continue;
+        }
         auto scale = cpu::calibratedScale(model, node, k, policy);
         if (!scale)
-            return scale.takeError();
-        scales[k] = *scale;
+            return scale.error();
+        host.scales[k] = *scale;
     }
-    std::string whyNot;
-    std::unique_ptr<CudaKernel> kernel;
-    try {
-        kernel = makeInt8Kernel(binding, scales, setup, whyNot, profile.whyPrecision);
-    } catch (const std::exception &e) { // a library that declines
-        whyNot = e.what();
+    profile.precision = "int8";
+    std::string whyNot = "a shape is unknown at compile time";
+    if (allStatic)
+        try {
+            step.kernel = makeInt8Kernel(binding, host.scales, setup, whyNot, profile.whyPrecision);
+        } catch (const std::exception &e) { // a library that declines
+            whyNot = e.what();
+        }
+    if (!step.kernel) { // an int8 node is quantized wherever it runs: on the CPU, its operands first
+        profile.whyFallback = "int8 on the GPU: " + whyNot;
+        profile.whyPrecision = "int8 operands quantized on the host";
+        step.int8OnHost = std::move(host);
     }
-    if (kernel)
-        profile.precision = "int8";
-    else
-        profile.whyPrecision = "int8 on the GPU: " + whyNot;
-    return kernel;
+    return {};
 }
 
 support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::Model &model,
@@ -356,13 +366,10 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
         }
         profile.precision = step.storage == Storage::F16 ? "fp16" : step.storage == Storage::BF16 ? "bf16" : "fp32";
         setup.setStorage(step.storage);
-        if (int8 && !cpu::movesDataOnly(node)) {
-            auto kernel = int8Kernel(model, binding, allStatic, policy, setup, profile);
-            if (!kernel)
-                return kernel.takeError();
-            step.kernel = std::move(*kernel);
-        }
-        if (!step.kernel) {
+        if (int8 && !cpu::movesDataOnly(node))
+            if (auto planned = p->planInt8(model, binding, allStatic, policy, setup, step, profile); !planned)
+                return planned.error();
+        if (!step.kernel && !step.int8OnHost) {
             const CudaKernelFactory factory = findCudaKernel(node.domain, node.opType);
             if (!factory)
                 profile.whyFallback = "no CUDA kernel for " + node.opType; // If, Loop and Scan among them
@@ -755,6 +762,17 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
                 std::vector<const RuntimeValue *> in;
                 for (const int v : step.inputs)
                     in.push_back(v >= 0 ? &onHost(v) : nullptr);
+                RuntimeValue quantized[2];
+                if (step.int8OnHost)
+                    for (std::size_t k = 0; k < 2 && k < in.size(); ++k) {
+                        if (!in[k] || !in[k]->isTensor() || in[k]->tensor.dataType() != onnx::TensorProto::FLOAT)
+                            continue;
+                        Tensor q = step.int8OnHost->constants[k].defined() ? step.int8OnHost->constants[k] : in[k]->tensor.clone();
+                        if (!step.int8OnHost->constants[k].defined())
+                            cpu::fakeQuantize(q, step.int8OnHost->scales[k]);
+                        quantized[k] = RuntimeValue::ofTensor(std::move(q));
+                        in[k] = &quantized[k];
+                    }
                 std::unordered_map<std::uint32_t, RuntimeValue> captured;
                 for (const auto &[id, v] : step.captured)
                     captured[id.index] = onHost(v);

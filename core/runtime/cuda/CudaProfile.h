@@ -41,15 +41,16 @@ public:
 
 private:
     struct Value;
+    struct HostInt8;
     struct Step;
     class Setup;
     CudaProfile(const ir::Model &model, DeviceState &device, Storage storage);
 
-    /// Under int8: the node's int8 kernel, or nullptr where it stays at fp32 (`profile` says why);
-    /// an error when the calibration lacks one of its operands.
-    static support::Expected<std::unique_ptr<CudaKernel>> int8Kernel(const ir::Model &model, const NodeBinding &binding, bool allStatic,
-                                                                     const cpu::PrecisionPolicy &policy, DeviceSetup &setup,
-                                                                     CudaNodeProfile &profile);
+    /// Under int8, for a node the policy puts at int8: its int8 kernel in `step`, or where it has
+    /// none, its operands' quantization on the host for the CPU fallback (`profile` says why); an
+    /// error when the calibration lacks one of its operands. Other nodes: `profile` says why fp32.
+    support::Status planInt8(const ir::Model &model, const NodeBinding &binding, bool allStatic, const cpu::PrecisionPolicy &policy,
+                             DeviceSetup &setup, Step &step, CudaNodeProfile &profile);
 
     /// The run as one CUDA Graph launch (captured on the first call): feeds up, the graph, outputs
     /// down. For profiles whose every node runs on the device, with no observer or profiling.

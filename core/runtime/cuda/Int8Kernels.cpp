@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace portolan::runtime::cuda {
@@ -67,8 +68,9 @@ struct Int8Operand {
 
 class Int8Product final : public CudaKernel {
 public:
-    Int8Product(const MatrixProduct &p, const Int8Operand &a, const Int8Operand &b, const float *columnScale, void *handle)
-        : m_product(p), m_a(a), m_b(b), m_columnScale(columnScale)
+    /// Descriptors and algorithm first: a device without an int8 algorithm throws before anything
+    /// is uploaded. The constants' device copies follow (setConstants).
+    Int8Product(const MatrixProduct &p, const Int8Operand &a, const Int8Operand &b, void *handle) : m_product(p), m_a(a), m_b(b)
     {
         cublasLtMatmulDesc_t desc = nullptr;
         checkCublas(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32I, CUDA_R_32I), "cublasLtMatmulDescCreate");
@@ -105,7 +107,16 @@ public:
         d.f = m_product.activation;
         launchDequantizeProduct(d, c.multiprocessors, c.stream);
     }
-    bool readsInput(std::size_t k) const override { return k > 1 || !(k == 0 ? m_a : m_b).constant; }
+    void setConstants(const void *a, const void *b, const float *columnScale)
+    {
+        m_a.constant = a;
+        m_b.constant = b;
+        m_columnScale = columnScale;
+    }
+    bool readsInput(std::size_t k) const override
+    {
+        return k < 2 ? !(k == 0 ? m_a : m_b).constant : m_product.addend != MatrixProduct::Addend::None;
+    }
     std::uint64_t ownConstantBytes() const override
     {
         std::uint64_t bytes = static_cast<std::uint64_t>(m_product.n) * 4; // the column scales
@@ -129,7 +140,7 @@ private:
 
     MatrixProduct m_product;
     Int8Operand m_a, m_b;
-    const float *m_columnScale;
+    const float *m_columnScale = nullptr;
     LtDesc m_desc;
     LtLayout m_first, m_second, m_out;
     cublasLtMatmulAlgo_t m_algo{};
@@ -138,6 +149,7 @@ private:
 std::unique_ptr<CudaKernel> makeInt8Product(const NodeBinding &b, const MatrixProduct &p, const float (&scales)[2], DeviceSetup &setup)
 {
     Int8Operand operands[2];
+    std::optional<QuantizedMatrix> quantized[2];
     std::vector<float> columnScale(static_cast<std::size_t>(p.n), p.alpha);
     std::size_t scratch = 0;
     for (std::size_t k = 0; k < 2; ++k) {
@@ -146,12 +158,11 @@ std::unique_ptr<CudaKernel> makeInt8Product(const NodeBinding &b, const MatrixPr
         o.rows = k == 0 ? p.m : p.n;
         o.cols = p.k;
         o.batch = (k == 0 ? p.strideA : p.strideB) != 0 ? p.batch : 1;
-        const Tensor &constant = b.inputs[k].constant;
-        if (constant.defined()) {
-            const QuantizedMatrix q = quantizeMatrix(constant, o.transpose, k == 1); // a weight per output channel
-            o.constant = setup.upload(Tensor::fromVector<std::int8_t>(onnx::TensorProto::INT8, {q.batch, q.rows, q.cols}, q.values));
+        if (const Tensor &constant = b.inputs[k].constant; constant.defined()) {
+            quantized[k] = quantizeMatrix(constant, o.transpose, k == 1); // a weight per output channel
+            const std::vector<float> &s = quantized[k]->scales;
             for (std::size_t n = 0; n < columnScale.size(); ++n)
-                columnScale[n] *= q.scales[q.scales.size() == 1 ? 0 : n];
+                columnScale[n] *= s[s.size() == 1 ? 0 : n];
         } else {
             o.scale = scales[k];
             o.scratchOffset = scratch;
@@ -160,8 +171,13 @@ std::unique_ptr<CudaKernel> makeInt8Product(const NodeBinding &b, const MatrixPr
                 s *= o.scale;
         }
     }
-    const auto *columnScales = static_cast<const float *>(setup.upload(Tensor::fromVector<float>(onnx::TensorProto::FLOAT, {p.n}, columnScale)));
-    auto kernel = std::make_unique<Int8Product>(p, operands[0], operands[1], columnScales, setup.cublasLt());
+    auto kernel = std::make_unique<Int8Product>(p, operands[0], operands[1], setup.cublasLt());
+    const void *constants[2] = {nullptr, nullptr};
+    for (std::size_t k = 0; k < 2; ++k)
+        if (const auto &q = quantized[k])
+            constants[k] = setup.upload(Tensor::fromVector<std::int8_t>(onnx::TensorProto::INT8, {q->batch, q->rows, q->cols}, q->values));
+    kernel->setConstants(constants[0], constants[1],
+                         static_cast<const float *>(setup.upload(Tensor::fromVector<float>(onnx::TensorProto::FLOAT, {p.n}, columnScale))));
     setup.reserveScratch(scratch);
     return kernel;
 }
@@ -175,7 +191,8 @@ public:
         const void *constant = nullptr;
         float scale = 0;
         std::size_t scratchOffset = 0;
-        std::int64_t count = 0;
+        int dataType = 0;
+        Shape shape;
     };
     FakeQuantizedOperands(std::unique_ptr<CudaKernel> inner, std::vector<Operand> operands)
         : m_inner(std::move(inner)), m_operands(std::move(operands))
@@ -186,13 +203,13 @@ public:
     {
         std::vector<DeviceTensor> inputs(in.begin(), in.end());
         for (const Operand &o : m_operands) {
-            if (o.constant) {
-                inputs[o.input].data = const_cast<void *>(o.constant);
-                continue;
+            void *quantized = const_cast<void *>(o.constant);
+            if (!quantized) {
+                quantized = inScratch<float>(c, o.scratchOffset);
+                launchFakeQuantize(static_cast<const float *>(in[o.input].data), static_cast<float *>(quantized), elementCount(o.shape),
+                                   o.scale, c.multiprocessors, c.stream);
             }
-            float *quantized = inScratch<float>(c, o.scratchOffset);
-            launchFakeQuantize(static_cast<const float *>(in[o.input].data), quantized, o.count, o.scale, c.multiprocessors, c.stream);
-            inputs[o.input].data = quantized;
+            inputs[o.input] = {quantized, o.dataType, o.shape};
         }
         m_inner->enqueue(inputs, out, c);
     }
@@ -207,7 +224,7 @@ public:
     {
         std::uint64_t bytes = m_inner->ownConstantBytes();
         for (const Operand &o : m_operands)
-            bytes += o.constant ? static_cast<std::uint64_t>(o.count) * 4 : 0;
+            bytes += o.constant ? static_cast<std::uint64_t>(elementCount(o.shape)) * 4 : 0;
         return bytes;
     }
     std::string implementation() const override { return m_inner->implementation() + "+int8-operands"; }
@@ -235,13 +252,14 @@ std::unique_ptr<CudaKernel> makeFakeQuantized(const NodeBinding &b, const float 
             continue;
         FakeQuantizedOperands::Operand o;
         o.input = k;
-        o.count = elementCount(b.inputs[k].shape);
+        o.dataType = b.inputs[k].dataType;
+        o.shape = b.inputs[k].shape;
         if (quantized.inputs[k].constant.defined()) {
             o.constant = setup.upload(quantized.inputs[k].constant);
         } else {
             o.scale = scales[k];
             o.scratchOffset = scratch;
-            scratch += scratchBytes(o.count * 4);
+            scratch += scratchBytes(elementCount(o.shape) * 4);
         }
         operands.push_back(o);
     }

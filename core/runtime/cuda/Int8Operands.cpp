@@ -51,7 +51,8 @@ bool fitsInt8Product(const MatrixProduct &p, std::string &whyNot)
         whyNot = "cuBLASLt's int8 kernels need N and K in multiples of 4 (N " + std::to_string(p.n) + ", K " + std::to_string(p.k) + ")";
         return false;
     }
-    if (std::max(p.m, p.n) > std::int64_t(65535) * 32) { // the transposing quantizer's grid height
+    // the transposing quantizer's grid height: B's N rows, and A's M rows under transA
+    if (std::max(p.transA ? p.m : 0, p.n) > std::int64_t(65535) * 32) {
         whyNot = "a dimension past " + std::to_string(65535 * 32);
         return false;
     }

@@ -77,6 +77,8 @@ public:
             launchBiasFunction(m_storage, out[0].data, nullptr, m_product.batch * m_product.m, m_product.n, m_after, c.multiprocessors,
                                c.stream);
     }
+    /// C is read when added, unless it went up pre-scaled
+    bool readsInput(std::size_t k) const override { return k < 2 || (m_addend != Addend::None && !m_scaledBias); }
     std::string implementation() const override { return "cublaslt:matmul"; }
 
     /// Gemm's beta·C with C a constant row: the bias cuBLASLt adds, pre-scaled.

@@ -51,10 +51,15 @@ __global__ void quantizeTransposedKernel(const float *__restrict__ in, std::int8
     }
 }
 
+/// Here the math stays fp32, so a NaN passes through as the CPU's emulation passes it (int8 itself
+/// has none); a zero range still zeroes everything.
 __global__ void fakeQuantizeKernel(const float *__restrict__ in, float *out, std::int64_t count, float scale)
 {
     GRID_STRIDE(i, count)
-    out[i] = quantizedLevel(in[i], scale) * scale;
+    {
+        const float x = in[i];
+        out[i] = isnan(x) && scale > 0.f ? x : quantizedLevel(x, scale) * scale;
+    }
 }
 
 __global__ void dequantizeKernel(DequantizeArgs a)

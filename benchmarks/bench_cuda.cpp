@@ -1,12 +1,16 @@
 // The CUDA executor's kernels against the device: the measured copy bandwidth, then each memory-bound
-// kernel at a large size (GB/s moved and its share of the copy bandwidth; target ≥ 70%), the
+// kernel at a large size (GB/s moved and its share of the copy bandwidth; target ≥ 70%; a fused
+// elementwise chain among them, made by the fuse-elementwise pass), the
 // matrix products through cuBLASLt at 4096³ (TFLOP/s, or int8 TOP/s, against the best rate
 // measured over the larger products here; target ≥ 70%), and the fused attention kernel's time on a BERT-base shape
 // (its peer, PyTorch's scaled_dot_product_attention, is timed by benchmarks/cuda/sdpa_peer.py in
 // the same gpu-check run). Every figure is the GPU time of one node (CUDA events), the median of
-// the timed runs after a warm-up, through the executor's own path (one-node models).
+// the timed runs after a warm-up, through the executor's own path (one-node models, the chain's
+// after its pass).
 // Usage: bench_cuda [--quick]
 #include "passes/NumericCheck.h"
+#include "passes/PassManager.h"
+#include "passes/Pipeline.h"
 #include "runtime/cpu/Calibration.h"
 #include "runtime/cuda/CudaDevices.h"
 #include "runtime/cuda/CudaExecutor.h"
@@ -29,14 +33,24 @@ int g_runs = 10;
 /// The GPU milliseconds of the first non-view node of `text`'s model at `precision`, median over
 /// g_runs runs after one warm-up; -1 (with the reason printed) when it did not run on the GPU. The
 /// kernel that ran goes to `implementation` when given.
-double nodeMilliseconds(const std::string &text, const std::string &precision, std::string *implementation = nullptr)
+double nodeMilliseconds(const std::string &text, const std::string &precision, std::string *implementation = nullptr,
+                        const char *pipeline = nullptr)
 {
     auto loaded = test::loadModelText(text.c_str());
     if (!loaded) {
         std::fprintf(stderr, "%s\n", loaded.error().format().c_str());
         return -1;
     }
-    const ir::Model &model = *loaded->model;
+    std::shared_ptr<const ir::Model> passed; // the model after `pipeline`, when one is given
+    if (pipeline) {
+        auto compiled = passes::runPipeline(*loaded->model, *passes::parsePipeline(pipeline), {});
+        if (!compiled) {
+            std::fprintf(stderr, "%s\n", compiled.error().format().c_str());
+            return -1;
+        }
+        passed = compiled->model;
+    }
+    const ir::Model &model = passed ? *passed : *loaded->model;
     std::shared_ptr<const runtime::cpu::CalibrationTable> ranges; // int8: the seeded feeds', uniform in [-1, 1)
     if (precision == "int8") {
         auto table = std::make_shared<runtime::cpu::CalibrationTable>();
@@ -108,22 +122,27 @@ int main(int argc, char **argv)
         const char *name;
         std::string body;
         double tensorsMoved; // in units of one n-element tensor
+        const char *pipeline = nullptr; // what makes the node measured (the first)
     };
     const std::vector<Bound> bounds{
         {"Gelu", "(float" + vec + " x) => (float" + vec + " y) { y = ai.portolan.Gelu (x) }", 2},
+        {"chain Mul-Add-Sigmoid-Mul", "(float" + vec + " x, float" + vec + " z) => (float" + vec +
+                                          " y) { m = Mul (x, z)\n a = Add (m, x)\n s = Sigmoid (a)\n y = Mul (s, z) }",
+         3, "fuse-elementwise"},
         {"Add (same shapes)", "(float" + vec + " x, float" + vec + " z) => (float" + vec + " y) { y = Add (x, z) }", 3},
         {"LayerNormalization 1024", "(float" + mat + " x, float[1024] g, float[1024] b) => (float" + mat +
                                         " y) { y = LayerNormalization (x, g, b) }", 2},
         {"Softmax 1024", "(float" + mat + " x) => (float" + mat + " y) { y = Softmax (x) }", 2},
     };
-    std::printf("%-26s %-5s %10s %10s %8s\n", "kernel", "type", "ms", "GB/s", "of copy");
+    std::printf("%-26s %-5s %10s %10s %8s  %s\n", "kernel", "type", "ms", "GB/s", "of copy", "implementation");
     for (const Bound &b : bounds)
         for (const char *precision : {"fp32", "fp16"}) {
-            const double ms = nodeMilliseconds(header() + "g " + b.body, precision);
+            std::string kernel;
+            const double ms = nodeMilliseconds(header() + "g " + b.body, precision, &kernel, b.pipeline);
             const double bytes = b.tensorsMoved * static_cast<double>(n) * (std::string(precision) == "fp32" ? 4 : 2);
             if (ms > 0)
-                std::printf("%-26s %-5s %10.3f %10.0f %7.0f%%\n", b.name, precision, ms, bytes / (ms * 1e-3) / 1e9,
-                            100 * bytes / (ms * 1e-3) / copy);
+                std::printf("%-26s %-5s %10.3f %10.0f %7.0f%%  %s\n", b.name, precision, ms, bytes / (ms * 1e-3) / 1e9,
+                            100 * bytes / (ms * 1e-3) / copy, kernel.c_str());
             else
                 std::printf("%-26s %-5s   did not run on the GPU\n", b.name, precision);
         }

@@ -1,7 +1,11 @@
 // Conv and FusedConv on the device: cuDNN's convolution, in pure fp32 (FMA math, no TF32: the
 // comparison with the reference allows 1e-4) or, for fp16/bf16 storage, on tensor cores with fp32
-// accumulation; then one epilogue kernel for the bias, the residual and the activation together. cuDNN pads symmetrically: a node with unequal begin and end pads
-// (SAME_UPPER with an even kernel, say) runs on the CPU.
+// accumulation. A bias with ReLU or no activation goes into the convolution itself, with the
+// residual (cudnnConvolutionBiasActivationForward: y = act(conv(x) + z + bias), one pass over y,
+// rounded once); anything else, or a configuration cuDNN declines for the fused call, gets one
+// epilogue kernel after the plain convolution for the bias, the residual and the activation
+// together. cuDNN pads symmetrically: a node with unequal begin and end pads (SAME_UPPER with an
+// even kernel, say) runs on the CPU.
 #include "runtime/cuda/CudaKernel.h"
 #include "runtime/cuda/CudnnDescriptors.h"
 #include "runtime/cuda/DeviceKernels.h"
@@ -22,10 +26,31 @@ public:
     {
     }
 
+    /// Bias, residual and activation inside cuDNN's call from now on (`bias` describes the bias as
+    /// [1, C, 1…]; `activation` is ReLU or identity).
+    void fuseEpilogue(TensorDesc bias, ActivationDesc activation)
+    {
+        m_bias = std::move(bias);
+        m_fusedActivation = std::move(activation);
+    }
+
     /// inputs: X, W, B (bias), Z (residual, FusedConv)
     void enqueue(std::span<const DeviceTensor> in, std::span<const DeviceTensor> out, const CudaContext &c) override
     {
         const float one = 1.f, zero = 0.f;
+        if (m_fusedActivation) {
+            // without a residual, z is y itself, weighed 0 (cuDNN then does not read it)
+            const bool residual = in.size() > 3 && in[3].data;
+            const cudnnStatus_t status = cudnnConvolutionBiasActivationForward(
+                static_cast<cudnnHandle_t>(c.cudnn), &one, m_x.get(), in[0].data, m_w.get(), in[1].data, m_conv.get(), m_algo,
+                c.workspace, m_workspace, residual ? &one : &zero, m_y.get(), residual ? in[3].data : out[0].data, m_bias.get(),
+                in[2].data, m_fusedActivation.get(), m_y.get(), out[0].data);
+            if (status == CUDNN_STATUS_SUCCESS)
+                return;
+            // cuDNN declines this configuration (it checks before it launches anything): from now on
+            // the plain convolution and the epilogue, which report any error that is not about fusing
+            m_fusedActivation.reset();
+        }
         checkCudnn(cudnnConvolutionForward(static_cast<cudnnHandle_t>(c.cudnn), &one, m_x.get(), in[0].data, m_w.get(), in[1].data,
                                            m_conv.get(), m_algo, c.workspace, m_workspace, &zero, m_y.get(), out[0].data),
                    "cudnnConvolutionForward");
@@ -38,7 +63,7 @@ public:
         launchChannelEpilogue(m_storage, out[0].data, input(2), input(3), elementCount(m_yShape), m_yShape[1], spatial, m_activation,
                               c.multiprocessors, c.stream);
     }
-    std::string implementation() const override { return "cudnn:conv"; }
+    std::string implementation() const override { return m_fusedActivation ? "cudnn:conv-bias-activation" : "cudnn:conv"; }
 
 private:
     TensorDesc m_x;
@@ -51,7 +76,24 @@ private:
     FunctionSpec m_activation;
     bool m_epilogue;
     Storage m_storage;
+    TensorDesc m_bias;
+    ActivationDesc m_fusedActivation; ///< set while the epilogue runs inside cuDNN's call
 };
+
+/// ReLU, or identity (which cuDNN fuses only into its implicit precomputed GEMM), as cuDNN's
+/// activation; nullptr for any other function or algorithm.
+ActivationDesc cudnnActivation(FunctionSpec f, cudnnConvolutionFwdAlgo_t algo)
+{
+    const bool identity = f.kind == Function::Identity && algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+    if (f.kind != Function::Relu && !identity)
+        return nullptr;
+    cudnnActivationDescriptor_t raw = nullptr;
+    checkCudnn(cudnnCreateActivationDescriptor(&raw), "cudnnCreateActivationDescriptor");
+    ActivationDesc d(raw);
+    checkCudnn(cudnnSetActivationDescriptor(raw, identity ? CUDNN_ACTIVATION_IDENTITY : CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0),
+               "cudnnSetActivationDescriptor");
+    return d;
+}
 
 } // namespace
 
@@ -141,9 +183,16 @@ std::unique_ptr<CudaKernel> makeConvKernel(const NodeBinding &b, DeviceSetup &se
             if (c.status != CUDNN_STATUS_SUCCESS || c.memory > kCudaWorkspaceBytes || (storage == Storage::F32 && c.mathType != CUDNN_FMA_MATH))
                 continue;
             checkCudnn(cudnnSetConvolutionMathType(rawConv, c.mathType), "cudnnSetConvolutionMathType"); // as the algorithm wants
-            return std::make_unique<ConvKernel>(std::move(xDesc), std::move(wDesc), std::move(conv), std::move(yDesc), c.algo,
-                                                    c.memory, yShape, *activation,
-                                                    b.input(2) || z || activation->kind != Function::Identity, storage);
+            auto kernel = std::make_unique<ConvKernel>(std::move(xDesc), std::move(wDesc), std::move(conv), std::move(yDesc), c.algo,
+                                                       c.memory, yShape, *activation,
+                                                       b.input(2) || z || activation->kind != Function::Identity, storage);
+            if (b.input(2))
+                if (ActivationDesc fused = cudnnActivation(*activation, c.algo)) {
+                    Shape biasShape(yShape.size(), 1);
+                    biasShape[1] = yShape[1];
+                    kernel->fuseEpilogue(tensorDescriptor(biasShape, storage), std::move(fused));
+                }
+            return kernel;
         }
         whyNot = "cuDNN has no algorithm for it within the workspace";
         return nullptr;

@@ -71,7 +71,7 @@ public:
     /// Bytes of constants the kernel uploaded itself and reads at every run (quantized weights): the
     /// part of its traffic the inputs it reads do not show.
     virtual std::uint64_t ownConstantBytes() const { return 0; }
-    /// "cuda:elementwise", "cublaslt:matmul"…: what `--stats` shows.
+    /// "cuda:elementwise", "cublaslt:matmul"…: what `--stats` shows (asked again after each run).
     virtual std::string implementation() const = 0;
 };
 

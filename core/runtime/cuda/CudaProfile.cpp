@@ -821,6 +821,8 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
     for (std::size_t i = 0; i < m_steps.size(); ++i) {
         CudaNodeProfile &node = m_nodes[i];
         const Step &step = m_steps[i];
+        if (step.kernel) // a kernel may have changed course on its first run (a fusion cuDNN declined)
+            node.implementation = step.kernel->implementation();
         if (!profile || step.precomputed)
             continue;
         float ms = static_cast<float>(hostMilliseconds[i]);

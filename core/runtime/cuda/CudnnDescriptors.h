@@ -27,10 +27,14 @@ struct ConvDescDestroy {
 struct PoolDescDestroy {
     void operator()(cudnnPoolingDescriptor_t d) const { cudnnDestroyPoolingDescriptor(d); }
 };
+struct ActivationDescDestroy {
+    void operator()(cudnnActivationDescriptor_t d) const { cudnnDestroyActivationDescriptor(d); }
+};
 using TensorDesc = std::unique_ptr<std::remove_pointer_t<cudnnTensorDescriptor_t>, TensorDescDestroy>;
 using FilterDesc = std::unique_ptr<std::remove_pointer_t<cudnnFilterDescriptor_t>, FilterDescDestroy>;
 using ConvDesc = std::unique_ptr<std::remove_pointer_t<cudnnConvolutionDescriptor_t>, ConvDescDestroy>;
 using PoolDesc = std::unique_ptr<std::remove_pointer_t<cudnnPoolingDescriptor_t>, PoolDescDestroy>;
+using ActivationDesc = std::unique_ptr<std::remove_pointer_t<cudnnActivationDescriptor_t>, ActivationDescDestroy>;
 
 /// cuDNN wants at least 4 dims: a 1-D spatial shape [N, C, L] becomes [N, C, 1, L].
 inline std::vector<int> cudnnDims(const Shape &shape)

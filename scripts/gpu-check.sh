@@ -22,15 +22,18 @@ summary="$results/summary.txt"
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
 
-if [[ ! -d gpu-bundle && -f gpu-bundle.tar.xz ]]; then
-  tar -xJf gpu-bundle.tar.xz
+if [[ -f gpu-bundle.tar.xz ]]; then # the carried bundle, never an older one unpacked before
+  rm -rf gpu-bundle && tar -xJf gpu-bundle.tar.xz
 fi
 if [[ -x gpu-bundle/bin/portolan ]]; then
   bin=gpu-bundle/bin
   tests=gpu-bundle/bin
   benches=gpu-bundle/bin
   export LD_LIBRARY_PATH="$root/gpu-bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  say "programs: gpu-bundle (revision $(cat gpu-bundle/REVISION 2>/dev/null || echo unknown))"
+  revision=$(cat gpu-bundle/REVISION 2>/dev/null || echo unknown)
+  say "programs: gpu-bundle (revision $revision)"
+  head=$(git rev-parse --short HEAD 2>/dev/null) && [[ $revision != "$head"* ]] &&
+    say "WARNING: the bundle was built at $revision, the tree is at $head: run scripts/gpu-bundle.sh again"
 elif [[ -x build/app/portolan ]]; then
   bin=build/app
   tests=build/tests
@@ -57,6 +60,10 @@ step() {
   local verdict=passed
   ((status == 0)) || { verdict="FAILED (exit $status)"; failed=1; }
   say "$(printf '%-40s %-18s %4ds' "$name" "$verdict" $((SECONDS - start)))"
+  if ((status != 0)); then # the first reasons, so the summary alone says what to look at
+    { grep -E -m 6 'FAIL!|error|Error|Loc:' "$logs/$name.log" || tail -n 4 "$logs/$name.log"; } | cut -c1-240 | sed 's/^/    /' |
+      tee -a "$summary"
+  fi
 }
 
 say "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"

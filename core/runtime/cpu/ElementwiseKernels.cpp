@@ -2,6 +2,7 @@
 // only its second operand, so a commutative op whose first operand is the smaller one swaps them),
 // and the activations and unary math that have an eltwise algorithm.
 #include "runtime/cpu/OneDnn.h"
+#include "runtime/cpu/SameLayoutPrimitive.h"
 
 #include <limits>
 
@@ -40,32 +41,6 @@ private:
     dnnl::binary m_primitive;
     memory::desc m_a, m_b, m_y;
     bool m_swapped;
-    memory m_scratchpad;
-};
-
-class EltwiseKernel final : public CpuKernel {
-public:
-    EltwiseKernel(dnnl::eltwise_forward::primitive_desc pd, memory::desc desc)
-        : m_pd(std::move(pd)), m_primitive(m_pd), m_desc(desc), m_scratchpad(m_pd.scratchpad_desc(), onednn::engine())
-    {
-    }
-
-    void run(std::span<const Tensor *const> inputs, std::span<Tensor> outputs) override
-    {
-        m_primitive.execute(onednn::stream(), {{DNNL_ARG_SRC, onednn::wrap(m_desc, *inputs[0])},
-                                               {DNNL_ARG_DST, onednn::wrap(m_desc, outputs[0])},
-                                               {DNNL_ARG_SCRATCHPAD, m_scratchpad}});
-        onednn::stream().wait();
-    }
-
-    int inPlaceInput(std::size_t) const override { return 0; }
-
-    std::string implementation() const override { return std::string("onednn:eltwise(") + m_pd.impl_info_str() + ")"; }
-
-private:
-    dnnl::eltwise_forward::primitive_desc m_pd;
-    dnnl::eltwise_forward m_primitive;
-    memory::desc m_desc;
     memory m_scratchpad;
 };
 
@@ -176,7 +151,7 @@ std::unique_ptr<CpuKernel> makeEltwiseKernel(const NodeBinding &b, std::string &
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
         dnnl::eltwise_forward::primitive_desc pd(
             dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, desc, alpha, beta), attr, onednn::engine());
-        return std::make_unique<EltwiseKernel>(std::move(pd), desc);
+        return std::make_unique<SameLayoutPrimitive<dnnl::eltwise_forward>>(std::move(pd), desc, "eltwise");
     } catch (const dnnl::error &e) {
         whyNot = std::string("oneDNN: ") + e.what();
         return nullptr;

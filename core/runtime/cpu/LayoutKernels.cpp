@@ -1,6 +1,7 @@
 // Transpose and Softmax on oneDNN. A transpose is a reorder: the input read through strides
 // permuted into the output's dim order, written row-major.
 #include "runtime/cpu/OneDnn.h"
+#include "runtime/cpu/SameLayoutPrimitive.h"
 
 namespace portolan::runtime::cpu {
 
@@ -28,31 +29,6 @@ public:
 private:
     memory::desc m_from, m_to;
     dnnl::reorder m_primitive;
-};
-
-class SoftmaxKernel final : public CpuKernel {
-public:
-    SoftmaxKernel(dnnl::softmax_forward::primitive_desc pd, memory::desc desc)
-        : m_pd(std::move(pd)), m_primitive(m_pd), m_desc(desc), m_scratchpad(m_pd.scratchpad_desc(), onednn::engine())
-    {
-    }
-
-    void run(std::span<const Tensor *const> inputs, std::span<Tensor> outputs) override
-    {
-        m_primitive.execute(onednn::stream(), {{DNNL_ARG_SRC, onednn::wrap(m_desc, *inputs[0])},
-                                               {DNNL_ARG_DST, onednn::wrap(m_desc, outputs[0])},
-                                               {DNNL_ARG_SCRATCHPAD, m_scratchpad}});
-        onednn::stream().wait();
-    }
-
-    int inPlaceInput(std::size_t) const override { return 0; }
-    std::string implementation() const override { return std::string("onednn:softmax(") + m_pd.impl_info_str() + ")"; }
-
-private:
-    dnnl::softmax_forward::primitive_desc m_pd;
-    dnnl::softmax_forward m_primitive;
-    memory::desc m_desc;
-    memory m_scratchpad;
 };
 
 bool floatInOut(const NodeBinding &b)
@@ -122,7 +98,7 @@ std::unique_ptr<CpuKernel> makeSoftmaxKernel(const NodeBinding &b, std::string &
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
         dnnl::softmax_forward::primitive_desc pd(
             dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, desc, softmaxAxis), attr, onednn::engine());
-        return std::make_unique<SoftmaxKernel>(std::move(pd), desc);
+        return std::make_unique<SameLayoutPrimitive<dnnl::softmax_forward>>(std::move(pd), desc, "softmax");
     } catch (const dnnl::error &e) {
         whyNot = std::string("oneDNN: ") + e.what();
         return nullptr;

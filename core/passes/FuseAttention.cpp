@@ -140,6 +140,19 @@ std::optional<AttentionMatch> match(PassContext &cx, const ir::Node &softmax, Sh
     if (!qk || !isOp(*qk, "MatMul"))
         return decline("the scores are not a MatMul of queries and keys");
     chain.insert(chain.begin(), qk->id);
+    // Attention takes Q, K and V with the same batch and head dims: MatMuls that broadcast K or V
+    // over them (multi-query attention) stay as they are
+    const std::size_t r = *rank;
+    const auto dq = shapes.dims(qk->inputs[0]), dk = shapes.dims(qk->inputs[1]), dv = shapes.dims(m.v);
+    if (!dq || !dk || !dv || dq->size() != r || dk->size() != r || dv->size() != r)
+        return decline("Q, K and V are not all of the scores' rank");
+    auto differ = [](const ir::Dim &a, const ir::Dim &b) {
+        return (a.isStatic() && b.isStatic() && a.extent() != b.extent()) || (a.isSymbolic() && b.isSymbolic() && a.symbol() != b.symbol()) ||
+               (a.isStatic() != b.isStatic() && ((a.isStatic() && a.extent() == 1) || (b.isStatic() && b.extent() == 1)));
+    };
+    for (std::size_t i = 0; i + 2 < r; ++i)
+        if (differ((*dq)[i], (*dk)[i]) || differ((*dq)[i], (*dv)[i]))
+            return decline("K or V is broadcast over Q's batch or head dims (multi-query attention)");
     m.q = qk->inputs[0];
     m.kt = qk->inputs[1];
     // Exporters often scale the queries instead of the scores: Q = q / c or q · c.
@@ -153,7 +166,6 @@ std::optional<AttentionMatch> match(PassContext &cx, const ir::Node &softmax, Sh
         }
     }
     // K arrives as Kᵀ: absorb a transpose in front of it.
-    const std::size_t r = *rank;
     std::vector<std::int64_t> swap(r);
     std::iota(swap.begin(), swap.end(), 0);
     std::swap(swap[r - 1], swap[r - 2]);

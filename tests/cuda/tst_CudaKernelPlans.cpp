@@ -329,6 +329,23 @@ g (float[1,2,4,300] q, float[1,2,4,300] k, float[1,2,4,300] v, float[2,3,4] x) =
         const Decision softmax = decide(*model, "Softmax");
         QVERIFY(!softmax.kernel);
         QVERIFY2(softmax.whyNot.find("not the last") != std::string::npos, softmax.whyNot.c_str());
+        // K and V of one head for Q's two: the kernels would read past them
+        auto multiQuery = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17, "ai.portolan" : 1]>
+g (float[1,2,4,32] q, float[1,1,4,32] k, float[1,1,4,32] v) => (float[1,2,4,32] y) {
+  y = ai.portolan.Attention (q, k, v)
+})");
+        QVERIFY(multiQuery);
+        const Decision broadcast = decide(*multiQuery, "Attention");
+        QVERIFY(!broadcast.kernel);
+        QVERIFY2(broadcast.whyNot.find("Q's batch and head dims") != std::string::npos, broadcast.whyNot.c_str());
+        auto otherLayout = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17, "ai.portolan" : 1]>
+g (float[1,2,4,32] q, float[1,2,4,32] k, float[1,2,4,32] v) => (float[1,2,4,32] y) {
+  y = ai.portolan.Attention <layout = "BSD"> (q, k, v)
+})");
+        QVERIFY(otherLayout);
+        const Decision layout = decide(*otherLayout, "Attention");
+        QVERIFY(!layout.kernel);
+        QVERIFY2(layout.whyNot.find("neither NSD nor SND") != std::string::npos, layout.whyNot.c_str());
     }
     void int8OperandsQuantizeAsTheCpuExecutorDoes()
     {

@@ -329,6 +329,21 @@ g (float[1,2,4,8] q, float[1,2,8,4] kt, float[1,2,4,8] v) => (float[1,2,4,8] y, 
     QVERIFY(result);
     QVERIFY(!result->passes[0].changed);
     QVERIFY(QString::fromStdString(test::failureReasons(*result, "fuse-attention")).contains("other readers"));
+    // Multi-query: one head of K and V broadcast over Q's two (Attention wants them whole)
+    auto multiQuery = load(R"(
+<ir_version: 8, opset_import: ["" : 14]>
+g (float[1,2,4,8] q, float[1,1,8,4] kt, float[1,1,4,8] v) => (float[1,2,4,8] y)
+{
+    s = MatMul(q, kt)
+    p = Softmax <axis = -1> (s)
+    y = MatMul(p, v)
+}
+)");
+    QVERIFY(multiQuery);
+    auto broadcast = test::runChecked(*multiQuery, "fuse-attention");
+    QVERIFY(broadcast);
+    QVERIFY(!broadcast->passes[0].changed);
+    QVERIFY(QString::fromStdString(test::failureReasons(*broadcast, "fuse-attention")).contains("multi-query"));
     // A whole row hidden: Where's uniform softmax is not −∞'s NaN.
     auto hidden = load(attentionModel("", ", bool[1,1,4,4] hide = {1,1,1,1, 0,0,1,1, 0,0,0,1, 0,0,0,0}, float fill = {-1e30}",
                                       "sc = Mul(s, c)\n m = Where(hide, fill, sc)").c_str());

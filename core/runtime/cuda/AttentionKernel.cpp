@@ -44,7 +44,12 @@ std::unique_ptr<CudaKernel> makeAttentionKernel(const NodeBinding &b, DeviceSetu
         return nullptr;
     }
     const std::size_t rank = q->shape.size();
-    const bool sequenceFirst = b.attributes.attrString("layout", "NSD") == "SND";
+    const std::string layout = b.attributes.attrString("layout", "NSD");
+    if (layout != "NSD" && layout != "SND") {
+        whyNot = "layout '" + layout + "' is neither NSD nor SND";
+        return nullptr;
+    }
+    const bool sequenceFirst = layout == "SND";
     if (rank < 2 || rank > 6 || k->shape.size() != rank || v->shape.size() != rank || (sequenceFirst && rank < 3)) {
         whyNot = "Q, K and V are not of one rank from 2 (3 for SND) to 6";
         return nullptr;
@@ -64,6 +69,12 @@ std::unique_ptr<CudaKernel> makeAttentionKernel(const NodeBinding &b, DeviceSetu
         whyNot = "head dims above " + std::to_string(AttentionArgs::kMaxHeadDim) + ", or K and V do not match Q";
         return nullptr;
     }
+    for (std::size_t i = 0; i + 1 < rank; ++i) // the kernels walk K and V by Q's batch and head dims
+        if (i != seqAxis && (k->shape[i] != q->shape[i] || v->shape[i] != q->shape[i])) {
+            whyNot = "K or V does not have Q's batch and head dims (" + shapeString(k->shape) + ", " + shapeString(v->shape) + " for " +
+                     shapeString(q->shape) + ")";
+            return nullptr;
+        }
     a.scale = b.attributes.attrFloat("scale", 1.f);
     a.causal = b.attributes.attrInt("causal", 0) != 0;
     if (mask) {

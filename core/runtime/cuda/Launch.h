@@ -107,11 +107,12 @@ RowLaunch rowLaunch(std::int64_t rows, std::int64_t width);
 /// The tiled attention kernel's shared memory (kernels/Attention.cu): per block 64 query rows, and
 /// per step 64 keys, for a head dim `d` (a multiple of 16, at most 128) of 16-bit storage. Q, K and
 /// V tiles in storage type, the scores S and the output accumulators O in fp32, the probabilities P
-/// in storage type, then each row's running max, sum and rescale. Rows are padded (8 halves, 4
+/// in storage type, then each row's running max and sum. Rows are padded (8 halves, 4
 /// floats) against bank conflicts; every region starts 128-byte aligned, and so every 16×16 tile a
 /// tensor-core load or store touches is 32-byte aligned, as WMMA requires.
 struct TiledAttentionLayout {
     static constexpr int kRows = 64, kKeys = 64, kWarps = 4, kMaxHeadDim = 128;
+    static_assert(kKeys == kRows, "the kernel loads K and V tiles with the Q tile's loader (kRows rows)");
     int d = 0;
     int ldQ = 0, ldK = 0, ldV = 0, ldS = 0, ldP = 0, ldO = 0; ///< leading dims, in elements
     std::size_t q = 0, k = 0, v = 0, s = 0, p = 0, o = 0, stats = 0; ///< byte offsets
@@ -132,7 +133,7 @@ struct TiledAttentionLayout {
         l.p = after(l.s, std::size_t(kRows) * l.ldS * 4);
         l.o = after(l.p, std::size_t(kRows) * l.ldP * 2);
         l.stats = after(l.o, std::size_t(kRows) * l.ldO * 4);
-        l.bytes = after(l.stats, std::size_t(3) * kRows * 4);
+        l.bytes = after(l.stats, std::size_t(2) * kRows * 4);
         return l;
     }
     /// Where the region after one of `bytes` at `start` begins.

@@ -277,7 +277,9 @@ bool prepareTiledAttention(Storage s, const AttentionArgs &args, std::string &wh
             cudaFuncAttributes attributes{};
             checkCuda(cudaFuncGetAttributes(&attributes, tiledAttentionKernel<T>), "cudaFuncGetAttributes");
             ptxVersion = attributes.ptxVersion;
-            if (ptxVersion >= 80)
+            // the limit is the kernel function's, shared by every node: only ever raised, so that a
+            // node with a smaller head dim does not shrink it under one prepared before
+            if (ptxVersion >= 80 && static_cast<std::size_t>(attributes.maxDynamicSharedSizeBytes) < bytes)
                 checkCuda(cudaFuncSetAttribute(tiledAttentionKernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
                           "cudaFuncSetAttribute");
         }

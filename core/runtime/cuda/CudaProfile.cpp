@@ -693,12 +693,13 @@ support::Expected<NamedValues> CudaProfile::runAsGraph()
             }
         }
         checkCuda(cudaGraphLaunch(static_cast<cudaGraphExec_t>(m_graph), stream), "cudaGraphLaunch");
+        NamedValues results = downloadOutputs();
         m_lastRunWasGraph = true;
-        return downloadOutputs();
-    } catch (const std::exception &e) {
+        return results;
+    } catch (const std::exception &e) { // the profile runs step by step from now on
         m_whyNoGraph = e.what();
         cudaGetLastError();
-        return makeError("cuda-graph", std::string("capturing the profile as a CUDA Graph: ") + e.what(), m_model.sourcePath);
+        return makeError("cuda-graph", std::string("running the profile as a CUDA Graph: ") + e.what(), m_model.sourcePath);
     }
 }
 

@@ -48,6 +48,11 @@ void ObservedDownloads::add(const ir::Node &node, std::vector<Output> outputs)
         if (!output.device)
             continue;
         const std::size_t bytes = bytesOf(output);
+        if (bytes == 0) { // an empty tensor: nothing to copy (and maybe no staging yet to copy into)
+            output.ready = RuntimeValue::ofTensor(Tensor::zeros(output.dataType, output.shape));
+            output.device = nullptr;
+            continue;
+        }
         ++m_transfers.downloads;
         m_transfers.downloadBytes += bytes;
         if (batched) {

@@ -43,17 +43,41 @@ else
   say "gpu-check: neither gpu-bundle/ (scripts/gpu-bundle.sh) nor build/ (scripts/build.sh) holds portolan"
   exit 2
 fi
-# CUDA's libraries from the machine's toolkit (the bundle leaves them out: they must match the driver)
+# CUDA's libraries from the machine (the bundle leaves them out: they must match its driver): the
+# toolkit's folders, and where Python's CUDA wheels keep cuBLAS and cuDNN (a PyTorch machine may
+# have cuDNN nowhere else)
+add_library_dir() { [[ -d $1 ]] && export LD_LIBRARY_PATH="$1${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; }
 for dir in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-  [[ -d $dir ]] && export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  add_library_dir "$dir"
 done
+if site=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2> /dev/null) && [[ -d $site/nvidia ]]; then
+  for lib in 'libcublasLt.so.*' 'libcudnn.so.*'; do
+    add_library_dir "$(find "$site/nvidia" -name "$lib" -printf '%h\n' 2> /dev/null | head -n 1)"
+  done
+fi
+missing=$(ldd "$bin/portolan" 2> /dev/null | awk '/not found/ { print $1 }' | tr '\n' ' ')
+[[ -n $missing ]] && say "WARNING: libraries not found: $missing"
 export QT_QPA_PLATFORM=offscreen
+# the test programs read the fixture models from this tree, wherever it was built
+export PORTOLAN_FIXTURES_DIR="$root/tests/data/models"
+export PYTHONUNBUFFERED=1
 
 failed=0
+# the whole check ends within GPU_CHECK_SECONDS (default 480): a step past it is skipped, one that
+# would run over it is cut short, and logs.tar.gz is brought up to date after every step, so an
+# outer time limit still finds what ran
+deadline=$((SECONDS + ${GPU_CHECK_SECONDS:-480}))
 # step NAME SECONDS COMMAND…: runs it with a time limit, its output in NAME.log, one line in the summary
 step() {
   local name=$1 limit=$2
   shift 2
+  local left=$((deadline - SECONDS))
+  if ((left <= 5)); then
+    say "$(printf '%-40s %-18s' "$name" "skipped (no time)")"
+    failed=1
+    return
+  fi
+  ((limit > left)) && limit=$left
   local start=$SECONDS
   timeout "$limit" "$@" > "$logs/$name.log" 2>&1
   local status=$?
@@ -64,6 +88,7 @@ step() {
     { grep -E -m 6 'FAIL!|error|Error|Loc:' "$logs/$name.log" || tail -n 4 "$logs/$name.log"; } | cut -c1-240 | sed 's/^/    /' |
       tee -a "$summary"
   fi
+  tar -czf "$results/logs.tar.gz" -C "$results" logs
 }
 
 say "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -74,7 +99,7 @@ else
 fi
 
 for t in tst_CudaDevices tst_CudaLaunch tst_CudaKernelPlans tst_CudaExecutor; do
-  step "$t" 300 "$tests/$t" -o "$logs/$t.txt,txt"
+  step "$t" 300 "$tests/$t"
 done
 
 for model in tests/data/models/*/model.onnx; do

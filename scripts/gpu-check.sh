@@ -22,6 +22,7 @@ summary="$results/summary.txt"
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
 
+python_library_path=${LD_LIBRARY_PATH:-} # PyTorch loads its own C++ runtime, not the bundle's older one
 if [[ -f gpu-bundle.tar.xz ]]; then # the carried bundle, never an older one unpacked before
   rm -rf gpu-bundle && tar -xJf gpu-bundle.tar.xz
 fi
@@ -128,8 +129,13 @@ done
 # the kernels against the device, and PyTorch's attention on the same shape when it is here
 step bench_cuda 300 "$benches/bench_cuda"
 if command -v python3 > /dev/null; then
-  step sdpa_peer 120 python3 benchmarks/cuda/sdpa_peer.py
-  step e2e_peer 420 python3 benchmarks/cuda/e2e_peer.py "$bin/portolan" "$(mktemp -d)"
+  # Python with the machine's own library path; portolan, which e2e_peer starts, through a wrapper
+  # that gives it the bundle's
+  portolan_wrapper=$(mktemp)
+  printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec "%s" "$@"\n' "$LD_LIBRARY_PATH" "$root/$bin/portolan" > "$portolan_wrapper"
+  chmod +x "$portolan_wrapper"
+  step sdpa_peer 120 env LD_LIBRARY_PATH="$python_library_path" python3 benchmarks/cuda/sdpa_peer.py
+  step e2e_peer 420 env LD_LIBRARY_PATH="$python_library_path" python3 benchmarks/cuda/e2e_peer.py "$portolan_wrapper" "$(mktemp -d)"
 fi
 
 cat "$logs/bench_cuda.log" "$logs/sdpa_peer.log" "$logs/e2e_peer.log" > "$results/bench.txt" 2> /dev/null

@@ -718,7 +718,7 @@
     </message>
     <message>
         <location filename="../views/compare/ComparePanel.cpp" line="144"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="489"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="491"/>
         <source>running A and B: %p%</source>
         <translation>A und B laufen: %p%</translation>
     </message>
@@ -898,45 +898,61 @@
         <translation>%1 der %2 Knoten, die %3 absenkt, bei fp32 lassen (schlechtester Ausgabefehler %4 seiner Skala, %5 Läufe):%6</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="495"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="497"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="525"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="527"/>
         <source>Cancelled.</source>
         <translation>Abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="544"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="546"/>
         <source>Cancelling…</source>
         <translation>Wird abgebrochen…</translation>
     </message>
+    <message numerus="yes">
+        <location filename="../views/compare/ComparePanel.cpp" line="569"/>
+        <source>
+On %1: kernels %2 ms; %n node(s) on the CPU, %3 ms.</source>
+        <translation>
+            <numerusform>
+Auf %1: Kernel %2 ms; %n Knoten auf der CPU, %3 ms.</numerusform>
+            <numerusform>
+Auf %1: Kernel %2 ms; %n Knoten auf der CPU, %3 ms.</numerusform>
+        </translation>
+    </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="572"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="578"/>
+        <source> Slowest: %1 (%2, %3) %4 ms, %5% of the copy bandwidth, %6% of the MatMul rate.</source>
+        <translation> Langsamster: %1 (%2, %3) %4 ms, %5% der Kopierbandbreite, %6% der MatMul-Rate.</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="598"/>
         <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
         <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="576"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="626"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="602"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="654"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="576"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="602"/>
         <source>OUT OF TOLERANCE</source>
         <translation>AUSSERHALB DER TOLERANZ</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="580"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="606"/>
         <source>
 First divergence: %1 (%2), output %3.</source>
         <translation>
 Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="584"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="612"/>
         <source>
 %n imported tensor(s) named as no value of the model: %1</source>
         <translation>
@@ -947,27 +963,27 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="611"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="639"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="623"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="651"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="627"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="655"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="642"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="670"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="647"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="675"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>

@@ -23,7 +23,18 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="584"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="569"/>
+        <source>
+On %1: kernels %2 ms; %n node(s) on the CPU, %3 ms.</source>
+        <translation>
+            <numerusform>
+On %1: kernels %2 ms; %n node on the CPU, %3 ms.</numerusform>
+            <numerusform>
+On %1: kernels %2 ms; %n nodes on the CPU, %3 ms.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../views/compare/ComparePanel.cpp" line="612"/>
         <source>
 %n imported tensor(s) named as no value of the model: %1</source>
         <translation>

@@ -323,6 +323,7 @@ int compareCommand(const QStringList &arguments, Mode mode)
             GpuRunOptions gpuOptions;
             gpuOptions.precision = spec.precision;
             gpuOptions.keepFp32 = std::move(policy->keepFp32);
+            gpuOptions.profiling = writesReport; // the report shows where B's time went
             gpuOptions.calibration = policy->calibration;
             auto opened = openGpuRun(compiledModel, gpuOptions);
             if (!opened)
@@ -415,7 +416,9 @@ int compareCommand(const QStringList &arguments, Mode mode)
 
     if (writesReport) {
         const std::optional<runtime::cpu::ProfileFigures> figuresB =
-            specB->compiled && !executors.empty() ? executors.back()->lastFigures() : std::nullopt;
+            specB->compiled && !specB->gpu && !executors.empty() ? executors.back()->lastFigures() : std::nullopt;
+        const std::optional<runtime::AcceleratorProfile> acceleratorB =
+            specB->gpu && !gpuRuns.empty() ? std::optional(gpuRuns.back()->profile(true)) : std::nullopt;
         // The report's "before it runs" half judges the model as loaded: the file the target's compiler is handed.
         const support::Diagnostics findings = session::modelFindings(model, loaded->warnings);
         diagnose::ShapeOptions shapeOptions;
@@ -428,7 +431,8 @@ int compareCommand(const QStringList &arguments, Mode mode)
             check = diagnose::checkTarget(model, *profile);
         const report::PortReport portReport =
             buildPortReport({path, a->model, b->model, &*result, &suspects, &kernelChecks, first, pipelineText, options.tolerance,
-                             figuresB ? &*figuresB : nullptr, &findings, &*shapeAnalysis, check ? &*check : nullptr});
+                             figuresB ? &*figuresB : nullptr, &findings, &*shapeAnalysis, check ? &*check : nullptr,
+                             acceleratorB ? &*acceleratorB : nullptr});
         const std::string file = parser.value(mode == Mode::Report ? output : reportFile).toStdString();
         if (auto st = writePortReport(portReport, file, parser.isSet(force)); !st)
             return fail(st.error().format());

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ir/Model.h"
+#include "runtime/AcceleratorProfile.h"
 #include "runtime/cpu/Precision.h"
 #include "runtime/reference/Interpreter.h"
 #include "support/Expected.h"
@@ -22,6 +23,8 @@ public:
     /// nodes by GPU time and the fallbacks with their reasons.
     virtual void printSummary(const std::string &path, const std::string &pipeline, double seconds, bool withProfile) const = 0;
     virtual void writeJson(support::JsonWriter &w, bool withProfile) const = 0;
+    /// The last run, for the port report; with the device's peaks when asked.
+    virtual runtime::AcceleratorProfile profile(bool withPeaks) const = 0;
 };
 
 struct GpuRunOptions {

@@ -13,6 +13,7 @@
 #include <QFile>
 #include <QSysInfo>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -92,6 +93,34 @@ report::ReportTarget targetSummary(const diagnose::TargetCheck &c)
     return t;
 }
 
+/// B on a GPU: its memory, FLOPs and fallbacks as the compiled executor's are reported, and its profile.
+void fillGpu(report::PortReport &r, const runtime::AcceleratorProfile &p)
+{
+    r.arenaBytes = p.arenaBytes;
+    r.weightBytes = p.weightBytes;
+    report::ReportGpu gpu;
+    gpu.device = p.device;
+    gpu.copyBytesPerSecond = p.copyBytesPerSecond;
+    gpu.matmulFlopsPerSecond = p.matmulFlopsPerSecond;
+    gpu.transferBytes = p.uploadBytes + p.downloadBytes;
+    for (const runtime::AcceleratorNode &n : p.nodes) {
+        r.flops += static_cast<std::uint64_t>(std::max<std::int64_t>(n.flops, 0));
+        if (n.onHost()) {
+            ++r.fallbacks[n.opType];
+            gpu.hostMilliseconds += n.milliseconds;
+        } else {
+            gpu.deviceMilliseconds += n.milliseconds;
+        }
+    }
+    for (const runtime::AcceleratorNode &n : p.byTime()) {
+        if (n.milliseconds <= 0)
+            break;
+        const auto rates = p.ratesOf(n);
+        gpu.kernels.push_back({n.name, n.opType, n.implementation, n.precision, n.milliseconds, rates.bandwidthShare, rates.flopsShare});
+    }
+    r.gpu = std::move(gpu);
+}
+
 } // namespace
 
 report::PortReport buildPortReport(const ReportInputs &in)
@@ -135,6 +164,8 @@ report::PortReport buildPortReport(const ReportInputs &in)
         r.flops = in.figures->flops;
         r.fallbacks = in.figures->fallbacks;
     }
+    if (in.accelerator)
+        fillGpu(r, *in.accelerator);
     if (in.findings)
         r.findings = *in.findings;
     if (in.shapes)

@@ -7,6 +7,7 @@
 #include "diagnose/DynamicShapes.h"
 #include "diagnose/TargetCheck.h"
 #include "report/PortReport.h"
+#include "runtime/AcceleratorProfile.h"
 #include "runtime/cpu/CpuExecutor.h"
 
 #include <map>
@@ -28,6 +29,8 @@ struct ReportInputs {
     const support::Diagnostics *findings = nullptr;
     const diagnose::ShapeAnalysis *shapes = nullptr;
     const diagnose::TargetCheck *target = nullptr;
+    /// Run B's profile when it ran on a GPU (the CUDA executor): memory, fallbacks and where the time went.
+    const runtime::AcceleratorProfile *accelerator = nullptr;
 };
 
 report::PortReport buildPortReport(const ReportInputs &inputs);

@@ -782,7 +782,7 @@ QString MainWindow::writePortReport(const QString &path)
                              &outcome->result, &outcome->suspects, &kernelChecks, outcome->firstDivergence, request.pipeline,
                              request.effectiveTolerance(),
                              outcome->figures ? &*outcome->figures : nullptr, &m_workbench->findings(), m_findings->shapes(),
-                             m_findings->check()};
+                             m_findings->check(), outcome->accelerator ? &*outcome->accelerator : nullptr};
     // The file dialog asked before replacing the file.
     if (auto status = cli::writePortReport(cli::buildPortReport(inputs), path.toStdString(), true); !status)
         return QString::fromStdString(status.error().format());

@@ -215,6 +215,34 @@ std::string beforeItRuns(const PortReport &r, Heading heading, Paragraph paragra
     return out;
 }
 
+Table gpuTable(const ReportGpu &gpu)
+{
+    Table table{{"node", "op", "kernel", "precision", "ms", "of copy bandwidth", "of MatMul rate"}};
+    const auto share = [&](double s, double peak) { return peak > 0 ? shortNumber(100 * s) + "%" : std::string("—"); };
+    for (std::size_t i = 0; i < gpu.kernels.size() && i < kPageRows; ++i) {
+        const ReportKernel &k = gpu.kernels[i];
+        table.push_back({k.node, k.opType, k.implementation, k.precision, shortNumber(k.milliseconds),
+                         share(k.bandwidthShare, gpu.copyBytesPerSecond), share(k.flopsShare, gpu.matmulFlopsPerSecond)});
+    }
+    return table;
+}
+
+/// Run B's GPU profile in either format (nothing when B did not run on a GPU).
+template <typename Heading, typename Paragraph, typename TableWriter>
+std::string gpuSection(const PortReport &r, Heading heading, Paragraph paragraph, TableWriter table)
+{
+    if (!r.gpu)
+        return {};
+    const ReportGpu &g = *r.gpu;
+    std::string line = "On " + g.device + ": kernels " + shortNumber(g.deviceMilliseconds) + " ms, CPU fallbacks " +
+                       shortNumber(g.hostMilliseconds) + " ms, transfers " + shortNumber(static_cast<double>(g.transferBytes) / (1 << 20)) +
+                       " MiB a run.";
+    if (g.copyBytesPerSecond > 0)
+        line += " Measured peaks: copy " + shortNumber(g.copyBytesPerSecond / 1e9) + " GB/s, MatMul " +
+                shortNumber(g.matmulFlopsPerSecond / 1e12) + " TFLOP/s.";
+    return heading("GPU profile") + paragraph(line) + table(gpuTable(g)) + paragraph(moreRows(g.kernels.size()));
+}
+
 } // namespace
 
 std::string reportJson(const PortReport &r)
@@ -272,6 +300,19 @@ std::string reportJson(const PortReport &r)
     w.endArray();
     w.key("performance").beginObject().field("seconds_a", r.secondsA).field("seconds_b", r.secondsB)
         .field("arena_bytes", r.arenaBytes).field("weight_bytes", r.weightBytes).field("flops", r.flops).endObject();
+    if (r.gpu) {
+        const ReportGpu &g = *r.gpu;
+        w.key("gpu").beginObject().field("device", g.device).field("copy_bytes_per_s", g.copyBytesPerSecond)
+            .field("matmul_flops_per_s", g.matmulFlopsPerSecond).field("device_ms", g.deviceMilliseconds)
+            .field("host_ms", g.hostMilliseconds).field("transfer_bytes", g.transferBytes).key("kernels").beginArray();
+        for (const ReportKernel &k : g.kernels)
+            w.beginObject().field("node", k.node).field("op_type", k.opType).field("implementation", k.implementation)
+                .field("precision", k.precision).field("ms", k.milliseconds).field("bandwidth_share", k.bandwidthShare)
+                .field("flops_share", k.flopsShare).endObject();
+        w.endArray().endObject();
+    } else {
+        w.key("gpu").null();
+    }
     if (r.target)
         writeTargetJson(w.key("target"), *r.target);
     else
@@ -321,6 +362,9 @@ std::string reportMarkdown(const PortReport &r)
     md += "**Speed and memory:** " + r.runA + " " + shortNumber(r.secondsA * 1e3) + " ms, " + r.runB + " " + shortNumber(r.secondsB * 1e3) +
           " ms; arena " + shortNumber(static_cast<double>(r.arenaBytes) / (1 << 20)) + " MiB, weights " +
           shortNumber(static_cast<double>(r.weightBytes) / (1 << 20)) + " MiB, " + shortNumber(static_cast<double>(r.flops) / 1e9) + " GFLOP.\n\n";
+    md += gpuSection(
+        r, [](const std::string &h) { return "## " + h + "\n\n"; }, [](const std::string &p) { return p.empty() ? p : p + "\n\n"; },
+        [](const Table &t) { return markdownTable(t) + "\n"; });
     md += "*" + r.generatedBy + " · " + r.environment + " · model sha256 " + r.modelHash + "*\n";
     return md;
 }
@@ -397,8 +441,11 @@ std::string reportHtml(const PortReport &r, const HtmlImages &images)
     body += "<h2>Speed and memory</h2><p>" + html(r.runA) + " " + shortNumber(r.secondsA * 1e3) + " ms; " + html(r.runB) + " " +
             shortNumber(r.secondsB * 1e3) + " ms; arena " + shortNumber(static_cast<double>(r.arenaBytes) / (1 << 20)) + " MiB; weights " +
             shortNumber(static_cast<double>(r.weightBytes) / (1 << 20)) + " MiB; " + shortNumber(static_cast<double>(r.flops) / 1e9) +
-            " GFLOP</p><p class=\"foot\">" + html(r.generatedBy) + " · " + html(r.environment) + " · model sha256 " +
-            html(r.modelHash) + "</p>";
+            " GFLOP</p>" +
+            gpuSection(
+                r, [](const std::string &h) { return "<h2>" + html(h) + "</h2>"; },
+                [](const std::string &p) { return p.empty() ? p : "<p>" + html(p) + "</p>"; }, htmlTable) +
+            "<p class=\"foot\">" + html(r.generatedBy) + " · " + html(r.environment) + " · model sha256 " + html(r.modelHash) + "</p>";
     return "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Port report: " + html(r.model) +
            "</title><style>body{font-family:system-ui,sans-serif;font-size:9pt;max-width:760px;margin:24px auto;color:#222}"
            "h1{font-size:14pt}h2{font-size:11pt;margin-top:10pt}"

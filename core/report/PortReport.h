@@ -63,6 +63,22 @@ struct ReportDynamicDim {
     std::string suggestion;
 };
 
+/// One of the nodes that took the most time on the GPU.
+struct ReportKernel {
+    std::string node, opType, implementation, precision;
+    double milliseconds = 0;                 ///< per run
+    double bandwidthShare = 0, flopsShare = 0; ///< of the device's measured peaks; 0 when not measured
+};
+
+/// Run B on a GPU: the device, its measured peaks, and where the time went.
+struct ReportGpu {
+    std::string device;
+    double copyBytesPerSecond = 0, matmulFlopsPerSecond = 0; ///< measured; 0 when not
+    double deviceMilliseconds = 0, hostMilliseconds = 0;     ///< the kernels' time, the CPU fallbacks'
+    std::uint64_t transferBytes = 0;                         ///< up and down, together
+    std::vector<ReportKernel> kernels;                       ///< the longest first
+};
+
 struct PortReport {
     static constexpr int kSchemaVersion = 1;
     std::string model, modelHash, generatedBy, environment;
@@ -79,6 +95,7 @@ struct PortReport {
     std::string heatSvg; ///< the error on the graph (report::heatThumbnailSvg); empty when not drawn
     double secondsA = 0, secondsB = 0;
     std::uint64_t arenaBytes = 0, weightBytes = 0, flops = 0;
+    std::optional<ReportGpu> gpu; ///< when B ran on the CUDA executor
     /// Before anything runs: the checker, shape inference and export pitfalls on the loaded model,
     /// its dynamic dims, and (when one was asked for) the target check.
     support::Diagnostics findings;

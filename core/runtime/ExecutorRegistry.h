@@ -4,11 +4,13 @@
 #pragma once
 
 #include "ir/Model.h"
+#include "runtime/AcceleratorProfile.h"
 #include "runtime/cpu/Precision.h"
 #include "runtime/reference/Interpreter.h"
 #include "support/Expected.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace portolan::runtime {
@@ -17,6 +19,11 @@ class PluggedExecutor {
 public:
     virtual ~PluggedExecutor() = default;
     virtual support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options) = 0;
+    /// Time every node of the following runs, for lastProfile(); off until asked.
+    virtual void setProfiling(bool /*on*/) {}
+    /// What an accelerator's executor measured of its last run (with the device's peaks); nothing
+    /// for an executor that measures nothing.
+    virtual std::optional<AcceleratorProfile> lastProfile() const { return std::nullopt; }
 };
 
 /// Makes an executor for `model` running at `policy`'s precision (with its nodes kept at fp32 and,

@@ -7,6 +7,7 @@
 #include "compare/KernelCheck.h"
 #include "compare/RunComparison.h"
 #include "passes/PassManager.h"
+#include "runtime/AcceleratorProfile.h"
 #include "runtime/Tensor.h"
 #include "runtime/cpu/CpuExecutor.h"
 
@@ -76,6 +77,7 @@ struct ComparisonOutcome {
     std::vector<compare::KernelCheck> kernelChecks;        ///< one per failing suspect
     const compare::ComparedTensor *firstDivergence = nullptr;
     std::optional<runtime::cpu::ProfileFigures> figures;   ///< B's compiled profile: arena, weights, FLOPs, fallbacks
+    std::optional<runtime::AcceleratorProfile> accelerator; ///< B's, when it ran on a plugged executor that measures (the GPU)
     std::vector<std::string> unknownImported;              ///< imported tensors no value of the model is named
 
     ComparisonOutcome() = default;

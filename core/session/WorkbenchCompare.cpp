@@ -90,7 +90,8 @@ support::Expected<runtime::cpu::CompileOptions> compileOptionsFor(const Comparis
 /// B as a plugged executor (the CUDA executor) on `optimized` at `policy`; a model of its own gets
 /// one of its own.
 support::Expected<compare::RunSide> pluggedSide(const ComparisonRequest &request, const ir::Model &optimized,
-                                                const runtime::cpu::PrecisionPolicy &policy)
+                                                const runtime::cpu::PrecisionPolicy &policy,
+                                                std::shared_ptr<runtime::PluggedExecutor> &plugged)
 {
     const runtime::PluggedExecutorFactory factory = runtime::findExecutor(request.executorB);
     if (!factory)
@@ -99,6 +100,8 @@ support::Expected<compare::RunSide> pluggedSide(const ComparisonRequest &request
     if (!made)
         return made.takeError();
     std::shared_ptr<runtime::PluggedExecutor> executor = std::move(*made);
+    executor->setProfiling(true); // the outcome (and the report) show where B's time went
+    plugged = executor;
     return compare::RunSide{request.sideLabel(), &optimized,
                             [executor](const runtime::NamedValues &f, const runtime::RunOptions &o) { return executor->run(f, o); },
                             [factory, policy](const ir::Model &other,
@@ -111,10 +114,10 @@ support::Expected<compare::RunSide> pluggedSide(const ComparisonRequest &request
 }
 
 /// B as the request names it: the compiled executor on `optimized` (made into `executor`), a plugged
-/// executor, an imported run, or an external command on the model file at `modelPath`.
+/// executor (into `plugged`), an imported run, or an external command on the model file at `modelPath`.
 support::Expected<compare::RunSide> sideB(const ComparisonRequest &request, const ir::Model &optimized, const std::string &modelPath,
                                           std::unique_ptr<runtime::cpu::CpuExecutor> &executor,
-                                          std::vector<std::string> *unknownImported)
+                                          std::shared_ptr<runtime::PluggedExecutor> &plugged, std::vector<std::string> *unknownImported)
 {
     if (!request.importFrom.empty()) {
         auto run = compare::readImportedRun(request.importFrom, optimized);
@@ -134,7 +137,7 @@ support::Expected<compare::RunSide> sideB(const ComparisonRequest &request, cons
     if (!options)
         return options.takeError();
     if (request.executorB != "cpu")
-        return pluggedSide(request, optimized, options->precision);
+        return pluggedSide(request, optimized, options->precision, plugged);
     executor = std::make_unique<runtime::cpu::CpuExecutor>(optimized, *options);
     return compiledSide(*executor, optimized, request.precision);
 }
@@ -193,7 +196,8 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
         a = compiledSide(*executorA, optimized, asA.precision);
     }
     std::unique_ptr<runtime::cpu::CpuExecutor> executor;
-    auto side = sideB(request, optimized, model.sourcePath, executor, &outcome->unknownImported);
+    std::shared_ptr<runtime::PluggedExecutor> plugged;
+    auto side = sideB(request, optimized, model.sourcePath, executor, plugged, &outcome->unknownImported);
     if (!side)
         return side.takeError();
     const compare::RunSide &b = *side;
@@ -210,6 +214,8 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     outcome->result = std::move(*result);
     if (executor)
         outcome->figures = executor->lastFigures();
+    if (plugged)
+        outcome->accelerator = plugged->lastProfile();
     outcome->suspects = compare::rankSuspects(outcome->result, optimized);
     outcome->firstDivergence = compare::firstDivergence(outcome->result, optimized);
     if (request.kernelCheck && !outcome->result.outputsPassed()) {
@@ -237,7 +243,8 @@ support::Expected<compare::Repro> Workbench::extractRepro(const ComparisonOutcom
         return support::makeError("bad-usage", "B is an imported run, which cannot run the repro: cut it with B the compiled "
                                                "executor or an external command");
     std::unique_ptr<runtime::cpu::CpuExecutor> executor;
-    auto b = sideB(outcome.request, optimized, m_model->sourcePath, executor, nullptr);
+    std::shared_ptr<runtime::PluggedExecutor> plugged;
+    auto b = sideB(outcome.request, optimized, m_model->sourcePath, executor, plugged, nullptr);
     if (!b)
         return b.takeError();
     const compare::Tolerance tolerance = outcome.request.effectiveTolerance();

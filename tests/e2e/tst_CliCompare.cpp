@@ -53,6 +53,28 @@ private slots:
         QVERIFY(r["compared"].toInt() >= 5);
     }
 
+    void cudaPortReportShowsWhereTheTimeWentOrSaysWhyNot()
+    {
+        QTemporaryDir tmp;
+        const QString json = tmp.filePath("report.json");
+        const auto run = runPortolan({"report", fixture("cnn_bn"), "--b", "cuda:fp16", "-o", json});
+        if (run.exitCode == 2) {
+            QVERIFY2(run.err.contains("needs a GPU") || run.err.contains("no CUDA executor"), run.err.constData());
+            QSKIP("no GPU: the refusal was checked");
+        }
+        QFile file(json);
+        QVERIFY2(file.open(QIODevice::ReadOnly), run.err.constData());
+        const QJsonObject r = QJsonDocument::fromJson(file.readAll()).object();
+        QCOMPARE(r["run_b"].toString(), QString("cuda:fp16"));
+        const QJsonObject gpu = r["gpu"].toObject();
+        QVERIFY(!gpu["device"].toString().isEmpty());
+        QVERIFY(gpu["copy_bytes_per_s"].toDouble() > 0 && gpu["device_ms"].toDouble() > 0);
+        const QJsonArray kernels = gpu["kernels"].toArray();
+        QVERIFY(!kernels.isEmpty());
+        QVERIFY(kernels[0].toObject()["ms"].toDouble() >= kernels[kernels.size() - 1].toObject()["ms"].toDouble());
+        QVERIFY(r["performance"].toObject()["arena_bytes"].toDouble() > 0);
+    }
+
     void fp16AgainstATightToleranceFailsAndSaysWhere()
     {
         const auto run = runPortolan({"compare", fixture("cnn_bn"), "--b", "cpu:fp16", "--atol", "1e-7", "--rtol", "0"});
@@ -244,6 +266,7 @@ private slots:
         QVERIFY(r["model"].toObject()["sha256"].toString().size() == 64);
         QVERIFY(r["model"].toObject()["ops_after"].toObject().contains("ai.portolan::FusedConv"));
         QVERIFY(r["performance"].toObject()["flops"].toDouble() > 0);
+        QVERIFY(r.contains("gpu") && r["gpu"].isNull()); // B ran on the CPU
         // the same through compare --report, as Markdown and HTML
         QCOMPARE(runPortolan(QStringList{"compare", fixture("cnn_bn"), "--report", md} + common).exitCode, 1);
         QCOMPARE(runPortolan(QStringList{"compare", fixture("cnn_bn"), "--report", html} + common).exitCode, 1);

@@ -1,8 +1,10 @@
 // Workbench::compare, the facade the compare panel runs: reference against the compiled executor on
 // a real exported transformer, within tolerance at fp32, diverging at fp16 under a tight tolerance,
 // at int8 after a calibration, and against another runtime's imported tensors.
+#include "support/StandInGpu.h"
 #include "support/TestSupport.h"
 
+#include "cli/ReportBuilder.h"
 #include "compare/NumpyFiles.h"
 #include "runtime/ExecutorRegistry.h"
 #include "runtime/InputGeneration.h"
@@ -11,6 +13,9 @@
 #include "runtime/reference/Interpreter.h"
 #include "session/Workbench.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -117,36 +122,43 @@ private slots:
         request.inputsDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
         request.executorB = "test-gpu";
         QVERIFY(refused(request, "has no test-gpu executor")); // a build without it says so
-        // a stand-in for the CUDA executor, plugged as it plugs itself: the CPU executor by another name,
-        // at the policy it is handed
-        struct OnCpu final : runtime::PluggedExecutor {
-            OnCpu(const ir::Model &m, const runtime::cpu::PrecisionPolicy &policy) : cpu(m, optionsAt(policy)) {}
-            static runtime::cpu::CompileOptions optionsAt(const runtime::cpu::PrecisionPolicy &policy)
-            {
-                runtime::cpu::CompileOptions options;
-                options.precision = policy;
-                return options;
-            }
-            support::Expected<runtime::NamedValues> run(const runtime::NamedValues &f, const runtime::RunOptions &o) override
-            {
-                return cpu.run(f, o);
-            }
-            runtime::cpu::CpuExecutor cpu;
-        };
-        runtime::registerExecutor("test-gpu", [](const ir::Model &model, const runtime::cpu::PrecisionPolicy &policy)
-                                                  -> support::Expected<std::unique_ptr<runtime::PluggedExecutor>> {
-            if (policy.precision == runtime::cpu::Precision::Bf16)
-                return support::makeError("unsupported", "test-gpu has no bf16");
-            return std::unique_ptr<runtime::PluggedExecutor>(std::make_unique<OnCpu>(model, policy));
-        });
+        test::registerStandInGpu("test-gpu"); // the CPU executor by another name, measuring like a GPU
         const auto outcome = m_workbench.compare(request);
         QVERIFY2(outcome, outcome ? "" : outcome.error().format().c_str());
         QCOMPARE((*outcome)->result.labelB, std::string("test-gpu:fp32"));
         QVERIFY((*outcome)->result.outputsPassed());
+        // profiled for the outcome, and the port report shows where B's time went
+        QVERIFY((*outcome)->accelerator);
+        const session::ComparisonOutcome &o = **outcome;
+        const auto kernelChecks = compare::checksBySuspect(o.suspects, o.kernelChecks);
+        cli::ReportInputs inputs{m_workbench.model().sourcePath, &m_workbench.model(), o.compiled->model.get(), &o.result, &o.suspects,
+                                 &kernelChecks, o.firstDivergence, o.request.pipeline, o.request.effectiveTolerance(), nullptr,
+                                 nullptr, nullptr, nullptr, &*o.accelerator};
+        const report::PortReport report = cli::buildPortReport(inputs);
+        QVERIFY(report.gpu);
+        QCOMPARE(report.gpu->device, std::string("Test GPU"));
+        QCOMPARE(report.gpu->deviceMilliseconds, 2.25);
+        QCOMPARE(report.gpu->hostMilliseconds, 0.5);
+        QCOMPARE(report.gpu->transferBytes, std::uint64_t(1) << 20);
+        QCOMPARE(report.gpu->kernels.size(), std::size_t(3)); // by time; the view took none
+        QCOMPARE(report.gpu->kernels[0].node, std::string("conv"));
+        QCOMPARE(report.gpu->kernels[0].bandwidthShare, 4e6 / 2e-3 / 1e12);
+        QCOMPARE(report.gpu->kernels[0].flopsShare, 1e9 / 2e-3 / 1e14);
+        QCOMPARE(report.gpu->kernels[1].node, std::string("sin"));
+        QCOMPARE(report.fallbacks.at("Sin"), 1);
+        QCOMPARE(report.flops, std::uint64_t(1000000000));
+        QCOMPARE(report.arenaBytes, std::uint64_t(3) << 20);
+        const std::string md = report::reportMarkdown(report), html = report::reportHtml(report), json = report::reportJson(report);
+        QVERIFY(md.find("## GPU profile") != std::string::npos && md.find("| conv | Conv | cudnn:conv | fp32 | 2 | 0.2% | 0.5% |") != std::string::npos);
+        QVERIFY2(html.find("<h2>GPU profile</h2>") != std::string::npos, html.c_str());
+        const QJsonObject gpu = QJsonDocument::fromJson(QByteArray::fromStdString(json)).object()["gpu"].toObject();
+        QCOMPARE(gpu["device"].toString(), QString("Test GPU"));
+        QCOMPARE(gpu["kernels"].toArray().size(), 3);
+        QCOMPARE(gpu["kernels"].toArray()[0].toObject()["implementation"].toString(), QString("cudnn:conv"));
         QVERIFY((*outcome)->result.tensors.size() > 10); // every aligned tensor, through the observer
         QVERIFY(!m_workbench.bisectPrecision(**outcome).hasValue()); // bisection is the CPU policy's
         request.precision = "bf16";
-        QVERIFY(refused(request, "no bf16"));
+        QVERIFY(refused(request, "has no bf16"));
         // int8: calibrated here, the ranges handed to the plugged executor with its policy
         request.precision = "int8";
         request.calibration = "random:2";

@@ -1,4 +1,5 @@
 // The main window as a user meets it: the bundled sample opens, a corrupt file gives an error dialog.
+#include "support/StandInGpu.h"
 #include "support/TestSupport.h"
 
 #include "graph/GraphCanvas.h"
@@ -288,6 +289,34 @@ private slots:
         QVERIFY(!redo->isEnabled());
         undo->trigger();
         QCOMPARE(pipeline->currentStep(), fused - 1);
+    }
+
+    void gpuComparisonSaysWhereTheTimeWent()
+    {
+        // the CUDA side, with a stand-in registered as "cuda" before the window offers its sides
+        test::registerStandInGpu("cuda");
+        gui::MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(openFixture(window, "transformer_opset17"));
+        auto *panel = window.comparePanel();
+        panel->setInputsDir(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/test_data_set_0"));
+        session::CompareForm form = panel->form();
+        form.executorB = "cuda";
+        panel->setForm(form);
+        QCOMPARE(panel->form().executorB, std::string("cuda"));
+        QSignalSpy finished(panel, &views::ComparePanel::finished);
+        panel->run();
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(finished.takeFirst().at(0).toString(), QString());
+        QVERIFY(panel->outcome()->accelerator);
+        const QString summary = panel->summary();
+        QVERIFY2(summary.contains("On Test GPU: kernels 2.250 ms; 1 node") && summary.contains("on the CPU, 0.500 ms."), qPrintable(summary));
+        QVERIFY2(summary.contains("Slowest: conv (Conv, cudnn:conv) 2.000 ms, 0% of the copy bandwidth, 1% of the MatMul rate."),
+                 qPrintable(summary));
+        if (auto *dock = qobject_cast<QDockWidget *>(panel->parentWidget()))
+            dock->raise();
+        saveScreenshot(window, "main_window_compare_gpu");
     }
 
     void comparisonPaintsItsHeatOnTheGraph()

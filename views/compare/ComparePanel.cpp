@@ -368,6 +368,8 @@ void ComparePanel::bisectPrecision()
 }
 
 void ComparePanel::setPrecision(const QString &precision) { m_precision->setCurrentText(precision); }
+
+QString ComparePanel::summary() const { return m_summary->text(); }
 void ComparePanel::setInputsDir(const QString &dir) { m_inputs->setText(dir); }
 void ComparePanel::setTolerance(double atol, double rtol)
 {
@@ -557,6 +559,30 @@ QString listedNames(const std::vector<std::string> &names, std::size_t shown)
     return listed.join(QStringLiteral(", "));
 }
 
+/// B on the GPU: where its time went (the kernels, the CPU fallbacks), and its slowest node against
+/// the device's measured peaks.
+QString acceleratorLine(const runtime::AcceleratorProfile &p)
+{
+    double device = 0, host = 0;
+    for (const runtime::AcceleratorNode &n : p.nodes)
+        (n.onHost() ? host : device) += n.milliseconds;
+    QString line = ComparePanel::tr("\nOn %1: kernels %2 ms; %n node(s) on the CPU, %3 ms.", nullptr, static_cast<int>(p.fallbackCount()))
+                       .arg(QString::fromStdString(p.device))
+                       .arg(device, 0, 'f', 3)
+                       .arg(host, 0, 'f', 3);
+    const auto byTime = p.byTime();
+    if (byTime.empty() || byTime.front().milliseconds <= 0)
+        return line;
+    const runtime::AcceleratorNode &slowest = byTime.front();
+    const auto rates = p.ratesOf(slowest);
+    return line + ComparePanel::tr(" Slowest: %1 (%2, %3) %4 ms, %5% of the copy bandwidth, %6% of the MatMul rate.")
+                      .arg(QString::fromStdString(slowest.name), QString::fromStdString(slowest.opType),
+                           QString::fromStdString(slowest.implementation))
+                      .arg(slowest.milliseconds, 0, 'f', 3)
+                      .arg(100 * rates.bandwidthShare, 0, 'f', 0)
+                      .arg(100 * rates.flopsShare, 0, 'f', 0);
+}
+
 } // namespace
 
 void ComparePanel::adopt(std::shared_ptr<const session::ComparisonOutcome> outcome)
@@ -579,6 +605,8 @@ void ComparePanel::adopt(std::shared_ptr<const session::ComparisonOutcome> outco
     if (const auto *first = m_outcome->firstDivergence)
         text += tr("\nFirst divergence: %1 (%2), output %3.")
                     .arg(QString::fromStdString(first->node), QString::fromStdString(first->opType), QString::fromStdString(first->name));
+    if (m_outcome->accelerator)
+        text += acceleratorLine(*m_outcome->accelerator);
     const std::vector<std::string> &unknown = m_outcome->unknownImported;
     if (!unknown.empty())
         text += tr("\n%n imported tensor(s) named as no value of the model: %1", nullptr, static_cast<int>(unknown.size()))

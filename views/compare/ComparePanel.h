@@ -46,6 +46,8 @@ public:
     void setPrecision(const QString &precision);
     void setInputsDir(const QString &dir);
     void setTolerance(double atol, double rtol);
+    /// What the panel says of the last comparison (or of the job running).
+    QString summary() const;
     /// The form as typed (for a session file), and back.
     session::CompareForm form() const;
     void setForm(const session::CompareForm &form);

@@ -7,6 +7,7 @@
 #include "runtime/cuda/CudaDevices.h"
 #include "runtime/cuda/CudaError.h"
 #include "runtime/cuda/CudaProfile.h"
+#include "runtime/cuda/DevicePeaks.h"
 
 namespace portolan::runtime::cuda {
 
@@ -90,6 +91,34 @@ std::size_t CudaExecutor::arenaBytes() const
 std::size_t CudaExecutor::weightBytes() const
 {
     return m_last ? m_last->weightBytes() : 0;
+}
+
+AcceleratorProfile CudaExecutor::lastProfile(bool withPeaks) const
+{
+    AcceleratorProfile p;
+    p.device = m_deviceName;
+    p.precision = m_options.precision;
+    p.arenaBytes = arenaBytes();
+    p.weightBytes = weightBytes();
+    const TransferFigures t = lastTransfers();
+    p.uploads = t.uploads;
+    p.uploadBytes = t.uploadBytes;
+    p.downloads = t.downloads;
+    p.downloadBytes = t.downloadBytes;
+    p.graphReplay = lastRunWasGraph();
+    for (const CudaNodeProfile &n : lastNodes())
+        p.nodes.push_back({n.name, n.opType, n.implementation, n.whyFallback, n.precision, n.whyPrecision,
+                           n.runs ? n.milliseconds / static_cast<double>(n.runs) : 0.0, n.bytes, n.flops});
+    if (withPeaks) {
+        if (const auto peaks = measureDevicePeaks(m_options.precision)) {
+            p.copyBytesPerSecond = peaks->copyBytesPerSecond;
+            p.memoryBytesPerSecond = peaks->memoryBytesPerSecond;
+            p.matmulFlopsPerSecond = peaks->matmulFlopsPerSecond;
+        } else {
+            p.whyNoPeaks = peaks.error().format();
+        }
+    }
+    return p;
 }
 
 } // namespace portolan::runtime::cuda

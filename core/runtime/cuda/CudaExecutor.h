@@ -9,6 +9,7 @@
 #pragma once
 
 #include "ir/Model.h"
+#include "runtime/AcceleratorProfile.h"
 #include "runtime/cpu/Precision.h"
 #include "runtime/reference/Interpreter.h"
 #include "support/Expected.h"
@@ -87,6 +88,9 @@ public:
     std::size_t arenaBytes() const;
     std::size_t weightBytes() const;
     const std::string &deviceName() const { return m_deviceName; }
+    /// The last run as `run --stats`, the port report and the workbench show it; with `withPeaks`
+    /// the device's peaks at the run's precision too (measured once per process, see DevicePeaks.h).
+    AcceleratorProfile lastProfile(bool withPeaks) const;
 
 private:
     CudaExecutor(const ir::Model &model, CudaExecutorOptions options, std::unique_ptr<DeviceState> device, std::string deviceName);

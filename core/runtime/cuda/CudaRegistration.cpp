@@ -11,6 +11,8 @@ namespace {
 class Plugged final : public PluggedExecutor {
 public:
     explicit Plugged(std::unique_ptr<CudaExecutor> executor) : m_executor(std::move(executor)) {}
+    void setProfiling(bool on) override { m_executor->setProfiling(on); }
+    std::optional<AcceleratorProfile> lastProfile() const override { return m_executor->lastProfile(true); }
     support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options) override
     {
         return m_executor->run(feeds, options);

@@ -542,6 +542,26 @@ g (float[4,8] x) => (float[4,8] y) {
         QCOMPARE(transfers.uploadBytes, std::uint64_t(2 * 32 * sizeof(float)));
     }
 
+    void constantInputNodesAreFoldedOncePerProfile()
+    {
+        REQUIRE_GPU();
+        // a quantized weight's DequantizeLinear (which fold-constants keeps, as the QDQ form targets
+        // read) is computed once at compile time and uploaded once, not on the CPU at every run
+        auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,4] x) => (float[2,4] y) <int8[4,4] wq = {1, -2, 3, -4, 5, -6, 7, -8, 9, -10, 11, -12, 13, -14, 15, -16}, float s = {0.05}> {
+  w = DequantizeLinear (wq, s)
+  y = MatMul (x, w)
+})");
+        QVERIFY(model);
+        auto cuda = executorFor(*model);
+        QVERIFY(cuda);
+        QVERIFY(matchesReference(*model, *cuda));
+        QCOMPARE(QString::fromStdString(cuda->lastNodes().front().implementation), QString("folded"));
+        QVERIFY2(fallbacks(*cuda).empty(), fallbacks(*cuda).c_str());
+        QCOMPARE(cuda->lastTransfers().uploads, std::uint64_t(1)); // x; the weight went up with the profile
+        QCOMPARE(cuda->lastTransfers().downloads, std::uint64_t(1));
+    }
+
     void observerSeesEveryNodeAndProfilingTimesThem()
     {
         REQUIRE_GPU();

@@ -542,6 +542,27 @@ g (float[4,8] x) => (float[4,8] y) {
         QCOMPARE(transfers.uploadBytes, std::uint64_t(2 * 32 * sizeof(float)));
     }
 
+    void quantizeDequantizePairsRunOnTheDevice()
+    {
+        REQUIRE_GPU();
+        // a QDQ model's activation pairs: int8 per tensor, uint8 per channel and saturating, an int32
+        // dequantized; all on the device, as the reference computes them
+        auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] x, int32[3] acc) => (float[2,3,4] y, float[2,3,4] z, float[3] b)
+  <float s = {0.05}, int8 zp = {3}, float[3] sc = {0.004, 0.01, 0.02}, uint8[3] zc = {128, 120, 140}, float sb = {0.5}> {
+  q = QuantizeLinear (x, s, zp)
+  y = DequantizeLinear (q, s, zp)
+  qc = QuantizeLinear <axis = 1> (x, sc, zc)
+  z = DequantizeLinear <axis = 1> (qc, sc, zc)
+  b = DequantizeLinear (acc, sb)
+})");
+        QVERIFY(model);
+        auto cuda = executorFor(*model);
+        QVERIFY(cuda);
+        QVERIFY(matchesReference(*model, *cuda));
+        QVERIFY2(fallbacks(*cuda).empty(), fallbacks(*cuda).c_str());
+    }
+
     void constantInputNodesAreFoldedOncePerProfile()
     {
         REQUIRE_GPU();

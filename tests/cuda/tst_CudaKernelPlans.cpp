@@ -429,6 +429,30 @@ g (float[2,3,4,6] p, float[3,6,12] v) => (float[2,3,4,12] u) { u = MatMul (p, v)
         QVERIFY2(whyNot.find("broadcast partially") != std::string::npos, whyNot.c_str());
     }
 
+    void quantizeLinearRunsOnTheDeviceWhereItCan()
+    {
+        auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] x) => (uint8[2,3,4] q, float[2,3,4] y)
+  <float[3] s = {0.004, 0.01, 0.02}, uint8[3] zp = {128, 120, 140}> {
+  q = QuantizeLinear <axis = 1> (x, s, zp)
+  y = DequantizeLinear <axis = 1> (q, s, zp)
+})");
+        QVERIFY(model);
+        const Decision quantize = decide(*model, "QuantizeLinear"), dequantize = decide(*model, "DequantizeLinear");
+        QVERIFY2(quantize.kernel && dequantize.kernel, (quantize.whyNot + dequantize.whyNot).c_str());
+        QCOMPARE(quantize.kernel->implementation(), std::string("cuda:quantize-linear"));
+        QCOMPARE(dequantize.kernel->implementation(), std::string("cuda:dequantize-linear"));
+        // two scales for three channels: the reference's error, on the CPU
+        auto mismatched = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] x) => (int8[2,3,4] q) <float[2] s = {0.1, 0.2}, int8[2] zp = {0, 0}> {
+  q = QuantizeLinear <axis = 1> (x, s, zp)
+})");
+        QVERIFY(mismatched);
+        const Decision refused = decide(*mismatched, "QuantizeLinear");
+        QVERIFY(!refused.kernel);
+        QVERIFY2(refused.whyNot.find("one per channel of the axis") != std::string::npos, refused.whyNot.c_str());
+    }
+
     void dataMovementTakesFloatsOnly()
     {
         auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>

@@ -94,6 +94,23 @@ void launchQuantizeInt8(const float *in, std::int8_t *out, std::int64_t batch, s
 /// out[i] = q(in[i]) · scale: the value an int8 operand stands for, where the node's math stays fp32.
 void launchFakeQuantize(const float *in, float *out, std::int64_t count, float scale, int multiprocessors, void *stream);
 
+/// QuantizeLinear and DequantizeLinear with the reference's arithmetic, per tensor or per channel of
+/// an axis (element i takes the parameters at (i / inner) % channels):
+/// quantizing, y = saturate(round-half-even(x / scale) + zero point) as int8 or uint8;
+/// dequantizing, y = (x − zero point) · scale from int8, uint8 or int32.
+/// The float side (x quantizing, y dequantizing) and the scale are stored as the launch's Storage
+/// says; the zero point, when given, has the quantized type.
+struct QuantizeLinearArgs {
+    enum class Type : std::uint8_t { Int8, Uint8, Int32 };
+    const void *in = nullptr, *scale = nullptr, *zeroPoint = nullptr;
+    void *out = nullptr;
+    Type quantized = Type::Uint8;
+    bool dequantize = false;
+    bool zeroPointPerChannel = false;
+    std::int64_t count = 0, inner = 1, channels = 1; ///< channels 1: one scale for the whole tensor
+};
+void launchQuantizeLinear(Storage s, const QuantizeLinearArgs &args, int multiprocessors, void *stream);
+
 /// An int8 product's epilogue, in place over the int32 accumulators cuBLASLt wrote where the float
 /// output goes: y[r, c] = f(acc[r, c] · columnScale[c] + beta · bias[c] + beta · matrix[r, c]), with
 /// `bias` and `matrix` optional (null).

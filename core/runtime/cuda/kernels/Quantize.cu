@@ -1,9 +1,13 @@
-// int8 kernels: quantizing activations for the int8 products (straight, or transposed through
-// shared-memory tiles so both reads and writes coalesce), quantize-dequantize for the nodes whose
-// math stays fp32, and the products' dequantizing epilogue.
+// Quantization kernels: the ONNX QuantizeLinear and DequantizeLinear; for the int8 products,
+// quantizing activations (straight, or transposed through shared-memory tiles so both reads and
+// writes coalesce), quantize-dequantize for the nodes whose math stays fp32, and the products'
+// dequantizing epilogue.
 #include "runtime/cuda/DeviceKernels.h"
 #include "runtime/cuda/ElementwiseMath.h"
 #include "runtime/cuda/kernels/Grid.cuh"
+#include "runtime/cuda/kernels/Storage.cuh"
+
+#include <cstdint>
 
 namespace portolan::runtime::cuda {
 
@@ -79,7 +83,64 @@ __global__ void dequantizeKernel(DequantizeArgs a)
     }
 }
 
+/// The range a quantized type saturates to.
+template <typename Q>
+struct Levels;
+template <>
+struct Levels<std::int8_t> {
+    static constexpr float lo = -128.f, hi = 127.f;
+};
+template <>
+struct Levels<std::uint8_t> {
+    static constexpr float lo = 0.f, hi = 255.f;
+};
+template <>
+struct Levels<std::int32_t> {
+    static constexpr float lo = -2147483648.f, hi = 2147483520.f; // the largest float below 2^31
+};
+
+/// The ONNX ops: float side T, quantized side Q.
+template <typename T, typename Q>
+__global__ void quantizeLinearKernel(QuantizeLinearArgs a)
+{
+    const auto *scale = static_cast<const T *>(a.scale);
+    const auto *zeroPoint = static_cast<const Q *>(a.zeroPoint);
+    GRID_STRIDE(i, a.count)
+    {
+        const std::int64_t c = a.channels == 1 ? 0 : (i / a.inner) % a.channels;
+        const float s = toFloat(scale[c]);
+        const float z = zeroPoint ? static_cast<float>(zeroPoint[a.zeroPointPerChannel ? c : 0]) : 0.f;
+        if (a.dequantize) {
+            static_cast<T *>(a.out)[i] = fromFloat<T>((static_cast<float>(static_cast<const Q *>(a.in)[i]) - z) * s);
+        } else {
+            // as the reference: x / scale in float, rounded half to even, the zero point added, saturated
+            // (NaN to the lowest level)
+            const float r = rintf(toFloat(static_cast<const T *>(a.in)[i]) / s) + z;
+            static_cast<Q *>(a.out)[i] = static_cast<Q>(!(r >= Levels<Q>::lo) ? Levels<Q>::lo : (r > Levels<Q>::hi ? Levels<Q>::hi : r));
+        }
+    }
+}
+
 } // namespace
+
+void launchQuantizeLinear(Storage s, const QuantizeLinearArgs &args, int multiprocessors, void *stream)
+{
+    const GridShape g = gridFor(args.count, multiprocessors);
+    withStorage(s, [&](auto t) {
+        using T = decltype(t);
+        switch (args.quantized) {
+        case QuantizeLinearArgs::Type::Int8:
+            quantizeLinearKernel<T, std::int8_t><<<g.blocks, g.threads, 0, streamOf(stream)>>>(args);
+            break;
+        case QuantizeLinearArgs::Type::Uint8:
+            quantizeLinearKernel<T, std::uint8_t><<<g.blocks, g.threads, 0, streamOf(stream)>>>(args);
+            break;
+        case QuantizeLinearArgs::Type::Int32: // dequantizing only (the factory checks)
+            quantizeLinearKernel<T, std::int32_t><<<g.blocks, g.threads, 0, streamOf(stream)>>>(args);
+            break;
+        }
+    });
+}
 
 void launchQuantizeInt8(const float *in, std::int8_t *out, std::int64_t batch, std::int64_t rows, std::int64_t cols, bool transpose,
                         float scale, int multiprocessors, void *stream)

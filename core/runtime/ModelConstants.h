@@ -17,8 +17,16 @@ struct ModelConstants {
     std::size_t weightBytes = 0;                       ///< of the initializers
 };
 
-/// The main graph's initializers, and its Constant nodes evaluated once on `reference` (Gather
-/// indices, Slice bounds and Reshape shapes read them as they read initializers).
+/// The main graph's initializers, its Constant nodes evaluated once on `reference` (Gather indices,
+/// Slice bounds and Reshape shapes read them as they read initializers), and every node whose
+/// inputs are all such constants, run once on `reference` too: a quantized weight's
+/// DequantizeLinear (which fold-constants keeps, as the QDQ form targets read) would otherwise be
+/// recomputed at every run. Not folded: nodes reading an initializer that is also a graph input (a
+/// feed may replace it), nodes that draw random numbers, nodes with subgraphs.
 ModelConstants collectConstants(const ir::Model &model, Interpreter &reference);
+
+/// Whether every output `node` has is among `constants` (a Constant node, or one folded above): the
+/// executors take its outputs from there and run nothing for it.
+bool outputsKnown(const ir::Node &node, const std::unordered_map<std::uint32_t, Tensor> &constants);
 
 } // namespace portolan::runtime

@@ -56,7 +56,43 @@ private slots:
     void poolingTakesTheConvolutionsLayout();
     void observersReadingLayoutsGetTheExecutorsOwnBytes();
     void flopsCountTheProducts();
+    void constantInputNodesAreFoldedOnce();
 };
+
+void tst_CpuExecutor::constantInputNodesAreFoldedOnce()
+{
+    // a quantized weight's DequantizeLinear is computed when the executor is made, not at every run;
+    // a node reading an initializer that is also a graph input is not (a feed may replace it)
+    auto model = test::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,4] x, float[4] b) => (float[2,4] y) <int8[4,4] wq = {1, -2, 3, -4, 5, -6, 7, -8, 9, -10, 11, -12, 13, -14, 15, -16},
+  float s = {0.05}, float[4] b = {1, 2, 3, 4}> {
+  w = DequantizeLinear (wq, s)
+  m = MatMul (x, w)
+  c = Relu (b)
+  y = Add (m, c)
+})");
+    QVERIFY(model);
+    runtime::cpu::CpuExecutor cpu(*model);
+    QVERIFY(matchesReference(*model, cpu));
+    std::map<std::string, std::string> implementation;
+    for (const auto &node : cpu.lastProfile()->nodes())
+        implementation[node.opType] = node.implementation;
+    QCOMPARE(QString::fromStdString(implementation["DequantizeLinear"]), QString("folded"));
+    QVERIFY(implementation["Relu"] != "folded");
+    // fed, b replaces its initializer: Relu(-b) is 0, so y is the product alone
+    runtime::NamedValues feeds;
+    feeds.emplace_back("x", runtime::RuntimeValue::ofTensor(runtime::Tensor::fromVector<float>(onnx::TensorProto::FLOAT, {2, 4},
+                                                                                            {1, 0, 0, 0, 0, 1, 0, 0})));
+    feeds.emplace_back("b", runtime::RuntimeValue::ofTensor(runtime::Tensor::fromVector<float>(onnx::TensorProto::FLOAT, {4},
+                                                                                            {-1, -2, -3, -4})));
+    auto y = cpu.run(feeds);
+    QVERIFY2(y, y ? "" : y.error().format().c_str());
+    const float *out = (*y)[0].second.tensor.data<float>();
+    for (int j = 0; j < 4; ++j) { // x picks rows 0 and 1 of w = wq · 0.05
+        QCOMPARE(out[j], static_cast<float>(j % 2 == 0 ? j + 1 : -(j + 1)) * 0.05f);
+        QCOMPARE(out[4 + j], static_cast<float>(j % 2 == 0 ? j + 5 : -(j + 5)) * 0.05f);
+    }
+}
 
 void tst_CpuExecutor::nativeKernelMatchesReference_data()
 {

@@ -6,6 +6,7 @@
 #include "analysis/ShapeInference.h"
 #include "ir/Topology.h"
 #include "ir/Type.h"
+#include "runtime/ModelConstants.h"
 #include "runtime/cpu/Calibration.h"
 #include "runtime/cpu/OneDnn.h"
 #include "runtime/reference/KernelRegistry.h"
@@ -44,7 +45,7 @@ struct CompiledGraph::Step {
     std::unique_ptr<CpuKernel> kernel; ///< nullptr: the reference kernel
     std::vector<int> inputs, outputs;  ///< slots; -1 for omitted ones
     std::vector<int> releaseAfter;     ///< slots this step reads last
-    bool precomputed = false;          ///< a Constant node, evaluated when the executor was made
+    bool precomputed = false;          ///< a Constant node, or one folded, evaluated when the executor was made
     std::vector<std::pair<ir::ValueId, int>> captured; ///< outer values its subgraphs read, and their slots
     /// An activation input lowered on the way in: rounded to fp16/bf16, or quantized at `scale`.
     struct InputCast {
@@ -254,16 +255,17 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
     for (const ir::NodeId n : *order) {
         const ir::Node &node = model.node(n);
         const int opset = model.opsetVersion(node.domain).value_or(1);
-        if (node.isConstant() && node.outputs.size() == 1 && constants.contains(node.outputs[0].index)) {
+        if (outputsKnown(node, constants)) { // a Constant node, or one folded when the executor was made
             Step step;
             step.node = n;
             step.precomputed = true;
-            step.outputs.push_back(newSlot(node.outputs[0], Slot::Kind::Constant));
+            for (const ir::ValueId out : node.outputs)
+                step.outputs.push_back(out.valid() ? newSlot(out, Slot::Kind::Constant) : -1);
             NodeProfile profile;
             profile.node = n;
             profile.name = displayName(node);
             profile.opType = node.opType;
-            profile.implementation = "constant";
+            profile.implementation = node.isConstant() ? "constant" : "folded";
             profile.precision = precisionName(Precision::Fp32);
             if (options.precision.precision != Precision::Fp32)
                 profile.whyPrecision = "a constant: each lowered reader gets its own lowered copy";

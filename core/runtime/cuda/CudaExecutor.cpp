@@ -53,7 +53,7 @@ support::Expected<NamedValues> CudaExecutor::run(const NamedValues &feeds, const
     const ProfileKey key = profileKeyOf(m_model, *bound);
     auto it = m_profiles.find(key.signature);
     if (it == m_profiles.end()) {
-        auto compiled = CudaProfile::compile(m_model, key.shapes, m_constants, m_options, *m_device, m_reference);
+        auto compiled = CudaProfile::compile(m_model, key.shapes, m_constants, m_options, *m_device);
         if (!compiled)
             return compiled.takeError();
         it = m_profiles.emplace(key.signature, std::move(*compiled)).first;

@@ -6,6 +6,7 @@
 #include "analysis/ShapeInference.h"
 #include "ir/Topology.h"
 #include "ir/Type.h"
+#include "runtime/ModelConstants.h"
 #include "runtime/cuda/CudaError.h"
 #include "runtime/cuda/DeviceKernels.h"
 #include "runtime/cuda/ObservedDownloads.h"
@@ -20,7 +21,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <set>
 #include <utility>
 
 namespace portolan::runtime::cuda {
@@ -60,7 +60,7 @@ struct CudaProfile::Step {
     std::vector<int> inputs, outputs;   ///< values; -1 for omitted ones
     std::vector<int> releaseAfter;      ///< values whose last reader this is
     std::vector<std::pair<ir::ValueId, int>> captured; ///< outer values a fallback's subgraphs read
-    bool precomputed = false;           ///< a Constant node, or one folded at compile time: its values are known
+    bool precomputed = false;           ///< a Constant node, or one folded when the executor was made: its values are known
     Storage storage = Storage::F32;     ///< what its kernel computes on
     /// (from, to): values converted to the step's storage, on the device, before its kernel runs
     std::vector<std::pair<int, int>> conversions;
@@ -149,49 +149,6 @@ CudaProfile::~CudaProfile()
     }
 }
 
-bool CudaProfile::foldOnce(const ir::Node &node, Step &step, Interpreter &reference)
-{
-    // nodes that draw random numbers differ from run to run; subgraphs may read outer values
-    static const std::set<std::string> random{"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
-                                              "Bernoulli"};
-    if (step.inputs.empty() || random.contains(node.opType))
-        return false;
-    for (const ir::Attribute &a : node.attributes)
-        if (!a.subgraphs.empty())
-            return false;
-    std::vector<RuntimeValue> held(step.inputs.size());
-    std::vector<const RuntimeValue *> inputs;
-    for (std::size_t k = 0; k < step.inputs.size(); ++k) {
-        const int v = step.inputs[k];
-        if (v < 0) {
-            inputs.push_back(nullptr);
-            continue;
-        }
-        const Value &value = m_values[static_cast<std::size_t>(v)];
-        if (!value.constant)
-            return false;
-        held[k] = RuntimeValue::ofTensor(*value.constant);
-        inputs.push_back(&held[k]);
-    }
-    auto produced = reference.runNode(node, std::move(inputs), {});
-    if (!produced || produced->size() < step.outputs.size())
-        return false; // it runs as usual, and says at run time what is wrong
-    for (std::size_t k = 0; k < step.outputs.size(); ++k)
-        if (step.outputs[k] >= 0 && !(*produced)[k].isTensor())
-            return false;
-    for (std::size_t k = 0; k < step.outputs.size(); ++k) {
-        if (step.outputs[k] < 0)
-            continue;
-        m_folded.push_back(std::move((*produced)[k].tensor));
-        Value &value = m_values[static_cast<std::size_t>(step.outputs[k])];
-        value.constant = &m_folded.back();
-        value.shape = m_folded.back().shape();
-        value.dataType = m_folded.back().dataType();
-    }
-    step.precomputed = true;
-    return true;
-}
-
 support::Status CudaProfile::planInt8(const ir::Model &model, const NodeBinding &binding, bool allStatic,
                                       const cpu::PrecisionPolicy &policy, DeviceSetup &setup, Step &step, CudaNodeProfile &profile)
 {
@@ -235,8 +192,7 @@ support::Status CudaProfile::planInt8(const ir::Model &model, const NodeBinding 
 support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::Model &model,
                                                                      const std::map<std::string, Shape> &inputShapes,
                                                                      const std::unordered_map<std::uint32_t, Tensor> &constants,
-                                                                     const CudaExecutorOptions &options, DeviceState &device,
-                                                                     Interpreter &reference)
+                                                                     const CudaExecutorOptions &options, DeviceState &device)
 {
     std::unique_ptr<CudaProfile> p(new CudaProfile(model, device, options.precision == "fp16"   ? Storage::F16
                                                                   : options.precision == "bf16" ? Storage::BF16
@@ -346,10 +302,11 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
         CudaNodeProfile profile;
         profile.name = displayName(node);
         profile.opType = node.opType;
-        if (node.isConstant() && node.outputs.size() == 1 && constants.contains(node.outputs[0].index)) {
+        if (outputsKnown(node, constants)) { // a Constant node, or one folded when the executor was made
             step.precomputed = true;
-            step.outputs.push_back(newValue(node.outputs[0]));
-            profile.implementation = "constant";
+            for (const ir::ValueId out : node.outputs)
+                step.outputs.push_back(out.valid() ? newValue(out) : -1);
+            profile.implementation = node.isConstant() ? "constant" : "folded";
             p->m_nodes.push_back(std::move(profile));
             p->m_steps.push_back(std::move(step));
             continue;
@@ -391,12 +348,6 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
             }
             step.outputs.push_back(v);
             binding.outputs.push_back(std::move(bound));
-        }
-        if (p->foldOnce(node, step, reference)) {
-            profile.implementation = "folded";
-            p->m_nodes.push_back(std::move(profile));
-            p->m_steps.push_back(std::move(step));
-            continue;
         }
         // what the node computes on: the run's storage; fp32 for a node the policy keeps; for data
         // movement, whatever its first float input is stored in (it neither rounds nor widens)

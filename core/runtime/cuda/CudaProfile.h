@@ -9,7 +9,6 @@
 #include "runtime/cuda/DeviceState.h"
 #include "runtime/cuda/ObservedDownloads.h"
 
-#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,15 +19,13 @@ namespace portolan::runtime::cuda {
 
 class CudaProfile {
 public:
-    /// Compiles `model`'s main graph for the given input dims; `constants` by value id (initializers
-    /// and Constant nodes' outputs). A node whose inputs are all constant (a quantized weight's
-    /// DequantizeLinear, shape arithmetic) is run once here on `reference` and its outputs become
-    /// constants, uploaded once. Fails naming every node without a kernel when fallback is off.
+    /// Compiles `model`'s main graph for the given input dims; `constants` by value id (initializers,
+    /// Constant nodes' outputs and folded nodes' outputs, runtime/ModelConstants.h: uploaded once, their
+    /// nodes run nothing). Fails naming every node without a kernel when fallback is off.
     static support::Expected<std::unique_ptr<CudaProfile>> compile(const ir::Model &model,
                                                                    const std::map<std::string, Shape> &inputShapes,
                                                                    const std::unordered_map<std::uint32_t, Tensor> &constants,
-                                                                   const CudaExecutorOptions &options, DeviceState &device,
-                                                                   Interpreter &reference);
+                                                                   const CudaExecutorOptions &options, DeviceState &device);
     ~CudaProfile();
 
     /// Runs on `feeds` (per main-graph input, as bindFeeds gives them).
@@ -50,9 +47,6 @@ private:
     class Setup;
     CudaProfile(const ir::Model &model, DeviceState &device, Storage storage);
 
-    /// Runs `node` once on `reference` when its inputs are all constants (and it draws no random
-    /// numbers and has no subgraphs): its outputs become constants and the step is precomputed.
-    bool foldOnce(const ir::Node &node, Step &step, Interpreter &reference);
     /// Under int8, for a node the policy puts at int8: its int8 kernel in `step`, or where it has
     /// none, its operands' quantization on the host for the CPU fallback (`profile` says why); an
     /// error when the calibration lacks one of its operands. Other nodes: `profile` says why fp32.
@@ -88,7 +82,6 @@ private:
     std::vector<int> m_inputValues, m_outputValues; ///< per main-graph input / output
     std::vector<CudaNodeProfile> m_nodes;
     std::vector<DeviceMemory> m_weights;
-    std::deque<Tensor> m_folded; ///< outputs of the nodes folded at compile time (stable addresses)
     std::size_t m_weightBytes = 0;
     MemoryPlan m_plan;
     DeviceMemory m_arena;

@@ -29,6 +29,9 @@ void foldConstantInputNodes(const ir::Model &model, Interpreter &reference, Mode
     auto order = ir::topologicalOrder(model, model.mainGraph());
     if (!order)
         return; // a cycle: the executors say so when they compile
+    // what folding may hold: the weights dequantized to fp32 and then some; past it, nodes run as usual
+    const std::size_t cap = 4 * constants.weightBytes + (std::size_t(1) << 30);
+    std::size_t held = 0;
     std::unordered_set<std::uint32_t> fed; // initializers a feed may replace
     for (const ir::ValueId in : main.inputs)
         fed.insert(in.index);
@@ -41,7 +44,7 @@ void foldConstantInputNodes(const ir::Model &model, Interpreter &reference, Mode
         });
         if (subgraphs)
             continue;
-        std::vector<RuntimeValue> held(node.inputs.size());
+        std::vector<RuntimeValue> values(node.inputs.size());
         std::vector<const RuntimeValue *> inputs;
         bool known = true;
         for (std::size_t k = 0; k < node.inputs.size() && known; ++k) {
@@ -53,16 +56,24 @@ void foldConstantInputNodes(const ir::Model &model, Interpreter &reference, Mode
             const auto it = constants.tensors.find(v.index);
             known = it != constants.tensors.end() && !fed.contains(v.index);
             if (known) {
-                held[k] = RuntimeValue::ofTensor(it->second);
-                inputs.push_back(&held[k]);
+                values[k] = RuntimeValue::ofTensor(it->second);
+                inputs.push_back(&values[k]);
             }
         }
         if (!known)
             continue;
-        auto produced = reference.runNode(node, std::move(inputs), {}, {});
+        RunOptions options;
+        options.maxMemoryBytes = cap - held;
+        auto produced = reference.runNode(node, std::move(inputs), {}, options);
         if (!produced || produced->size() < node.outputs.size() ||
             std::any_of(produced->begin(), produced->end(), [](const RuntimeValue &r) { return !r.isTensor(); }))
             continue; // it runs as usual, and says at run time what is wrong
+        std::size_t bytes = 0;
+        for (const RuntimeValue &r : *produced)
+            bytes += r.tensor.byteSize();
+        if (bytes > cap - held)
+            continue;
+        held += bytes;
         for (std::size_t k = 0; k < node.outputs.size(); ++k)
             if (node.outputs[k].valid())
                 constants.tensors.emplace(node.outputs[k].index, std::move((*produced)[k].tensor));

@@ -22,7 +22,8 @@ struct ModelConstants {
 /// inputs are all such constants, run once on `reference` too: a quantized weight's
 /// DequantizeLinear (which fold-constants keeps, as the QDQ form targets read) would otherwise be
 /// recomputed at every run. Not folded: nodes reading an initializer that is also a graph input (a
-/// feed may replace it), nodes that draw random numbers, nodes with subgraphs.
+/// feed may replace it), nodes that draw random numbers, nodes with subgraphs, and, past four times
+/// the initializers' bytes plus 1 GiB held by folding, any more.
 ModelConstants collectConstants(const ir::Model &model, Interpreter &reference);
 
 /// Whether every output `node` has is among `constants` (a Constant node, or one folded above): the

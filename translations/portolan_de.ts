@@ -924,35 +924,45 @@ Auf %1: Kernel %2 ms; %n Knoten auf der CPU, %3 ms.</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="578"/>
-        <source> Slowest: %1 (%2, %3) %4 ms, %5% of the copy bandwidth, %6% of the MatMul rate.</source>
-        <translation> Langsamster: %1 (%2, %3) %4 ms, %5% der Kopierbandbreite, %6% der MatMul-Rate.</translation>
+        <location filename="../views/compare/ComparePanel.cpp" line="577"/>
+        <source> Slowest kernel: %1 (%2, %3) %4 ms</source>
+        <translation> Langsamster Kernel: %1 (%2, %3) %4 ms</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="598"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="582"/>
+        <source> (the device&apos;s peaks were not measured).</source>
+        <translation> (die Spitzenwerte des Geräts wurden nicht gemessen).</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="584"/>
+        <source>, %1% of the copy bandwidth, %2% of the MatMul rate.</source>
+        <translation>, %1% der Kopierbandbreite, %2% der MatMul-Rate.</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="601"/>
         <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
         <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="602"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="654"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="605"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="657"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="602"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="605"/>
         <source>OUT OF TOLERANCE</source>
         <translation>AUSSERHALB DER TOLERANZ</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="606"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="609"/>
         <source>
 First divergence: %1 (%2), output %3.</source>
         <translation>
 Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="612"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="615"/>
         <source>
 %n imported tensor(s) named as no value of the model: %1</source>
         <translation>
@@ -963,27 +973,27 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="639"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="642"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="651"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="654"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="655"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="658"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="670"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="673"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="675"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="678"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>

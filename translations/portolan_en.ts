@@ -34,7 +34,7 @@ On %1: kernels %2 ms; %n nodes on the CPU, %3 ms.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="612"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="615"/>
         <source>
 %n imported tensor(s) named as no value of the model: %1</source>
         <translation>

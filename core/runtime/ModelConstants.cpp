@@ -19,7 +19,7 @@ bool drawsRandomNumbers(const ir::Node &node)
 {
     static const std::set<std::string, std::less<>> random{"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
                                                            "Multinomial", "Bernoulli"};
-    return node.domain.empty() && random.contains(node.opType);
+    return (node.domain.empty() || node.domain == "ai.onnx") && random.contains(node.opType);
 }
 
 /// Runs, in order, each main-graph node whose inputs are all known constants (see ModelConstants.h).
@@ -62,6 +62,8 @@ void foldConstantInputNodes(const ir::Model &model, Interpreter &reference, Mode
         }
         if (!known)
             continue;
+        if (held >= cap)
+            break;
         RunOptions options;
         options.maxMemoryBytes = cap - held;
         auto produced = reference.runNode(node, std::move(inputs), {}, options);
@@ -74,6 +76,7 @@ void foldConstantInputNodes(const ir::Model &model, Interpreter &reference, Mode
         if (bytes > cap - held)
             continue;
         held += bytes;
+        constants.foldedBytes += bytes;
         for (std::size_t k = 0; k < node.outputs.size(); ++k)
             if (node.outputs[k].valid())
                 constants.tensors.emplace(node.outputs[k].index, std::move((*produced)[k].tensor));

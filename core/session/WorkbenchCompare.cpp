@@ -214,7 +214,7 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     outcome->result = std::move(*result);
     if (executor)
         outcome->figures = executor->lastFigures();
-    if (plugged)
+    if (plugged && plugged->run(*feeds, {})) // profiled unobserved: the comparison's run carried its downloads
         outcome->accelerator = plugged->lastProfile();
     outcome->suspects = compare::rankSuspects(outcome->result, optimized);
     outcome->firstDivergence = compare::firstDivergence(outcome->result, optimized);

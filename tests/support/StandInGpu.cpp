@@ -56,7 +56,7 @@ runtime::AcceleratorProfile standInProfile()
     p.arenaBytes = 3 << 20;
     p.uploadBytes = 1 << 20;
     p.nodes = {{"relu", "Relu", "cuda:relu", "", "fp32", "", 0.25, 1000000, 0},
-               {"conv", "Conv", "cudnn:conv", "", "fp32", "", 2.0, 4000000, 1000000000},
+               {"conv", "Conv", "cudnn:conv", "", "fp32", "", 2.0, 4000000, 1200000000},
                {"sin", "Sin", "cpu-fallback", "no CUDA kernel for Sin", "fp32", "", 0.5, 0, 0},
                {"flat", "Reshape", "view", "", "fp32", "", 0.0, 0, 0}};
     return p;

@@ -143,13 +143,13 @@ private slots:
         QCOMPARE(report.gpu->kernels.size(), std::size_t(3)); // by time; the view took none
         QCOMPARE(report.gpu->kernels[0].node, std::string("conv"));
         QCOMPARE(report.gpu->kernels[0].bandwidthShare, 4e6 / 2e-3 / 1e12);
-        QCOMPARE(report.gpu->kernels[0].flopsShare, 1e9 / 2e-3 / 1e14);
+        QCOMPARE(report.gpu->kernels[0].flopsShare, 1.2e9 / 2e-3 / 1e14);
         QCOMPARE(report.gpu->kernels[1].node, std::string("sin"));
         QCOMPARE(report.fallbacks.at("Sin"), 1);
-        QCOMPARE(report.flops, std::uint64_t(1000000000));
+        QCOMPARE(report.flops, std::uint64_t(1200000000));
         QCOMPARE(report.arenaBytes, std::uint64_t(3) << 20);
         const std::string md = report::reportMarkdown(report), html = report::reportHtml(report), json = report::reportJson(report);
-        QVERIFY(md.find("## GPU profile") != std::string::npos && md.find("| conv | Conv | cudnn:conv | fp32 | 2 | 0.2% | 0.5% |") != std::string::npos);
+        QVERIFY(md.find("## GPU profile") != std::string::npos && md.find("| conv | Conv | cudnn:conv | fp32 | 2 | 0.2% | 0.6% |") != std::string::npos);
         QVERIFY2(html.find("<h2>GPU profile</h2>") != std::string::npos, html.c_str());
         const QJsonObject gpu = QJsonDocument::fromJson(QByteArray::fromStdString(json)).object()["gpu"].toObject();
         QCOMPARE(gpu["device"].toString(), QString("Test GPU"));

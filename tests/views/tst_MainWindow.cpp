@@ -312,7 +312,7 @@ private slots:
         QVERIFY(panel->outcome()->accelerator);
         const QString summary = panel->summary();
         QVERIFY2(summary.contains("On Test GPU: kernels 2.250 ms; 1 node") && summary.contains("on the CPU, 0.500 ms."), qPrintable(summary));
-        QVERIFY2(summary.contains("Slowest: conv (Conv, cudnn:conv) 2.000 ms, 0% of the copy bandwidth, 1% of the MatMul rate."),
+        QVERIFY2(summary.contains("Slowest kernel: conv (Conv, cudnn:conv) 2.000 ms, 0% of the copy bandwidth, 1% of the MatMul rate."),
                  qPrintable(summary));
         if (auto *dock = qobject_cast<QDockWidget *>(panel->parentWidget()))
             dock->raise();

@@ -571,14 +571,17 @@ QString acceleratorLine(const runtime::AcceleratorProfile &p)
                        .arg(device, 0, 'f', 3)
                        .arg(host, 0, 'f', 3);
     const auto byTime = p.byTime();
-    if (byTime.empty() || byTime.front().milliseconds <= 0)
+    const auto slowest = std::find_if(byTime.begin(), byTime.end(), [](const auto &n) { return !n.onHost(); });
+    if (slowest == byTime.end() || slowest->milliseconds <= 0)
         return line;
-    const runtime::AcceleratorNode &slowest = byTime.front();
-    const auto rates = p.ratesOf(slowest);
-    return line + ComparePanel::tr(" Slowest: %1 (%2, %3) %4 ms, %5% of the copy bandwidth, %6% of the MatMul rate.")
-                      .arg(QString::fromStdString(slowest.name), QString::fromStdString(slowest.opType),
-                           QString::fromStdString(slowest.implementation))
-                      .arg(slowest.milliseconds, 0, 'f', 3)
+    line += ComparePanel::tr(" Slowest kernel: %1 (%2, %3) %4 ms")
+                .arg(QString::fromStdString(slowest->name), QString::fromStdString(slowest->opType),
+                     QString::fromStdString(slowest->implementation))
+                .arg(slowest->milliseconds, 0, 'f', 3);
+    if (!p.whyNoPeaks.empty() || p.copyBytesPerSecond <= 0)
+        return line + ComparePanel::tr(" (the device's peaks were not measured).");
+    const auto rates = p.ratesOf(*slowest);
+    return line + ComparePanel::tr(", %1% of the copy bandwidth, %2% of the MatMul rate.")
                       .arg(100 * rates.bandwidthShare, 0, 'f', 0)
                       .arg(100 * rates.flopsShare, 0, 'f', 0);
 }

@@ -17,7 +17,7 @@ CpuExecutor::CpuExecutor(const ir::Model &model, CompileOptions options)
 {
     ModelConstants constants = collectConstants(model, m_reference);
     m_constants = std::move(constants.tensors);
-    m_weightBytes = constants.weightBytes;
+    m_weightBytes = constants.weightBytes + constants.foldedBytes; // the folded copies are held too
 }
 
 CpuExecutor::~CpuExecutor() = default;
@@ -27,8 +27,8 @@ support::Status CpuExecutor::checkSupported() const
     std::set<std::string> missing;
     for (std::size_t i = 0; i < m_model.nodeCapacity(); ++i) {
         const ir::Node &node = m_model.node(ir::NodeId(static_cast<std::uint32_t>(i)));
-        if (!node.alive)
-            continue;
+        if (!node.alive || (node.graph == m_model.mainGraph() && outputsKnown(node, m_constants)))
+            continue; // folded when the executor was made: it never runs
         const int opset = m_model.opsetVersion(node.domain).value_or(1);
         const bool native = node.graph == m_model.mainGraph() && findCpuKernel(node.domain, node.opType);
         const bool reference = findReferenceKernel(node.domain, node.opType, opset) != nullptr;

@@ -45,10 +45,12 @@ public:
                 static_cast<cudnnHandle_t>(c.cudnn), &one, m_x.get(), in[0].data, m_w.get(), in[1].data, m_conv.get(), m_algo,
                 c.workspace, m_workspace, residual ? &one : &zero, m_y.get(), residual ? in[3].data : out[0].data, m_bias.get(),
                 in[2].data, m_fusedActivation.get(), m_y.get(), out[0].data);
-            if (status == CUDNN_STATUS_SUCCESS)
+            if (status != CUDNN_STATUS_NOT_SUPPORTED) {
+                checkCudnn(status, "cudnnConvolutionBiasActivationForward");
                 return;
-            // cuDNN declines this configuration (it checks before it launches anything): from now on
-            // the plain convolution and the epilogue, which report any error that is not about fusing
+            }
+            // cuDNN has no fused kernel for this configuration (it says so before launching anything):
+            // from now on the plain convolution and the epilogue
             m_fusedActivation.reset();
         }
         checkCudnn(cudnnConvolutionForward(static_cast<cudnnHandle_t>(c.cudnn), &one, m_x.get(), in[0].data, m_w.get(), in[1].data,

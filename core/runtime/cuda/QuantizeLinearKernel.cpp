@@ -84,7 +84,7 @@ std::unique_ptr<CudaKernel> makeQuantizeLinearKernel(const NodeBinding &b, Devic
     }
     if (zeroPoint) {
         const std::int64_t points = elementCount(zeroPoint->shape);
-        if (points != 1 && points != scales) {
+        if (points != 1 && (points != scales || zeroPoint->shape.size() != 1)) {
             whyNot = "the zero point has neither one value nor the scale's count";
             return nullptr;
         }

@@ -6,6 +6,7 @@ models, in the same run. The models are exported to ONNX here (opset 17, static 
 weights, fixed seed). Prints median milliseconds and Portolan's ratio to each peer.
 
 Usage: e2e_peer.py PORTOLAN_BINARY WORK_DIR"""
+import inspect
 import json
 import os
 import subprocess
@@ -26,14 +27,35 @@ os.makedirs(work, exist_ok=True)
 torch.manual_seed(0)
 
 
-class BertEncoder(nn.Module):
-    def __init__(self):
+class BertLayer(nn.Module):
+    """A post-LN BERT layer written out in plain ops: PyTorch's own TransformerEncoderLayer takes a
+    fused fast path in inference that some exporters cannot export."""
+
+    def __init__(self, hidden=768, heads=12, ffn=3072):
         super().__init__()
-        layer = nn.TransformerEncoderLayer(768, 12, 3072, dropout=0.0, activation="gelu", batch_first=True)
-        self.encoder = nn.TransformerEncoder(layer, 12, enable_nested_tensor=False)
+        self.heads, self.head_dim = heads, hidden // heads
+        self.qkv = nn.Linear(hidden, 3 * hidden)
+        self.out = nn.Linear(hidden, hidden)
+        self.norm1, self.norm2 = nn.LayerNorm(hidden), nn.LayerNorm(hidden)
+        self.ffn = nn.Sequential(nn.Linear(hidden, ffn), nn.GELU(), nn.Linear(ffn, hidden))
 
     def forward(self, x):
-        return self.encoder(x)
+        b, s, h = x.shape
+        q, k, v = self.qkv(x).split(h, dim=-1)
+        q, k, v = (t.reshape(b, s, self.heads, self.head_dim).transpose(1, 2) for t in (q, k, v))
+        p = torch.softmax(q @ k.transpose(-1, -2) / self.head_dim ** 0.5, dim=-1)
+        a = (p @ v).transpose(1, 2).reshape(b, s, h)
+        x = self.norm1(x + self.out(a))
+        return self.norm2(x + self.ffn(x))
+
+
+class BertEncoder(nn.Module):
+    def __init__(self, layers=12):
+        super().__init__()
+        self.layers = nn.Sequential(*(BertLayer() for _ in range(layers)))
+
+    def forward(self, x):
+        return self.layers(x)
 
 
 def models():
@@ -43,6 +65,20 @@ def models():
         yield "resnet50", lambda: torchvision.models.resnet50(weights=None), lambda b: (b, 3, 224, 224)
     except ImportError:
         print("e2e_peer: no torchvision here: ResNet-50 left out", file=sys.stderr)
+
+
+def export(model, x, path):
+    """Opset 17 with static shapes: the TorchScript exporter where this PyTorch still has it, else the
+    dynamo one (converted down to 17)."""
+    kwargs = dict(opset_version=17, input_names=["input"], output_names=["output"])
+    if "dynamo" not in inspect.signature(torch.onnx.export).parameters:
+        torch.onnx.export(model, (x,), path, **kwargs)  # a PyTorch before the dynamo exporter
+        return
+    try:
+        torch.onnx.export(model, (x,), path, dynamo=False, **kwargs)
+    except Exception as legacy:  # the TorchScript exporter gone or failing: the dynamo one
+        print(f"e2e_peer: the TorchScript exporter failed ({str(legacy)[:120]}); exporting with dynamo", file=sys.stderr)
+        torch.onnx.export(model, (x,), path, dynamo=True, external_data=False, **kwargs)
 
 
 def gpu_median_ms(fn, runs=20, warmup=5):
@@ -67,7 +103,7 @@ for name, make, shape in models():
         x = torch.randn(*shape(batch))
         path = os.path.join(work, f"{name}_b{batch}.onnx")
         with torch.no_grad():
-            torch.onnx.export(model, (x,), path, opset_version=17, input_names=["input"], output_names=["output"], dynamo=False)
+            export(model, x, path)
         gpu = model.half().cuda()
         xg = x.half().cuda()
         with torch.no_grad():

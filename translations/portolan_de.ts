@@ -582,290 +582,295 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="103"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="104"/>
         <source>seeded random inputs; or a test_data_set folder</source>
         <translation>Zufallseingaben mit Startwert; oder ein test_data_set-Ordner</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="78"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="104"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="112"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="79"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="105"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="113"/>
         <source>…</source>
         <translation>…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="63"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="64"/>
         <source>Reference interpreter</source>
         <translation>Referenzinterpreter</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="65"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="66"/>
         <source>Compiled CPU executor at %1</source>
         <translation>Kompilierter CPU-Executor mit %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="66"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="67"/>
         <source>Compiled at fp32 against B at fp16 tells precision apart from kernels; A compiled goes with B compiled</source>
         <translation>Kompiliert mit fp32 gegen B mit fp16 trennt Genauigkeit von Kerneln; A kompiliert setzt B kompiliert voraus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="68"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
         <source>Compiled CPU executor</source>
         <translation>Kompilierter CPU-Executor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="68"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="80"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="81"/>
         <source>Imported run</source>
         <translation>Importierter Lauf</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="68"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
         <source>External command</source>
         <translation>Externer Befehl</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="70"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="71"/>
         <source>CUDA executor (local GPU)</source>
         <translation>CUDA-Executor (lokale GPU)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="75"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="76"/>
         <source>int8&apos;s calibration batches: random:N[:SEED], or a folder of test_data_set_N folders</source>
         <translation>Kalibrierdaten für int8: random:N[:SEED] oder ein Ordner mit test_data_set_N-Ordnern</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="77"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="78"/>
         <source>another runtime&apos;s tensors: a folder of .pb/.npy, an .npz, or Polygraphy&apos;s .json[#RUNNER]</source>
         <translation>Tensoren einer anderen Laufzeit: ein Ordner mit .pb/.npy, eine .npz oder Polygraphys .json[#RUNNER]</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="81"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="82"/>
         <source>Runs (*.npz *.json);;All files (*)</source>
         <translation>Läufe (*.npz *.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="86"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="87"/>
         <source>another runtime as a command: CMD {model} {inputs} {outputs}</source>
         <translation>eine andere Laufzeit als Befehl: CMD {model} {inputs} {outputs}</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="87"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="88"/>
         <source>Run through /bin/sh on the model file as loaded. {inputs} holds input_K.pb and NAME.npy; the command writes outputs (and any intermediates) into {outputs} as .pb or .npy.</source>
         <translation>Läuft über /bin/sh auf der geladenen Modelldatei. {inputs} enthält input_K.pb und NAME.npy; der Befehl schreibt die Ausgaben (und beliebige Zwischenwerte) als .pb oder .npy nach {outputs}.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="106"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="107"/>
         <source>Inputs (input_K.pb)</source>
         <translation>Eingaben (input_K.pb)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="111"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="112"/>
         <source>single inputs: name=FILE.npy; other=FILE.pb (over the test set&apos;s, or random)</source>
         <translation>einzelne Eingaben: name=DATEI.npy; andere=DATEI.pb (statt der aus dem Testsatz oder zufälliger)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="113"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="114"/>
         <source>Add .pb or .npy files, each for the input it names (a .pb&apos;s stored name, a .npy&apos;s file name)</source>
         <translation>.pb- oder .npy-Dateien hinzufügen, jede für die Eingabe, die sie nennt (der in der .pb gespeicherte Name, der Dateiname der .npy)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="115"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="187"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="116"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="188"/>
         <source>Input files</source>
         <translation>Eingabedateien</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="115"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="116"/>
         <source>Tensors (*.pb *.npy)</source>
         <translation>Tensoren (*.pb *.npy)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="129"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="130"/>
         <source>symbolic inputs: name=1,3,224,224; other=1,128</source>
         <translation>symbolische Eingaben: name=1,3,224,224; andere=1,128</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="132"/>
         <location filename="../views/compare/ComparePanel.cpp" line="133"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="134"/>
         <source>by precision</source>
         <translation>nach Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="135"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
         <source>max error / reference scale</source>
         <translation>max. Fehler / Referenzskala</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="135"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
         <source>max abs error</source>
         <translation>max. absoluter Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="135"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
         <source>1 − cosine</source>
         <translation>1 − Kosinus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="137"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="138"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="139"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="140"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="144"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="491"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="145"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="497"/>
         <source>running A and B: %p%</source>
         <translation>A und B laufen: %p%</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="154"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="155"/>
         <source>checking the failing kernels…</source>
         <translation>die abweichenden Kernel werden geprüft…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="156"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="157"/>
         <source>Reference interpreter (A) against the compiled CPU executor (B).</source>
         <translation>Referenzinterpreter (A) gegen den kompilierten CPU-Executor (B).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="164"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="165"/>
         <source>seed</source>
         <translation>Startwert</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="175"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="176"/>
         <source>atol</source>
         <translation>atol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="177"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="178"/>
         <source>rtol</source>
         <translation>rtol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="179"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="180"/>
         <source>A</source>
         <translation>A</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="180"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="181"/>
         <source>B</source>
         <translation>B</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="181"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="182"/>
         <source>Pipeline, precision</source>
         <translation>Pipeline, Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="182"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="183"/>
         <source>Other runtime</source>
         <translation>Andere Laufzeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="183"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="184"/>
         <source>Inputs</source>
         <translation>Eingaben</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="188"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="189"/>
         <source>Shapes</source>
         <translation>Formen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="189"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="190"/>
         <source>Tolerance</source>
         <translation>Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="190"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="191"/>
         <source>Heat on graph</source>
         <translation>Wärmebild im Graphen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="191"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="192"/>
         <source>Extract Repro…</source>
         <translation>Repro herauslösen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="192"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="193"/>
         <source>Cut the selected suspect (or the first divergence) out as a standalone model with the inputs B gave it and the reference&apos;s outputs, shrunk while it still fails</source>
         <translation>Den gewählten Verdächtigen (oder die erste Abweichung) als eigenständiges Modell herauslösen, mit den Eingaben, die B ihm gab, und den Ausgaben der Referenz; verkleinert, solange der Fehler bleibt</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="195"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="196"/>
         <source>Bisect Precision</source>
         <translation>Genauigkeit bisektieren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="196"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="197"/>
         <source>Find the nodes to keep at fp32 for B&apos;s outputs to meet the tolerance</source>
         <translation>Die Knoten finden, die bei fp32 bleiben müssen, damit die Ausgaben von B die Toleranz einhalten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="222"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="223"/>
         <source>Suspect</source>
         <translation>Verdächtig</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="222"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="223"/>
         <source>Error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="222"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="223"/>
         <source>Why</source>
         <translation>Warum</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="227"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="229"/>
         <source>Suspects</source>
         <translation>Verdächtige</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="228"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="230"/>
         <source>Tensors</source>
         <translation>Tensoren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="229"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="231"/>
         <source>Error by depth</source>
         <translation>Fehler nach Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="280"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="287"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="232"/>
+        <source>GPU profile</source>
+        <translation>GPU-Profil</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="286"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="293"/>
         <source>Extract Repro</source>
         <translation>Repro herauslösen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="280"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="297"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="286"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="303"/>
         <source>No tensor goes out of tolerance on its own: pick a suspect first.</source>
         <translation>Kein Tensor verlässt die Toleranz von selbst: wählen Sie zuerst einen Verdächtigen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="283"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="289"/>
         <source>Folder for the repro around %1</source>
         <translation>Ordner für das Repro um %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="287"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="293"/>
         <source>%1 holds files. Write the repro into it anyway?</source>
         <translation>%1 enthält Dateien. Das Repro trotzdem hineinschreiben?</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="311"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="317"/>
         <source>Cutting a repro around %1…</source>
         <translation>Repro um %1 wird herausgelöst…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="322"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="328"/>
         <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
         <translation>
             <numerusform>Repro um %1 (%n Knoten) nach %2 geschrieben: B ist dort %3 der Referenz.</numerusform>
@@ -873,47 +878,47 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="324"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="330"/>
         <source>OUT OF TOLERANCE against</source>
         <translation>AUSSERHALB DER TOLERANZ gegenüber</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="324"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="330"/>
         <source>within tolerance of</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="341"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="347"/>
         <source>Bisecting: which nodes must stay at fp32…</source>
         <translation>Bisektion: welche Knoten bei fp32 bleiben müssen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="347"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="353"/>
         <source>B already meets the tolerance at %1: nothing to keep at fp32.</source>
         <translation>B hält die Toleranz bei %1 bereits ein: nichts muss bei fp32 bleiben.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="353"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="359"/>
         <source>Keep %1 of the %2 nodes %3 lowers at fp32 (worst output error %4 of its scale, %5 runs):%6</source>
         <translation>%1 der %2 Knoten, die %3 absenkt, bei fp32 lassen (schlechtester Ausgabefehler %4 seiner Skala, %5 Läufe):%6</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="497"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="503"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="527"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="533"/>
         <source>Cancelled.</source>
         <translation>Abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="546"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="552"/>
         <source>Cancelling…</source>
         <translation>Wird abgebrochen…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="569"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="575"/>
         <source>
 On %1: kernels %2 ms; %n node(s) on the CPU, %3 ms.</source>
         <translation>
@@ -924,45 +929,45 @@ Auf %1: Kernel %2 ms; %n Knoten auf der CPU, %3 ms.</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="577"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="583"/>
         <source> Slowest kernel: %1 (%2, %3) %4 ms</source>
         <translation> Langsamster Kernel: %1 (%2, %3) %4 ms</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="582"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="588"/>
         <source> (the device&apos;s peaks were not measured).</source>
         <translation> (die Spitzenwerte des Geräts wurden nicht gemessen).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="584"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="590"/>
         <source>, %1% of the copy bandwidth, %2% of the MatMul rate.</source>
         <translation>, %1% der Kopierbandbreite, %2% der MatMul-Rate.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="601"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="607"/>
         <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
         <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="605"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="657"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="611"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="665"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="605"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="611"/>
         <source>OUT OF TOLERANCE</source>
         <translation>AUSSERHALB DER TOLERANZ</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="609"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="615"/>
         <source>
 First divergence: %1 (%2), output %3.</source>
         <translation>
 Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="615"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="621"/>
         <source>
 %n imported tensor(s) named as no value of the model: %1</source>
         <translation>
@@ -973,27 +978,27 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="642"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="650"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="654"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="662"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="658"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="666"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="673"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="681"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="678"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="686"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>
@@ -1208,6 +1213,64 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         <location filename="../views/diagnose/FindingsPanel.cpp" line="277"/>
         <source>none: the checker, shape inference and the export pitfalls found nothing</source>
         <translation>keine: Checker, Forminferenz und Exportfallen fanden nichts</translation>
+    </message>
+</context>
+<context>
+    <name>portolan::views::GpuProfileView</name>
+    <message>
+        <location filename="../views/compare/GpuProfileView.cpp" line="22"/>
+        <source>Node</source>
+        <translation>Knoten</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/GpuProfileView.cpp" line="22"/>
+        <source>Op</source>
+        <translation>Op</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/GpuProfileView.cpp" line="22"/>
+        <source>Kernel</source>
+        <translation>Kernel</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/GpuProfileView.cpp" line="22"/>
+        <source>Precision</source>
+        <translation>Präzision</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/GpuProfileView.cpp" line="22"/>
+        <source>ms</source>
+        <translation>ms</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/GpuProfileView.cpp" line="22"/>
+        <source>GB/s</source>
+        <translation>GB/s</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/GpuProfileView.cpp" line="22"/>
+        <source>of copy</source>
+        <translation>der Kopierrate</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/GpuProfileView.cpp" line="22"/>
+        <source>GFLOP/s</source>
+        <translation>GFLOP/s</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/GpuProfileView.cpp" line="23"/>
+        <source>of MatMul</source>
+        <translation>der MatMul-Rate</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/GpuProfileView.cpp" line="23"/>
+        <source>Why</source>
+        <translation>Warum</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/GpuProfileView.cpp" line="26"/>
+        <source>B&apos;s nodes by time in one unobserved run: device time for kernels, host time for the CPU&apos;s; shares of the device&apos;s measured copy bandwidth and matrix-product rate</source>
+        <translation>Die Knoten von B nach Zeit in einem unbeobachteten Lauf: Gerätezeit für Kernel, Hostzeit für die der CPU; Anteile an der gemessenen Kopierbandbreite und Matrixprodukt-Rate des Geräts</translation>
     </message>
 </context>
 <context>

@@ -15,7 +15,7 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="322"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="328"/>
         <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
         <translation>
             <numerusform>Wrote a repro around %1 (%n node) to %2: B is %3 the reference there.</numerusform>
@@ -23,7 +23,7 @@
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="569"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="575"/>
         <source>
 On %1: kernels %2 ms; %n node(s) on the CPU, %3 ms.</source>
         <translation>
@@ -34,7 +34,7 @@ On %1: kernels %2 ms; %n nodes on the CPU, %3 ms.</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="615"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="621"/>
         <source>
 %n imported tensor(s) named as no value of the model: %1</source>
         <translation>

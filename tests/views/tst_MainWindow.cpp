@@ -10,6 +10,7 @@
 #include "pipeline/PipelinePanel.h"
 #include "compare/ComparePanel.h"
 #include "compare/ComparisonTableModel.h"
+#include "compare/GpuProfileView.h"
 #include "diagnose/FindingsPanel.h"
 #include <QAbstractItemModelTester>
 #include "ir/ModelLoader.h"
@@ -20,6 +21,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QLabel>
 #include <QMessageBox>
@@ -314,6 +316,17 @@ private slots:
         QVERIFY2(summary.contains("On Test GPU: kernels 2.250 ms; 1 node") && summary.contains("on the CPU, 0.500 ms."), qPrintable(summary));
         QVERIFY2(summary.contains("Slowest kernel: conv (Conv, cudnn:conv) 2.000 ms, 0% of the copy bandwidth, 1% of the MatMul rate."),
                  qPrintable(summary));
+        // the GPU profile tab: every node by time, the CPU fallback among them with its reason
+        auto *profile = panel->findChild<views::GpuProfileView *>();
+        QVERIFY(profile);
+        auto *tabs = panel->findChild<QTabWidget *>();
+        QVERIFY(tabs && tabs->isTabVisible(tabs->indexOf(profile)));
+        QCOMPARE(profile->topLevelItemCount(), 4);
+        QCOMPARE(profile->topLevelItem(0)->text(0), QString("conv"));
+        QCOMPARE(profile->topLevelItem(1)->text(2), QString("cpu-fallback"));
+        QCOMPARE(profile->topLevelItem(1)->text(9), QString("no CUDA kernel for Sin"));
+        QCOMPARE(profile->topLevelItem(0)->text(6), QString("0%")); // 2 GB/s of 1 TB/s
+        tabs->setCurrentWidget(profile);
         if (auto *dock = qobject_cast<QDockWidget *>(panel->parentWidget()))
             dock->raise();
         saveScreenshot(window, "main_window_compare_gpu");

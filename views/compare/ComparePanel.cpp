@@ -2,6 +2,7 @@
 
 #include "common/Background.h"
 #include "compare/ComparisonTableModel.h"
+#include "compare/GpuProfileView.h"
 #include "compare/NumpyFiles.h"
 #include "compare/ReproReadme.h"
 #include "runtime/ExecutorRegistry.h"
@@ -223,10 +224,13 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     m_suspects->setRootIsDecorated(false);
     connect(m_suspects, &QTreeWidget::itemClicked, this,
             [this](QTreeWidgetItem *item) { activateRow(item->data(0, ComparisonTableModel::kRowRole).toInt()); });
-    auto *results = new QTabWidget(this);
+    m_gpuProfile = new GpuProfileView(this);
+    auto *results = m_results = new QTabWidget(this);
     results->addTab(m_suspects, tr("Suspects"));
     results->addTab(m_tableView, tr("Tensors"));
     results->addTab(m_chart, tr("Error by depth"));
+    results->addTab(m_gpuProfile, tr("GPU profile"));
+    results->setTabVisible(results->indexOf(m_gpuProfile), false);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -245,6 +249,8 @@ void ComparePanel::setWorkbench(std::shared_ptr<const session::Workbench> workbe
     m_outcome.reset();
     m_table->setOutcome(nullptr);
     m_suspects->clear();
+    m_gpuProfile->setProfile(nullptr);
+    m_results->setTabVisible(m_results->indexOf(m_gpuProfile), false);
     QChart *old = m_chart->chart();
     m_chart->setChart(new QChart);
     delete old;
@@ -617,6 +623,8 @@ void ComparePanel::adopt(std::shared_ptr<const session::ComparisonOutcome> outco
     m_summary->setText(text);
     fillSuspects();
     fillChart();
+    m_gpuProfile->setProfile(m_outcome->accelerator ? &*m_outcome->accelerator : nullptr);
+    m_results->setTabVisible(m_results->indexOf(m_gpuProfile), m_outcome->accelerator.has_value());
     emit heatChanged();
 }
 

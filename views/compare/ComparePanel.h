@@ -11,8 +11,6 @@
 
 #include <QWidget>
 
-class QTimer;
-
 #include <atomic>
 #include <memory>
 #include <unordered_map>
@@ -25,12 +23,15 @@ class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
 class QSpinBox;
+class QTabWidget;
 class QTableView;
+class QTimer;
 class QTreeWidget;
 
 namespace portolan::views {
 
 class ComparisonTableModel;
+class GpuProfileView;
 
 class ComparePanel : public QWidget {
     Q_OBJECT
@@ -131,6 +132,8 @@ private:
     QTableView *m_tableView = nullptr;
     QChartView *m_chart = nullptr;
     QTreeWidget *m_suspects = nullptr;
+    QTabWidget *m_results = nullptr;
+    GpuProfileView *m_gpuProfile = nullptr; ///< a tab of m_results, shown when B ran on the GPU
 };
 
 } // namespace portolan::views

@@ -4,8 +4,8 @@
 # (-DPORTOLAN_BUILD_GUI=OFF) into build-gpu/, its CLI and CUDA test programs stripped, and every
 # shared library they load copied beside them (found with ldd), except the C library, the GPU
 # driver and CUDA's own libraries, which the GPU machine has and must match its driver.
-# The folder is packed into gpu-bundle.tar.xz (about 26 MB: oneDNN and ICU's data make the folder
-# 120 MB), what to carry along; gpu-check.sh unpacks it where it finds no folder.
+# The folder is packed into gpu-bundle.tar.xz (about 32 MB: oneDNN and ICU's data make the folder
+# 134 MB), what to carry along; gpu-check.sh unpacks it, replacing any folder unpacked before.
 # Usage: scripts/gpu-bundle.sh        (then carry gpu-bundle.tar.xz to the GPU machine with the tree)
 set -euo pipefail
 cd "$(dirname "$0")/.."

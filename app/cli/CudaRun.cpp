@@ -2,6 +2,7 @@
 #include "cli/CudaRun.h"
 
 #ifdef PORTOLAN_HAVE_CUDA
+#include "cli/PrecisionOptions.h"
 #include "runtime/cuda/CudaExecutor.h"
 
 #include <cstdio>
@@ -17,25 +18,6 @@ namespace {
 double mebibytes(std::uint64_t bytes)
 {
     return static_cast<double>(bytes) / (1 << 20);
-}
-
-/// As the CPU executor's summary has it: the nodes per precision, and why nodes stayed at fp32.
-void printPrecisions(const runtime::AcceleratorProfile &p)
-{
-    std::map<std::string, int> counts, reasons;
-    for (const auto &n : p.nodes) {
-        if (n.precision.empty()) // a constant or a folded node: nothing runs
-            continue;
-        ++counts[n.precision];
-        if (n.precision == "fp32" && !n.whyPrecision.empty())
-            ++reasons[n.whyPrecision];
-    }
-    std::string line;
-    for (const auto &[name, count] : counts)
-        line += (line.empty() ? "" : ", ") + std::to_string(count) + " " + name;
-    std::printf("  precision %s, nodes: %s\n", p.precision.c_str(), line.c_str());
-    for (const auto &[reason, count] : reasons)
-        std::printf("    %4d at fp32: %s\n", count, reason.c_str());
 }
 
 class CudaRun final : public GpuRun {
@@ -62,8 +44,12 @@ public:
             std::printf("  launched as one CUDA Graph (captured on the second run)\n");
         else if (!m_executor->whyNoGraph().empty())
             std::printf("  no CUDA Graph: %s\n", m_executor->whyNoGraph().c_str());
-        if (p.precision != "fp32")
-            printPrecisions(p);
+        if (p.precision != "fp32") {
+            std::vector<std::pair<std::string, std::string>> precisions;
+            for (const auto &n : p.nodes)
+                precisions.emplace_back(n.precision, n.whyPrecision);
+            printPrecisionCounts(p.precision, precisions);
+        }
         if (!withProfile)
             return;
         if (p.whyNoPeaks.empty())

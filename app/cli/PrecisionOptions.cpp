@@ -120,22 +120,32 @@ void writePrecisionJson(support::JsonWriter &w, const CompiledGraph &profile, co
     w.endObject();
 }
 
-void printPrecisionSummary(const CompiledGraph &profile, const PrecisionPolicy &policy)
+void printPrecisionCounts(const std::string &policy, const std::vector<std::pair<std::string, std::string>> &nodes)
 {
-    if (policy.precision == Precision::Fp32)
-        return;
     std::map<std::string, int> counts, reasons;
-    for (const NodeProfile &n : profile.nodes()) {
-        ++counts[n.precision];
-        if (n.precision == "fp32" && !n.whyPrecision.empty())
-            ++reasons[n.whyPrecision];
+    for (const auto &[precision, why] : nodes) {
+        if (precision.empty()) // a node that runs nothing (a constant)
+            continue;
+        ++counts[precision];
+        if (precision == "fp32" && !why.empty())
+            ++reasons[why];
     }
     std::string line;
     for (const auto &[name, count] : counts)
         line += (line.empty() ? "" : ", ") + std::to_string(count) + " " + name;
-    std::printf("  precision %s policy, nodes: %s\n", precisionName(policy.precision), line.c_str());
+    std::printf("  precision %s policy, nodes: %s\n", policy.c_str(), line.c_str());
     for (const auto &[reason, count] : reasons)
         std::printf("    %4d at fp32: %s\n", count, reason.c_str());
+}
+
+void printPrecisionSummary(const CompiledGraph &profile, const PrecisionPolicy &policy)
+{
+    if (policy.precision == Precision::Fp32)
+        return;
+    std::vector<std::pair<std::string, std::string>> nodes;
+    for (const NodeProfile &n : profile.nodes())
+        nodes.emplace_back(n.precision, n.whyPrecision);
+    printPrecisionCounts(precisionName(policy.precision), nodes);
     if (policy.calibration)
         std::printf("  calibration: %s over %d batch(es), %zu tensors\n", policy.calibration->settings.describe().c_str(),
                     policy.calibration->batches, policy.calibration->ranges.size());

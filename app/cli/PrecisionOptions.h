@@ -12,6 +12,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace portolan::cli {
 
@@ -57,6 +59,9 @@ support::Expected<runtime::cpu::PrecisionPolicy> resolvePrecisionPolicy(const QC
 /// "precision": the policy, the node count per precision, the calibration used.
 void writePrecisionJson(support::JsonWriter &w, const runtime::cpu::CompiledGraph &profile,
                         const runtime::cpu::PrecisionPolicy &policy);
+/// "precision POLICY policy, nodes: N fp16, M fp32" from each node's (precision, why not the
+/// policy's), then the reasons nodes stayed at fp32, counted: the CPU and CUDA summaries' lines.
+void printPrecisionCounts(const std::string &policy, const std::vector<std::pair<std::string, std::string>> &nodes);
 /// One line per precision with its node count, and the reasons nodes stayed at fp32.
 void printPrecisionSummary(const runtime::cpu::CompiledGraph &profile, const runtime::cpu::PrecisionPolicy &policy);
 

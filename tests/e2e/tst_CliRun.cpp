@@ -129,7 +129,7 @@ private slots:
         // the summary counts the nodes per precision and says why the others stayed at fp32
         const auto text = runPortolan({"run", model, "--executor", "cuda:int8", "--calibration", "random:2", "--input", "input=random:3"});
         QCOMPARE(text.exitCode, 0);
-        QVERIFY2(text.out.contains("precision int8, nodes: ") && text.out.contains("at fp32: int8 quantizes Conv, MatMul and Gemm only"),
+        QVERIFY2(text.out.contains("precision int8 policy, nodes: ") && text.out.contains("at fp32: int8 quantizes Conv, MatMul and Gemm only"),
                  text.out.constData());
         const QJsonObject cpu = runJson(QStringList{"run", model, "--executor", "cpu", "--precision", "int8"} + common);
         const QJsonObject expected = cpu["outputs"].toArray().at(0).toObject();

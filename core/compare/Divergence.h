@@ -1,7 +1,8 @@
 // Where error is introduced rather than carried: a tensor that fails its tolerance while every
 // compared input of its producer passes is where the divergence starts; elsewhere the ratio of a
 // node's output error to its inputs' worst (each over its reference's scale) says how much it
-// amplifies what it was given. Suspects are ranked: introduced first, by error, then by amplification.
+// amplifies what it was given (in absolute error for ops that only copy elements, whose parts can
+// have smaller scales than the whole). Suspects are ranked: introduced first, by error, then by amplification.
 #pragma once
 
 #include "compare/RunComparison.h"
@@ -15,7 +16,8 @@ struct Suspect {
     const ComparedTensor *tensor = nullptr;
     double error = 0;         ///< max |error| / the reference's scale
     double inputError = 0;    ///< the same, worst over the producer's compared inputs (0: exact inputs)
-    double amplification = 0; ///< error / inputError (inf when the inputs are exact)
+    double amplification = 0; ///< error / inputError (inf when the inputs are exact); max |error| over the
+                              ///< inputs' for ops that copy elements (Split, Slice, Transpose…)
     bool inputsPass = true;   ///< every compared input of its producer is within tolerance
     bool inputsUnseen = false; ///< an input its producer reads is computed by a node, but was not compared
                                ///< (an imported run with outputs only): where the error starts is unknown

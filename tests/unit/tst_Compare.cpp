@@ -85,6 +85,7 @@ private slots:
     void brokenLayerNormEpsilonIsTheFirstDivergence();
     void transposedConvWeightIsTheTopSuspect();
     void lowPrecisionKernelIsWhereTheErrorStarts();
+    void splittingAQuietHalfAmplifiesNothing();
     void tinyBudgetSpillsWithTheSameResult();
     void reproCutsTheNodeAndItsProducers();
     void faultyCompiledKernelIsFoundAndReproduces_data();
@@ -457,6 +458,40 @@ void tst_Compare::transposedConvWeightIsTheTopSuspect()
     QVERIFY2(checks, checks ? "" : checks.error().format().c_str());
     QCOMPARE(checks->front().verdict, compare::KernelVerdict::KernelAgrees);
     QVERIFY2(checks->front().explanation.starts_with("introduced by the graph"), checks->front().explanation.c_str());
+}
+
+void tst_Compare::splittingAQuietHalfAmplifiesNothing()
+{
+    // B adds 2^-10 everywhere (exact at these magnitudes); Split hands the small-valued half on with
+    // the same absolute error, which over that half's scale is 64× the whole's: a copy cannot amplify, an Add of its parts can
+    const char *text = R"(<ir_version: 8, opset_import: ["" : 17]>
+        g (float[2,2] x, float[2,2] shift) => (float[1,2] big, float[1,2] doubled) {
+            y = Add(x, shift)
+            big, small = Split <axis = 0, num_outputs = 2> (y)
+            doubled = Add(small, small)
+        })";
+    auto model = test::loadModelText(text);
+    QVERIFY(model);
+    std::shared_ptr<runtime::Interpreter> ia, ib;
+    const compare::RunSide a = referenceSide(*model->model, ia), b = referenceSide(*model->model, ib);
+    const compare::RunSide shifted{"shifted", b.model, [&](const runtime::NamedValues &f, const runtime::RunOptions &o) {
+                                       runtime::NamedValues moved = f;
+                                       moved[1].second = runtime::RuntimeValue::ofTensor(floats({2, 2}, {0x1p-10f, 0x1p-10f, 0x1p-10f, 0x1p-10f}));
+                                       return b.run(moved, o);
+                                   }};
+    const runtime::NamedValues feeds{{"x", runtime::RuntimeValue::ofTensor(floats({2, 2}, {64, -64, 1, -1}))},
+                                     {"shift", runtime::RuntimeValue::ofTensor(floats({2, 2}, {0, 0, 0, 0}))}};
+    compare::ComparisonOptions options;
+    options.tolerance = {1, 1};
+    auto result = compare::compareRuns(a, shifted, compare::alignByName(*model->model, *model->model), feeds, options);
+    QVERIFY2(result, result ? "" : result.error().format().c_str());
+    std::map<std::string, double> amplification;
+    for (const compare::Suspect &s : compare::rankSuspects(*result, *model->model, 10))
+        amplification[s.tensor->name] = s.amplification;
+    QVERIFY(amplification.contains("small") && amplification.contains("doubled"));
+    QCOMPARE(amplification["small"], 1.0);
+    QCOMPARE(amplification["doubled"], 1.0);
+    QCOMPARE(amplification["big"], 1.0);
 }
 
 void tst_Compare::lowPrecisionKernelIsWhereTheErrorStarts()

@@ -28,6 +28,7 @@
 #include "session/ModelFindings.h"
 #include "support/JsonWriter.h"
 #include "support/NumberText.h"
+#include "support/TextColumn.h"
 
 #include <algorithm>
 #include <cmath>
@@ -138,10 +139,10 @@ void printTensor(const compare::ComparedTensor &t)
 {
     const compare::TensorMetrics &m = t.metrics;
     if (!m.mismatch.empty()) {
-        std::printf("    %-40s %s\n", t.name.substr(0, 40).c_str(), m.mismatch.c_str());
+        std::printf("    %s %s\n", support::tailColumn(t.name, 40).c_str(), m.mismatch.c_str());
         return;
     }
-    std::printf("    %-40s %-4s max abs %-8s (%-8s of scale)  cos %.6f  SNR %-6s dB", t.name.substr(0, 40).c_str(),
+    std::printf("    %s %-4s max abs %-8s (%-8s of scale)  cos %.6f  SNR %-6s dB", support::tailColumn(t.name, 40).c_str(),
                 m.passed ? "ok" : "FAIL", support::shortNumber(m.maxAbs).c_str(), support::shortNumber(compare::normalizedError(t)).c_str(),
                 m.cosine, support::shortNumber(m.snrDb).c_str());
     if (m.top1)
@@ -553,7 +554,7 @@ int compareCommand(const QStringList &arguments, Mode mode)
     if (!suspects.empty()) {
         std::printf("  suspects:\n");
         for (const compare::Suspect &s : suspects) {
-            std::printf("    %-40s %-20s error %-8s  %s\n", s.tensor->node.substr(0, 40).c_str(), s.tensor->opType.c_str(),
+            std::printf("    %s %-22s error %-8s  %s\n", support::tailColumn(s.tensor->node, 40).c_str(), s.tensor->opType.c_str(),
                         support::shortNumber(s.error).c_str(), s.why.c_str());
             if (const auto it = kernelChecks.find(&s); it != kernelChecks.end())
                 std::printf("    %-40s   re-run alone: %s\n", "", it->second.explanation.c_str());

@@ -4,6 +4,7 @@
 #ifdef PORTOLAN_HAVE_CUDA
 #include "cli/PrecisionOptions.h"
 #include "runtime/cuda/CudaExecutor.h"
+#include "support/TextColumn.h"
 
 #include <cstdio>
 #include <map>
@@ -64,9 +65,9 @@ public:
         for (std::size_t i = 0; i < byTime.size() && i < 25; ++i) {
             const auto &n = byTime[i];
             const auto r = p.ratesOf(n);
-            std::printf("    %8.3f ms %8.0f GB/s %4.0f%% %8.0f GFLOP/s %4.0f%%  %-28s %-18s %-5s %s%s\n", n.milliseconds,
+            std::printf("    %8.3f ms %8.0f GB/s %4.0f%% %8.0f GFLOP/s %4.0f%%  %s %-22s %-5s %s%s\n", n.milliseconds,
                         r.bytesPerSecond / 1e9, 100 * r.bandwidthShare, r.flopsPerSecond / 1e9, 100 * r.flopsShare,
-                        n.name.substr(0, 28).c_str(), n.opType.c_str(), n.precision.c_str(), n.implementation.c_str(),
+                        support::tailColumn(n.name, 40).c_str(), n.opType.c_str(), n.precision.c_str(), n.implementation.c_str(),
                         n.whyPrecision.empty() ? "" : (" (" + n.whyPrecision + ")").c_str());
         }
         std::map<std::string, int> reasons;

@@ -24,6 +24,7 @@
 #include "runtime/TestDataSet.h"
 #include "runtime/reference/Interpreter.h"
 #include "support/JsonWriter.h"
+#include "support/TextColumn.h"
 
 #include <algorithm>
 #include <chrono>
@@ -207,8 +208,8 @@ void printCompiledProfile(const runtime::cpu::CpuExecutor &cpu)
     std::printf("  profile (time per run, by node):\n");
     for (std::size_t i = 0; i < nodes.size() && i < 25; ++i) {
         const auto &n = nodes[i];
-        std::printf("    %8.3f ms %5.1f%%  %-28s %-18s %-4s %s\n", n.runs ? n.seconds * 1e3 / static_cast<double>(n.runs) : 0.0,
-                    total > 0 ? 100 * n.seconds / total : 0.0, n.name.substr(0, 28).c_str(), n.opType.c_str(),
+        std::printf("    %8.3f ms %5.1f%%  %s %-22s %-4s %s\n", n.runs ? n.seconds * 1e3 / static_cast<double>(n.runs) : 0.0,
+                    total > 0 ? 100 * n.seconds / total : 0.0, support::tailColumn(n.name, 40).c_str(), n.opType.c_str(),
                     n.precision.c_str(), n.implementation.c_str());
     }
     if (nodes.size() > 25)

@@ -23,6 +23,7 @@
 #include "runtime/TestDataSet.h"
 #include "runtime/cpu/CpuExecutor.h"
 #include "runtime/cpu/CpuKernel.h"
+#include "support/TextColumn.h"
 
 #include <QtTest>
 
@@ -86,6 +87,7 @@ private slots:
     void transposedConvWeightIsTheTopSuspect();
     void lowPrecisionKernelIsWhereTheErrorStarts();
     void splittingAQuietHalfAmplifiesNothing();
+    void tableColumnsKeepTheNamesTails();
     void tinyBudgetSpillsWithTheSameResult();
     void reproCutsTheNodeAndItsProducers();
     void faultyCompiledKernelIsFoundAndReproduces_data();
@@ -492,6 +494,15 @@ void tst_Compare::splittingAQuietHalfAmplifiesNothing()
     QCOMPARE(amplification["small"], 1.0);
     QCOMPARE(amplification["doubled"], 1.0);
     QCOMPARE(amplification["big"], 1.0);
+}
+
+void tst_Compare::tableColumnsKeepTheNamesTails()
+{
+    // the CLI's suspect and profile tables: names differ at their ends, so a long one loses its head
+    QCOMPARE(support::tailColumn("/enc/Gemm", 12), std::string("/enc/Gemm   "));
+    QCOMPARE(support::tailColumn("/encoder/layers.10/self_attn/FusedMatMul_2", 20), std::string("…_attn/FusedMatMul_2"));
+    QCOMPARE(support::tailColumn("/a/bé", 5), std::string("/a/bé")); // characters, not bytes
+    QCOMPARE(support::tailColumn("/a/bcdé", 4), std::string("…cdé"));
 }
 
 void tst_Compare::lowPrecisionKernelIsWhereTheErrorStarts()

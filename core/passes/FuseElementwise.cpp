@@ -102,7 +102,7 @@ void fuseGroup(PassContext &cx, const Group &group)
     const ir::ValueId out = cx.rewriter.createValue(graph, model.value(result).name,
                                                     resultType.has_tensor_type() ? &resultType : nullptr);
     const ir::NodeId fused = cx.rewriter.createNode(graph, "FusedElementwise", opset::kPortolanDomain, group.leaves, {out},
-                                                    {}, root.name.empty() ? "FusedElementwise" : root.name + "_fused",
+                                                    {}, fusedNodeName(model.node(group.members.front()).name, "FusedElementwise"),
                                                     root.id);
     const std::string prefix = model.node(fused).name;
     const ir::GraphId body = attachSubgraph(model, fused, "body", prefix + "_body");

@@ -97,6 +97,12 @@ std::vector<onnx::AttributeProto> copyAttributes(const ir::Node &node, const std
     return out;
 }
 
+std::string fusedNodeName(const std::string &firstReplaced, const std::string &opType)
+{
+    const std::size_t slash = firstReplaced.rfind('/');
+    return slash == std::string::npos ? opType : firstReplaced.substr(0, slash + 1) + opType;
+}
+
 ir::NodeId replaceChain(PassContext &cx, const std::string &opType, const std::string &domain,
                         const std::vector<ir::ValueId> &inputs, std::vector<onnx::AttributeProto> attributes,
                         ir::ValueId result, const std::vector<ir::NodeId> &chain,
@@ -111,7 +117,7 @@ ir::NodeId replaceChain(PassContext &cx, const std::string &opType, const std::s
     // written in canonical form, so -O2 run again has nothing to change
     std::erase_if(attributes, [&](const onnx::AttributeProto &a) { return holdsSchemaDefault(cx.model, opType, domain, a); });
     const ir::NodeId node = cx.rewriter.createNode(graph, opType, domain, inputs, {out}, std::move(attributes),
-                                                   model.node(chain.front()).name, chain.back());
+                                                   fusedNodeName(model.node(chain.front()).name, opType), chain.back());
     cx.rewriter.replaceAllUsesWith(result, out);
     for (auto it = chain.rbegin(); it != chain.rend(); ++it)
         cx.rewriter.eraseNode(*it);

@@ -49,10 +49,15 @@ private:
 /// Attributes of `node` named in `names` (those present), copied for a new node.
 std::vector<onnx::AttributeProto> copyAttributes(const ir::Node &node, const std::vector<std::string> &names);
 
+/// The name a node fused from others takes: `opType` in the scope of the first one it replaces
+/// ("/encoder/layers.0/norm1/ReduceMean" → "/encoder/layers.0/norm1/LayerNormalization"), so that it
+/// stays in its group and its name says what it is.
+std::string fusedNodeName(const std::string &firstReplaced, const std::string &opType);
+
 /// Inside an open rewrite: a new node `opType` (in `domain`) reading `inputs` whose one output
 /// takes the place of `result`; then erases `chain` (in reverse, so consumers go first) and any
-/// initializer in `maybeUnread` nothing reads any more. The node is named after `chain.front()`
-/// and stands for every erased node. Returns the new node.
+/// initializer in `maybeUnread` nothing reads any more. The node is named by fusedNodeName after
+/// `chain.front()` and stands for every erased node. Returns the new node.
 ir::NodeId replaceChain(PassContext &cx, const std::string &opType, const std::string &domain,
                         const std::vector<ir::ValueId> &inputs, std::vector<onnx::AttributeProto> attributes,
                         ir::ValueId result, const std::vector<ir::NodeId> &chain,

@@ -68,6 +68,9 @@ bool Rewriter::begin(std::string pattern)
 void Rewriter::commit(std::string detail)
 {
     assert(m_open);
+    for (const auto &[node, hint] : m_suffixedNames)
+        reclaimName(node, hint);
+    m_suffixedNames.clear();
     m_open = false;
     for (const ir::NodeId created : m_pendingDerivations)
         m_provenance.derive(created, m_current.removedNodes);
@@ -108,16 +111,36 @@ std::string Rewriter::uniqueValueName(ir::GraphId graph, const std::string &hint
     }
 }
 
+void Rewriter::countNodeNames()
+{
+    if (m_nodeNamesCounted)
+        return;
+    for (std::size_t i = 0; i < m_model.nodeCapacity(); ++i)
+        if (const ir::Node &node = m_model.node(ir::NodeId(static_cast<std::uint32_t>(i))); node.alive)
+            ++m_liveNodeNames[node.name];
+    m_nodeNamesCounted = true;
+}
+
 std::string Rewriter::uniqueNodeName(const std::string &hint)
 {
-    if (m_nodeNames.empty())
-        for (std::size_t i = 0; i < m_model.nodeCapacity(); ++i)
-            m_nodeNames.insert(m_model.node(ir::NodeId(static_cast<std::uint32_t>(i))).name);
+    countNodeNames();
     std::string name = hint;
-    for (std::size_t k = 1; m_nodeNames.contains(name); ++k)
+    for (std::size_t k = 1; m_liveNodeNames.contains(name); ++k)
         name = hint + "_" + std::to_string(k);
-    m_nodeNames.insert(name);
+    ++m_liveNodeNames[name];
     return name;
+}
+
+void Rewriter::reclaimName(ir::NodeId nodeId, const std::string &wanted)
+{
+    countNodeNames();
+    ir::Node &node = m_model.node(nodeId);
+    if (!node.alive || node.name == wanted || m_liveNodeNames.contains(wanted))
+        return;
+    if (const auto it = m_liveNodeNames.find(node.name); it != m_liveNodeNames.end() && --it->second == 0)
+        m_liveNodeNames.erase(it);
+    node.name = wanted;
+    ++m_liveNodeNames[wanted];
 }
 
 ir::ValueId Rewriter::createValue(ir::GraphId graph, const std::string &nameHint, const onnx::TypeProto *type)
@@ -158,7 +181,10 @@ ir::NodeId Rewriter::createNode(ir::GraphId graph, const std::string &opType, co
                                 ir::NodeId before, std::vector<ir::NodeId> standsFor)
 {
     edited();
-    const ir::NodeId id = m_model.addNode(graph, uniqueNodeName(nameHint.empty() ? opType : nameHint), opType, domain);
+    const std::string hint = nameHint.empty() ? opType : nameHint;
+    const ir::NodeId id = m_model.addNode(graph, uniqueNodeName(hint), opType, domain);
+    if (m_model.node(id).name != hint)
+        m_suffixedNames.emplace_back(id, hint);
     for (const ir::ValueId in : inputs)
         m_model.appendInput(id, in);
     for (const ir::ValueId out : outputs) {
@@ -315,6 +341,9 @@ void Rewriter::eraseNodeRecursive(ir::NodeId nodeId)
 {
     ir::Node &node = m_model.node(nodeId);
     node.alive = false;
+    if (m_nodeNamesCounted)
+        if (const auto it = m_liveNodeNames.find(node.name); it != m_liveNodeNames.end() && --it->second == 0)
+            m_liveNodeNames.erase(it);
     for (std::size_t i = 0; i < node.inputs.size(); ++i)
         dropUse(node.inputs[i], nodeId, static_cast<std::uint32_t>(i));
     for (const ir::ValueId out : node.outputs) {

@@ -110,7 +110,13 @@ private:
     std::size_t m_budget = static_cast<std::size_t>(-1);
     std::size_t m_begun = 0;
     std::size_t m_editCountAtBegin = 0;
-    std::unordered_set<std::string> m_nodeNames; // filled on first use
+    void countNodeNames();
+    void reclaimName(ir::NodeId node, const std::string &wanted);
+    std::unordered_map<std::string, std::size_t> m_liveNodeNames; // name → live nodes holding it, counted on first use
+    bool m_nodeNamesCounted = false;
+    // created nodes whose name hint was taken, often by a node the rewrite erases after making them:
+    // at commit they take the hint if it is free by then ("/norm1/LayerNormalization", not "…_1")
+    std::vector<std::pair<ir::NodeId, std::string>> m_suffixedNames;
     std::unordered_set<std::uint32_t> m_touchedGraphs;
     std::unordered_set<ir::ValueId> m_removedValues; // erased initializers and outputs of erased nodes
     std::unordered_map<ir::NodeId, std::vector<ir::NodeId>> m_placements; // node → created nodes to put before it

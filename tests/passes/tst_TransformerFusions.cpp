@@ -5,9 +5,12 @@
 #include "support/TestSupport.h"
 
 #include "ir/ModelLoader.h"
+#include "opset/PortolanOps.h"
 #include "passes/Pipeline.h"
 
 #include <QTest>
+
+#include <set>
 
 using namespace portolan;
 
@@ -441,6 +444,15 @@ void tst_TransformerFusions::fixtureEncodersFuse()
     QCOMPARE(ops.at("ai.portolan::Attention"), 2);
     QCOMPARE(ops.at("ai.portolan::SkipLayerNormalization"), 4);
     QVERIFY(!ops.contains("Transpose")); // the head splits are absorbed (layout SND)
+    // fused nodes are named for their op in the scope of what they replaced, without a "_1" left
+    // from the moment they and the replaced nodes were both alive
+    std::set<std::string> fusedNames;
+    for (const ir::NodeId n : result->model->graph(result->model->mainGraph()).nodes)
+        if (const ir::Node &node = result->model->node(n); node.alive && node.domain == opset::kPortolanDomain)
+            fusedNames.insert(node.name);
+    for (const char *name : {"/layers.0/self_attn/Attention", "/layers.0/norm1/SkipLayerNormalization",
+                             "/layers.1/norm2/SkipLayerNormalization"})
+        QVERIFY2(fusedNames.contains(name), (std::string(name) + " not among the fused nodes").c_str());
     // A SkipLayerNormalization made from a decomposed layer norm stands for its nine nodes and the
     // residual Add (and the bias Add before it): composed across two passes.
     if (fixture == "transformer_opset14") {

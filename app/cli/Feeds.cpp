@@ -52,17 +52,25 @@ support::Expected<NamedValues> buildFeeds(const ir::Model &model, const FeedOpti
             feeds.emplace_back(name, std::move(*v));
         }
     }
-    if (options.randomSeed)
-        for (const ir::ValueId in : model.graph(model.mainGraph()).inputs) {
-            const ir::Value &value = model.value(in);
-            const bool fed = std::any_of(feeds.begin(), feeds.end(), [&](const auto &f) { return f.first == value.name; });
-            if (fed || value.isInitializer())
-                continue;
-            auto t = runtime::randomInput(value, *options.randomSeed, options.shapes);
-            if (!t)
-                return t.takeError();
-            feeds.emplace_back(value.name, RuntimeValue::ofTensor(std::move(*t)));
+    std::string unfed;
+    for (const ir::ValueId in : model.graph(model.mainGraph()).inputs) {
+        const ir::Value &value = model.value(in);
+        const bool fed = std::any_of(feeds.begin(), feeds.end(), [&](const auto &f) { return f.first == value.name; });
+        if (fed || value.isInitializer())
+            continue;
+        if (!options.randomSeed) {
+            unfed += (unfed.empty() ? "'" : ", '") + value.name + "'";
+            continue;
         }
+        auto t = runtime::randomInput(value, *options.randomSeed, options.shapes);
+        if (!t)
+            return t.takeError();
+        feeds.emplace_back(value.name, RuntimeValue::ofTensor(std::move(*t)));
+    }
+    if (!unfed.empty())
+        return makeError("missing-feed", "no value given for input(s) " + unfed + ": feed them with --inputs DIR (input_K.pb "
+                                         "files), --input NAME=FILE.pb or NAME=FILE.npy, or --input NAME=random[:SEED]",
+                         model.sourcePath);
     return feeds;
 }
 

@@ -245,6 +245,14 @@ private slots:
         QVERIFY(run.exitCode > 0);
         QVERIFY2(run.err.contains(message.toUtf8()), run.err.constData());
     }
+
+    void unfedInputsAreNamedWithHowToFeedThem()
+    {
+        const auto run = runPortolan({"run", fixture("cnn_bn"), "--executor", "cpu"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains("no value given for input(s) 'input'") && run.err.contains("--input NAME=random"),
+                 run.err.constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliRun)

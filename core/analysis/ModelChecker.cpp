@@ -127,10 +127,11 @@ private:
         try {
             // The model-level rules too: IR version, opset imports, metadata, sorting, functions.
             // check_model resolves external data against the working directory, so external
-            // tensors (already checked against their files at load) are replaced by empty ones.
-            onnx::ModelProto proto = ir::toModelProto(m_model);
+            // tensors (already checked against their files at load) are replaced by empty ones, as
+            // are the weights left out of the copy (checked at load too).
+            onnx::ModelProto proto = ir::toModelProto(m_model, ir::Payloads::ShapesOnly);
             for (auto &t : *proto.mutable_graph()->mutable_initializer())
-                if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+                if (t.data_location() == onnx::TensorProto::EXTERNAL || ir::payloadLeftOut(t)) {
                     t.clear_external_data();
                     t.clear_data_location();
                     t.clear_dims();

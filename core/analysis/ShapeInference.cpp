@@ -27,7 +27,7 @@ namespace {
 /// The model as a proto whose main-graph nodes are in topological order, unnamed nodes named.
 onnx::ModelProto sortedProto(const ir::Model &model)
 {
-    onnx::ModelProto proto = ir::toModelProto(model);
+    onnx::ModelProto proto = ir::toModelProto(model, ir::Payloads::ShapesOnly);
     // ONNX infers in file order and names nodes only by their name: sort the copy, and give unnamed
     // nodes the "#index (Op)" names diagnostics use.
     {

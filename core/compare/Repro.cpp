@@ -59,8 +59,7 @@ public:
         : m_b(b), m_model(*b.model), m_feeds(feeds), m_order(std::move(order)), m_captured(std::move(captured)),
           m_tolerance(tolerance)
     {
-        m_header = ir::toModelProto(m_model);
-        m_header.clear_graph();
+        m_header = m_model.header; // the model's proto less its graph
     }
 
     /// The repro of `nodes` (non-Constant nodes of the cut; their Constant producers are added).

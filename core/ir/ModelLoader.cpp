@@ -9,6 +9,7 @@
 #include "ir/Topology.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <algorithm>
 #include <climits>
@@ -406,31 +407,68 @@ Expected<LoadedModel> loadModelProto(onnx::ModelProto &&proto, const std::string
     return loaded;
 }
 
+namespace {
+
+support::Error unparsable(std::span<const std::byte> bytes, const std::string &displayName, const LoadOptions &options)
+{
+    return notAModel(displayName, "cannot parse as an ONNX model: " +
+                                      diagnoseModelBytes(bytes, std::min(options.maxSubgraphDepth, kProtoRecursionLimit / 3 - 1)));
+}
+
+bool parseModel(google::protobuf::io::CodedInputStream &stream, onnx::ModelProto &proto)
+{
+    stream.SetRecursionLimit(kProtoRecursionLimit);
+    return proto.ParseFromCodedStream(&stream) && stream.ConsumedEntireMessage();
+}
+
+std::optional<support::Error> unloadableSize(std::size_t size, const std::string &displayName)
+{
+    if (size == 0)
+        return notAModel(displayName, "the file is empty");
+    if (size > static_cast<std::size_t>(INT_MAX))
+        return notAModel(displayName, "the model protobuf is over 2 GiB, protobuf's limit: store weights as external data");
+    return std::nullopt;
+}
+
+} // namespace
+
 Expected<LoadedModel> loadModelBytes(std::span<const std::byte> bytes, const std::string &displayName,
                                      const std::string &baseDir, const LoadOptions &options)
 {
-    if (bytes.empty())
-        return notAModel(displayName, "the file is empty");
-    if (bytes.size() > static_cast<std::size_t>(INT_MAX))
-        return notAModel(displayName, "the model protobuf is over 2 GiB, protobuf's limit: store weights as external data");
-
+    if (auto refused = unloadableSize(bytes.size(), displayName))
+        return std::move(*refused);
     onnx::ModelProto proto;
     google::protobuf::io::CodedInputStream stream(reinterpret_cast<const std::uint8_t *>(bytes.data()),
                                                   static_cast<int>(bytes.size()));
-    stream.SetRecursionLimit(kProtoRecursionLimit);
-    if (!proto.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
-        return notAModel(displayName, "cannot parse as an ONNX model: " +
-                                          diagnoseModelBytes(bytes, std::min(options.maxSubgraphDepth, kProtoRecursionLimit / 3 - 1)));
+    if (!parseModel(stream, proto))
+        return unparsable(bytes, displayName, options);
     return loadModelProto(std::move(proto), displayName, baseDir, options);
 }
 
 Expected<LoadedModel> loadModelFile(const std::string &path, const LoadOptions &options)
 {
-    auto file = support::MappedFile::open(path);
+    // Read through a buffer, not a mapping: a mapped file stays resident while its proto is built,
+    // and a model with embedded weights would cost twice its size at the peak.
+    auto file = support::ReadOnlyFile::open(path);
     if (!file)
         return file.takeError();
+    if (auto refused = unloadableSize(file->size(), path))
+        return std::move(*refused);
+    onnx::ModelProto proto;
+    bool parsed = false;
+    {
+        google::protobuf::io::FileInputStream input(file->descriptor(), 1 << 20);
+        google::protobuf::io::CodedInputStream stream(&input);
+        parsed = parseModel(stream, proto);
+    }
+    if (!parsed) {
+        auto mapped = support::MappedFile::open(path);
+        if (!mapped)
+            return mapped.takeError();
+        return unparsable((*mapped)->bytes(), path, options);
+    }
     const std::string baseDir = std::filesystem::path(path).parent_path().string();
-    return loadModelBytes((*file)->bytes(), path, baseDir.empty() ? "." : baseDir, options);
+    return loadModelProto(std::move(proto), path, baseDir.empty() ? "." : baseDir, options);
 }
 
 } // namespace portolan::ir

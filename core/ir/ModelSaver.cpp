@@ -26,6 +26,60 @@ static void writeInfo(const Value &value, onnx::ValueInfoProto *out)
         out->set_name(value.name);
 }
 
+namespace {
+
+constexpr std::size_t kShapesOnlyPayloadBytes = 64 * 1024;
+
+bool isWeightType(int dataType)
+{
+    switch (dataType) {
+    case onnx::TensorProto::FLOAT:
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16:
+    case onnx::TensorProto::DOUBLE:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::UINT16:
+        return true;
+    default:
+        return false;
+    }
+}
+
+std::size_t payloadBytes(const onnx::TensorProto &t)
+{
+    return t.raw_data().size() + 4 * (static_cast<std::size_t>(t.float_data_size()) + static_cast<std::size_t>(t.int32_data_size())) +
+           8 * (static_cast<std::size_t>(t.double_data_size()) + static_cast<std::size_t>(t.int64_data_size()) +
+                static_cast<std::size_t>(t.uint64_data_size()));
+}
+
+void writeInitializer(const onnx::TensorProto &in, Payloads payloads, onnx::TensorProto *out)
+{
+    if (payloads == Payloads::All || in.data_location() == onnx::TensorProto::EXTERNAL || !isWeightType(in.data_type()) ||
+        payloadBytes(in) <= kShapesOnlyPayloadBytes) {
+        *out = in;
+        return;
+    }
+    out->set_name(in.name());
+    out->set_data_type(in.data_type());
+    *out->mutable_dims() = in.dims();
+    if (in.has_doc_string())
+        out->set_doc_string(in.doc_string());
+}
+
+} // namespace
+
+bool payloadLeftOut(const onnx::TensorProto &t)
+{
+    if (t.data_location() == onnx::TensorProto::EXTERNAL || t.dims_size() == 0 || !t.string_data().empty() || payloadBytes(t) > 0)
+        return false;
+    for (const std::int64_t d : t.dims())
+        if (d == 0)
+            return false;
+    return true;
+}
+
 static void writeNode(const Model &model, const Node &node, onnx::NodeProto *out)
 {
     *out = node.extras;
@@ -59,7 +113,7 @@ onnx::NodeProto toNodeProto(const Model &model, NodeId node)
     return out;
 }
 
-onnx::GraphProto toGraphProto(const Model &model, GraphId graphId)
+onnx::GraphProto toGraphProto(const Model &model, GraphId graphId, Payloads payloads)
 {
     const Graph &graph = model.graph(graphId);
     onnx::GraphProto out = graph.extras;
@@ -73,7 +127,7 @@ onnx::GraphProto toGraphProto(const Model &model, GraphId graphId)
     for (const ValueId v : graph.initializers) {
         const Value &value = model.value(v);
         onnx::TensorProto *t = out.add_initializer();
-        *t = value.initializer->proto;
+        writeInitializer(value.initializer->proto, payloads, t);
         if (t->name() != value.name)
             t->set_name(value.name);
     }
@@ -92,10 +146,10 @@ onnx::GraphProto toGraphProto(const Model &model, GraphId graphId)
     return out;
 }
 
-onnx::ModelProto toModelProto(const Model &model)
+onnx::ModelProto toModelProto(const Model &model, Payloads payloads)
 {
     onnx::ModelProto out = model.header;
-    *out.mutable_graph() = toGraphProto(model, model.mainGraph());
+    *out.mutable_graph() = toGraphProto(model, model.mainGraph(), payloads);
     return out;
 }
 

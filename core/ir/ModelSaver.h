@@ -8,14 +8,25 @@
 
 namespace portolan::ir {
 
+/// What of the initializers' values a rebuilt proto carries.
+enum class Payloads {
+    All,       ///< every value: for saving, conversion and anything that runs the model
+    ShapesOnly ///< the main graph's weights (floating-point, 8- and 16-bit integer) over 64 KiB keep their
+               ///< type and dims but not their values: for ONNX's checker and shape inference, which read
+               ///< only small integer tensors' values (a Reshape's shape), without a copy of the weights
+};
+
 /// Rebuilds the full ModelProto (external data stays as references to the original files).
-onnx::ModelProto toModelProto(const Model &model);
+onnx::ModelProto toModelProto(const Model &model, Payloads payloads = Payloads::All);
+
+/// True for an initializer that toModelProto(…, ShapesOnly) left without its values.
+bool payloadLeftOut(const onnx::TensorProto &tensor);
 
 /// Rebuilds one node (its subgraphs included) as a NodeProto.
 onnx::NodeProto toNodeProto(const Model &model, NodeId node);
 
 /// Rebuilds one graph (and its subgraphs) as a GraphProto.
-onnx::GraphProto toGraphProto(const Model &model, GraphId graph);
+onnx::GraphProto toGraphProto(const Model &model, GraphId graph, Payloads payloads = Payloads::All);
 
 /// Protobuf's deterministic serialization of any message (canonical map and field order).
 std::string serializeDeterministic(const google::protobuf::MessageLite &message);

@@ -1,7 +1,10 @@
 // The IR built from real exported models: ids, scopes, subgraphs with outer-scope reads, external data.
 #include "support/TestSupport.h"
 
+#include "analysis/ModelChecker.h"
+#include "analysis/ShapeInference.h"
 #include "ir/ModelLoader.h"
+#include "ir/ModelSaver.h"
 #include "ir/NameScopes.h"
 #include "ir/Topology.h"
 
@@ -130,6 +133,41 @@ private slots:
             total += init.byteSize();
         }
         QCOMPARE(total, std::size_t(6432)); // the size of weights.bin
+    }
+
+    void checksSeeLargeWeightsAsShapesOnly()
+    {
+        // A 128 KiB weight and a Reshape's int64 shape: the checker and shape inference get the weight
+        // as type and dims only, the shape with its values, and still type the output from both
+        onnx::ModelProto proto = test::parseModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+            g (float[1,128] x) => (float[a,b] y) { h = MatMul(x, W)  y = Reshape(h, shape) })");
+        onnx::TensorProto *w = proto.mutable_graph()->add_initializer();
+        w->set_name("W");
+        w->set_data_type(onnx::TensorProto::FLOAT);
+        w->add_dims(128);
+        w->add_dims(256);
+        w->set_raw_data(std::string(128 * 256 * sizeof(float), '\0'));
+        onnx::TensorProto *shape = proto.mutable_graph()->add_initializer();
+        shape->set_name("shape");
+        shape->set_data_type(onnx::TensorProto::INT64);
+        shape->add_dims(2);
+        shape->add_int64_data(2);
+        shape->add_int64_data(128);
+        auto loaded = ir::loadModelProto(std::move(proto), "shapes-only", ".");
+        QVERIFY2(loaded, loaded ? "" : loaded.error().format().c_str());
+        const onnx::ModelProto light = ir::toModelProto(*loaded->model, ir::Payloads::ShapesOnly);
+        QCOMPARE(light.graph().initializer_size(), 2);
+        QVERIFY(ir::payloadLeftOut(light.graph().initializer(0)));
+        QCOMPARE(light.graph().initializer(0).dims_size(), 2);
+        QVERIFY(!ir::payloadLeftOut(light.graph().initializer(1)));
+        QCOMPARE(light.graph().initializer(1).int64_data_size(), 2);
+        QCOMPARE(ir::toModelProto(*loaded->model).graph().initializer(0).raw_data().size(), std::size_t(128 * 256 * 4));
+
+        const auto inferred = analysis::inferShapes(*loaded->model);
+        QVERIFY2(inferred.findings.empty(), inferred.findings.empty() ? "" : inferred.findings.front().message.c_str());
+        QCOMPARE(analysis::staticDims(inferred.types.at("h")), std::optional(std::vector<std::int64_t>{1, 256}));
+        QCOMPARE(analysis::staticDims(inferred.types.at("y")), std::optional(std::vector<std::int64_t>{2, 128}));
+        QCOMPARE(analysis::checkModel(*loaded->model).size(), std::size_t(0));
     }
 
     void topologicalOrderIsStableAndComplete()

@@ -1,5 +1,7 @@
 // The pass manager: pipeline text, instrumentation, failure handling and eliminate-dead.
 #include "support/PassTestSupport.h"
+
+#include "analysis/ShapeInference.h"
 #include "support/TestSupport.h"
 
 #include "passes/Pass.h"
@@ -26,6 +28,9 @@ private slots:
     void provenanceComposesAcrossRewrites();
     void rewriteBudgetStopsPatterns();
     void numericFailureIsBisectedToARewrite();
+    void malformedNodesAreRefusedBeforeThePasses_data();
+    void malformedNodesAreRefusedBeforeThePasses();
+    void shapesMidRewriteSkipErasedInitializers();
 };
 
 void tst_PassManager::pipelineTextRoundTrips_data()
@@ -223,6 +228,66 @@ void tst_PassManager::rewriteBudgetStopsPatterns()
     QVERIFY(rw.begin("one"));
     rw.commit();
     QVERIFY(!rw.begin("two"));
+}
+
+void tst_PassManager::malformedNodesAreRefusedBeforeThePasses_data()
+{
+    // patterns read operands by position: these once crashed -O2 (found by mutating the fixtures)
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("fragment");
+    QTest::newRow("softmax without input") << R"(<ir_version: 8, opset_import: ["" : 17]>
+        g (float[2,4] x) => (float[2,4] y) { s = Softmax()  y = Add(x, s) })"
+                                          << "node '#0 (Softmax)': Softmax node has 0 input(s); Softmax takes 1";
+    QTest::newRow("gemm with one operand") << R"(<ir_version: 8, opset_import: ["" : 17]>
+        g (float[2,4] x) => (float[2,4] y) { y = Gemm(x) })"
+                                           << "Gemm node has 1 input(s); Gemm takes 2 to 3";
+    QTest::newRow("required input left empty") << R"(<ir_version: 8, opset_import: ["" : 17]>
+        g (float[2,4] x) => (float[2,4] y) { y = Add(x, EMPTY) })"
+                                               << "leaves its required input 1 ('B') empty";
+}
+
+void tst_PassManager::malformedNodesAreRefusedBeforeThePasses()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, fragment);
+    const std::string source = text.toStdString();
+    onnx::ModelProto proto = test::parseModelText(source.c_str());
+    for (onnx::NodeProto &node : *proto.mutable_graph()->mutable_node())
+        for (std::string &input : *node.mutable_input())
+            if (input == "EMPTY")
+                input.clear(); // the text format cannot spell an empty input
+    auto loaded = ir::loadModelProto(std::move(proto), "malformed", ".");
+    QVERIFY2(loaded, loaded ? "" : loaded.error().format().c_str());
+    auto result = passes::runPipeline(*loaded->model, *passes::presetPipeline(2), {});
+    QVERIFY(!result);
+    QCOMPARE(result.error().primary.code, std::string("malformed-node"));
+    QVERIFY2(result.error().format().find(fragment.toStdString()) != std::string::npos, result.error().format().c_str());
+}
+
+void tst_PassManager::shapesMidRewriteSkipErasedInitializers()
+{
+    // a pattern may ask for shapes after it erased an initializer in the rewrite still open
+    auto loaded = test::loadModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+        g (float[2] x) => (float[2] y) <float[2] w = {1.0, 2.0}> { y = Add(x, w) })");
+    QVERIFY(loaded);
+    ir::Model &model = *loaded->model;
+    passes::Provenance provenance(static_cast<std::uint32_t>(model.nodeCapacity()),
+                                  static_cast<std::uint32_t>(model.valueCapacity()));
+    passes::Rewriter rw(model, provenance, "test");
+    const ir::GraphId g = model.mainGraph();
+    const ir::ValueId y = *model.lookup(g, "y");
+    const ir::NodeId add = model.value(y).producer;
+    QVERIFY(rw.begin("drop-the-add"));
+    const ir::ValueId copy = rw.createValue(g, "y");
+    rw.createNode(g, "Identity", "", {*model.lookup(g, "x")}, {copy}, {}, "copy", add);
+    rw.replaceAllUsesWith(y, copy);
+    rw.eraseNode(add);
+    rw.eraseInitializer(*model.lookup(g, "w"));
+    const auto inferred = analysis::inferShapes(model);
+    QVERIFY(inferred.types.contains(model.value(copy).name));
+    rw.commit();
+    rw.finish();
+    QVERIFY(passes::verifyInvariants(model).empty());
 }
 
 void tst_PassManager::numericFailureIsBisectedToARewrite()

@@ -1,0 +1,15 @@
+// Inputs and outputs each node has against its op's schema: passes and kernels read a node's
+// operands by position, so a node with too few of them, or a required one left empty, is refused
+// with its name before anything reads past its ends.
+#pragma once
+
+#include "ir/Model.h"
+#include "support/Diagnostic.h"
+
+namespace portolan::analysis {
+
+/// An error for every live node (subgraphs included) whose input or output count is outside its
+/// schema's range, or whose required input is empty. Ops without a schema are not judged.
+support::Diagnostics checkNodeArity(const ir::Model &model);
+
+} // namespace portolan::analysis

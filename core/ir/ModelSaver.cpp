@@ -2,9 +2,11 @@
 #include "ir/ModelSaver.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -176,22 +178,29 @@ support::Status saveModelFile(const Model &model, const std::string &path, Overw
     std::error_code ec;
     if (overwrite == Overwrite::Refuse && std::filesystem::exists(path, ec))
         return support::makeError("file-exists", "refusing to overwrite an existing file (use --force)", path);
-    const std::string bytes = serializeModel(model);
+    const onnx::ModelProto proto = toModelProto(model);
+    if (proto.ByteSizeLong() > static_cast<std::size_t>(INT_MAX))
+        return support::makeError("too-large", "the model protobuf would be over 2 GiB, protobuf's limit: store weights as "
+                                               "external data", path);
 
     // Write a uniquely named file beside the target, then move it into place in one step, so a reader
-    // never sees half a model and an existing file is never clobbered unless asked for.
+    // never sees half a model and an existing file is never clobbered unless asked for. The proto is
+    // serialized straight into the file: a string of it would cost the model's size once more.
     std::string temporary = path + ".XXXXXX";
     const int fd = ::mkstemp(temporary.data());
     if (fd < 0)
         return support::makeError("cannot-write", std::string("cannot create a file beside it: ") + std::strerror(errno), path);
-    std::size_t written = 0;
-    while (written < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-        if (n <= 0)
-            break;
-        written += static_cast<std::size_t>(n);
+    bool written = false;
+    {
+        google::protobuf::io::FileOutputStream file(fd, 1 << 20);
+        {
+            google::protobuf::io::CodedOutputStream coded(&file);
+            coded.SetSerializationDeterministic(true);
+            written = proto.SerializeToCodedStream(&coded) && !coded.HadError();
+        }
+        written = file.Flush() && written;
     }
-    const bool complete = written == bytes.size() && ::fsync(fd) == 0;
+    const bool complete = written && ::fsync(fd) == 0;
     ::fchmod(fd, 0644); // mkstemp creates 0600; a saved model is an ordinary file
     ::close(fd);
     if (!complete) {

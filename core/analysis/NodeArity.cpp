@@ -48,16 +48,10 @@ void checkGraph(const ir::Model &model, ir::GraphId graphId, support::Diagnostic
             continue;
         const auto version = model.opsetVersion(node.domain);
         if (const onnx::OpSchema *schema = version ? findSchema(node.opType, node.domain, *version) : nullptr)
-            if (std::string why = misfit(node, *schema); !why.empty()) {
-                support::Diagnostic d;
-                d.severity = support::Severity::Error;
-                d.code = "node-arity";
-                d.model = model.sourcePath;
-                d.graph = graph.name;
-                d.node = display;
-                d.message = node.opType + " node " + std::move(why);
-                out.push_back(std::move(d));
-            }
+            if (std::string why = misfit(node, *schema); !why.empty())
+                out.push_back({.severity = support::Severity::Error, .code = "node-arity",
+                               .message = node.opType + " node " + why, .model = model.sourcePath,
+                               .graph = graph.name, .node = display});
         for (const ir::Attribute &attribute : node.attributes)
             for (const ir::GraphId body : attribute.subgraphs)
                 checkGraph(model, body, out);

@@ -293,7 +293,8 @@ void accumulate(const T *ref, const T *act, std::int64_t first, std::int64_t cou
             p.actualInfs += std::isinf(y);
             e = x == y ? 0 : std::fabs(y - x); // equal infinities included
         }
-        const double ax = std::fabs(x);
+        // a NaN reference counts as 0 in the bound and the ratio: NaN against NaN is an exact match
+        const double ax = xNan ? 0 : std::fabs(x);
         const double r = e / std::max(ax, epsilon);
         if (e > p.worst) { // a NaN on one side only is an infinite error: the first such is the worst
             p.worst = e;
@@ -567,7 +568,7 @@ void exactErrors(const float *ref, const float *act, std::int64_t count, double 
         const double finite = x == y ? 0.0 : std::fabs(y - x); // equal infinities included
         const double e = xNan || yNan ? (xNan && yNan ? 0.0 : kInf) : finite;
         absOut[i] = static_cast<float>(e);
-        relOut[i] = static_cast<float>(e / std::max(std::fabs(x), epsilon));
+        relOut[i] = static_cast<float>(e / std::max(epsilon, std::fabs(x))); // max(ε, NaN) is ε
     }
 }
 

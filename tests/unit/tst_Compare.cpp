@@ -330,6 +330,14 @@ void tst_Compare::nansShapesAndTopK()
     QVERIFY(!m.passed); // a NaN where the reference has a number fails at any tolerance
     QCOMPARE(m.worstIndex, std::int64_t(2));
     QVERIFY(std::isinf(m.neededAtol));
+    // NaN against NaN at the same place is an exact match, at the tightest tolerance too (a Sqrt of
+    // negatives in ONNX's own tests once failed with no error anywhere)
+    const auto same = compare::compareTensors(floats({3}, {nan, 2, nan}), floats({3}, {nan, 2, nan}), {0, 0});
+    QVERIFY(same.passed);
+    QCOMPARE(same.maxAbs, 0.0);
+    QCOMPARE(same.maxRel, 0.0);
+    QCOMPARE(same.meanRel, 0.0);
+    QCOMPARE(same.p99Rel, 0.0);
     const auto shapes = compare::compareTensors(floats({2, 2}, {1, 2, 3, 4}), floats({4}, {1, 2, 3, 4}), {});
     QVERIFY(shapes.mismatch.find("shapes differ: [2,2] vs [4]") != std::string::npos);
     // logits, two rows: the first agrees at top-1, the second only within the top-5

@@ -57,7 +57,22 @@ private slots:
     void observersReadingLayoutsGetTheExecutorsOwnBytes();
     void flopsCountTheProducts();
     void constantInputNodesAreFoldedOnce();
+    void scalarOperandsRunNatively();
 };
+
+void tst_CpuExecutor::scalarOperandsRunNatively()
+{
+    // rank-0 tensors on oneDNN's binary and eltwise primitives (ONNX's DynamicQuantizeLinear, expanded,
+    // takes Min and Max of scalars): a rank-0 memory desc made oneDNN skip the primitive and leave the
+    // output unwritten
+    auto loaded = test::loadModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+        g (float x, float c) => (float y, float r) { low = Min(x, c)  y = Max(low, x)  a = Abs(y)  r = Sqrt(a) })");
+    QVERIFY(loaded);
+    runtime::cpu::CpuExecutor cpu(*loaded->model);
+    QVERIFY(matchesReference(*loaded->model, cpu));
+    for (const auto &node : cpu.lastProfile()->nodes())
+        QVERIFY2(node.implementation.starts_with("onednn:"), (node.name + " runs on " + node.implementation).c_str());
+}
 
 void tst_CpuExecutor::constantInputNodesAreFoldedOnce()
 {

@@ -41,6 +41,8 @@ dnnl::memory::dims dimsOf(const Shape &shape)
 
 dnnl::memory::desc plainDesc(const Shape &shape, dnnl::memory::data_type type)
 {
+    if (shape.empty()) // a scalar: oneDNN reads a rank-0 desc as "no memory" and skips the primitive
+        return dnnl::memory::desc({1}, type, dnnl::memory::dims{1});
     dnnl::memory::dims strides(shape.size(), 1);
     for (std::size_t i = shape.size(); i-- > 1;)
         strides[i - 1] = strides[i] * std::max<std::int64_t>(shape[i], 1);

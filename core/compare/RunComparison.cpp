@@ -227,6 +227,82 @@ bool ComparisonResult::outputsPassed() const
     return !outputs().empty();
 }
 
+namespace {
+
+const runtime::RuntimeValue *named(const runtime::NamedValues &values, const std::string &name)
+{
+    for (const auto &[n, v] : values)
+        if (n == name)
+            return &v;
+    return nullptr;
+}
+
+const char *kindName(const runtime::RuntimeValue &value)
+{
+    switch (value.kind) {
+    case runtime::RuntimeValue::Kind::Tensor: return "tensor";
+    case runtime::RuntimeValue::Kind::Sequence: return "sequence";
+    case runtime::RuntimeValue::Kind::EmptyOptional: return "empty optional";
+    }
+    return "value";
+}
+
+/// The graph outputs the observers do not see as tensors, from the runs' final values: a sequence
+/// element by element ("name[i]"), an empty optional as a match with another empty one.
+void compareNonTensorOutputs(const RunSide &a, const RunSide &b, const Alignment &alignment, const runtime::NamedValues &outA,
+                             const runtime::NamedValues &outB, const ComparisonOptions &options, ComparisonResult &result)
+{
+    const ir::Model &ma = *a.model, &mb = *b.model;
+    for (const ir::ValueId vb : mb.graph(mb.mainGraph()).outputs) {
+        const auto aligned = alignment.find(vb);
+        if (aligned == alignment.end())
+            continue;
+        const runtime::RuntimeValue *valueA = named(outA, ma.value(aligned->second).name), *valueB = named(outB, mb.value(vb).name);
+        if (!valueA || !valueB || (valueA->isTensor() && valueB->isTensor()))
+            continue;
+        ComparedTensor base;
+        base.name = ma.value(aligned->second).name;
+        base.nameInB = mb.value(vb).name;
+        base.inA = aligned->second;
+        base.inB = vb;
+        if (const ir::NodeId producer = mb.value(vb).producer; producer.valid()) {
+            base.node = displayNameOf(mb.node(producer));
+            base.opType = mb.node(producer).opType;
+        }
+        base.output = true;
+        const auto override = options.overrides.find(base.name);
+        base.tolerance = override != options.overrides.end() ? override->second : options.tolerance;
+        auto add = [&](const std::string &suffix, TensorMetrics metrics) {
+            ComparedTensor c = base;
+            c.name += suffix;
+            c.nameInB += suffix;
+            c.metrics = std::move(metrics);
+            result.tensors.push_back(std::move(c));
+        };
+        TensorMetrics whole;
+        if (valueA->kind != valueB->kind) {
+            whole.mismatch = std::string("a ") + kindName(*valueA) + " against a " + kindName(*valueB);
+            add("", whole);
+        } else if (valueA->kind == runtime::RuntimeValue::Kind::EmptyOptional) {
+            whole.passed = true;
+            add("", whole);
+        } else if (valueA->sequence.size() != valueB->sequence.size()) {
+            whole.mismatch = "sequences of " + std::to_string(valueA->sequence.size()) + " and " +
+                             std::to_string(valueB->sequence.size()) + " tensors";
+            add("", whole);
+        } else if (valueA->sequence.empty()) {
+            whole.passed = true;
+            add("", whole);
+        } else {
+            for (std::size_t i = 0; i < valueA->sequence.size(); ++i)
+                add("[" + std::to_string(i) + "]", compareTensors(valueA->sequence[i], valueB->sequence[i], base.tolerance,
+                                                                  false, options.epsilon));
+        }
+    }
+}
+
+} // namespace
+
 support::Expected<ComparisonResult> compareRuns(const RunSide &a, const RunSide &b, const Alignment &alignment,
                                                 const runtime::NamedValues &feeds, const ComparisonOptions &options)
 {
@@ -266,6 +342,7 @@ support::Expected<ComparisonResult> compareRuns(const RunSide &a, const RunSide 
     if (!compare.error().empty())
         return makeError("io", compare.error(), b.model->sourcePath);
     progress.finishedB();
+    compareNonTensorOutputs(a, b, alignment, *outA, *outB, options, result);
     result.peakHeldBytes = store.peakHeldBytes();
     result.spilledBytes = store.spilledBytes();
     if (result.tensors.empty())

@@ -88,6 +88,7 @@ private slots:
     void lowPrecisionKernelIsWhereTheErrorStarts();
     void splittingAQuietHalfAmplifiesNothing();
     void tableColumnsKeepTheNamesTails();
+    void sequenceOutputsCompareElementByElement();
     void tinyBudgetSpillsWithTheSameResult();
     void reproCutsTheNodeAndItsProducers();
     void faultyCompiledKernelIsFoundAndReproduces_data();
@@ -502,6 +503,38 @@ void tst_Compare::splittingAQuietHalfAmplifiesNothing()
     QCOMPARE(amplification["small"], 1.0);
     QCOMPARE(amplification["doubled"], 1.0);
     QCOMPARE(amplification["big"], 1.0);
+}
+
+void tst_Compare::sequenceOutputsCompareElementByElement()
+{
+    // a sequence output is compared tensor by tensor (ONNX's sequence tests once reported "OUT OF
+    // TOLERANCE" with nothing compared); B shifts the second row only
+    onnx::ModelProto proto = test::parseModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+        g (float[2,3] x, float[2,3] shift) => (float rows) { y = Add(x, shift)  rows = SplitToSequence <keepdims = 0> (y) })");
+    onnx::TypeProto rows; // the text format of ONNX 1.12 cannot spell a sequence type
+    rows.mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    *proto.mutable_graph()->mutable_output(0)->mutable_type() = rows;
+    auto model = ir::loadModelProto(std::move(proto), "sequence-output", ".");
+    QVERIFY2(model, model ? "" : model.error().format().c_str());
+    std::shared_ptr<runtime::Interpreter> ia, ib;
+    const compare::RunSide a = referenceSide(*model->model, ia), b = referenceSide(*model->model, ib);
+    const compare::RunSide shifted{"shifted", b.model, [&](const runtime::NamedValues &f, const runtime::RunOptions &o) {
+                                       runtime::NamedValues moved = f;
+                                       moved[1].second = runtime::RuntimeValue::ofTensor(floats({2, 3}, {0, 0, 0, 0.5f, 0, 0}));
+                                       return b.run(moved, o);
+                                   }};
+    const runtime::NamedValues feeds{{"x", runtime::RuntimeValue::ofTensor(floats({2, 3}, {1, 2, 3, 4, 5, 6}))},
+                                     {"shift", runtime::RuntimeValue::ofTensor(floats({2, 3}, {0, 0, 0, 0, 0, 0}))}};
+    auto result = compare::compareRuns(a, shifted, compare::alignByName(*model->model, *model->model), feeds, {});
+    QVERIFY2(result, result ? "" : result.error().format().c_str());
+    const auto outputs = result->outputs();
+    QCOMPARE(outputs.size(), std::size_t(2));
+    QCOMPARE(outputs[0]->name, std::string("rows[0]"));
+    QVERIFY(outputs[0]->metrics.passed);
+    QCOMPARE(outputs[1]->name, std::string("rows[1]"));
+    QVERIFY(!outputs[1]->metrics.passed);
+    QCOMPARE(outputs[1]->metrics.maxAbs, 0.5);
+    QVERIFY(!result->outputsPassed());
 }
 
 void tst_Compare::tableColumnsKeepTheNamesTails()

@@ -32,6 +32,8 @@ ldd gpu-bundle/bin/* | awk '/=> \// { print $3 }' | sort -u | while read -r lib;
   esac
 done
 strip --strip-unneeded gpu-bundle/lib/* 2>/dev/null || true
+# ONNX's node tests (Debian's libonnx-testdata, 27 MB, a few MB packed): conform --executor cuda
+cp -r /usr/share/libonnx-testdata/data/node gpu-bundle/onnx-node
 git rev-parse --short HEAD > gpu-bundle/REVISION
 tar -cJf gpu-bundle.tar.xz gpu-bundle
 du -sh gpu-bundle gpu-bundle.tar.xz

@@ -138,6 +138,11 @@ if command -v python3 > /dev/null; then
   step e2e_peer 420 env LD_LIBRARY_PATH="$python_library_path" python3 benchmarks/cuda/e2e_peer.py "$portolan_wrapper" "$(mktemp -d)"
 fi
 
+# ONNX's node tests on the GPU against their expected outputs (the CPU executor's run is docs/conformance-cpu.md)
+if [[ -d gpu-bundle/onnx-node ]]; then
+  step conform-cuda 150 "$bin/portolan" conform --executor cuda gpu-bundle/onnx-node --markdown "$results/conformance-cuda.md"
+fi
+
 cat "$logs/bench_cuda.log" "$logs/sdpa_peer.log" "$logs/e2e_peer.log" > "$results/bench.txt" 2> /dev/null
 tar -czf "$results/logs.tar.gz" -C "$results" logs && rm -rf "$logs"
 say "results in $results: summary.txt, bench.txt, logs.tar.gz"

@@ -6,7 +6,9 @@
 #include "ir/ModelLoader.h"
 #include "ir/Type.h"
 #include "runtime/TensorProtoIO.h"
+#include "runtime/ExecutorRegistry.h"
 #include "runtime/TestDataSet.h"
+#include "runtime/cpu/CpuExecutor.h"
 #include "runtime/reference/Interpreter.h"
 #include "runtime/reference/kernels/Dispatch.h"
 
@@ -153,7 +155,45 @@ std::vector<std::string> findCases(const std::vector<std::string> &roots)
     return cases;
 }
 
-CaseResult runCase(const std::string &dir, const Tolerance &tolerance)
+RunnerFactory referenceRunner()
+{
+    return [](const ir::Model &model) -> support::Expected<Runner> {
+        auto interpreter = std::make_shared<runtime::Interpreter>(model);
+        if (auto st = interpreter->checkSupported(); !st)
+            return st.error();
+        return Runner([interpreter](const runtime::NamedValues &feeds, const runtime::RunOptions &options) {
+            return interpreter->run(feeds, options);
+        });
+    };
+}
+
+RunnerFactory compiledCpuRunner()
+{
+    return [](const ir::Model &model) -> support::Expected<Runner> {
+        auto cpu = std::make_shared<runtime::cpu::CpuExecutor>(model);
+        if (auto st = cpu->checkSupported(); !st)
+            return st.error();
+        return Runner([cpu](const runtime::NamedValues &feeds, const runtime::RunOptions &options) { return cpu->run(feeds, options); });
+    };
+}
+
+std::optional<RunnerFactory> pluggedRunner(const std::string &name)
+{
+    const runtime::PluggedExecutorFactory factory = runtime::findExecutor(name);
+    if (factory == nullptr)
+        return std::nullopt;
+    return [factory](const ir::Model &model) -> support::Expected<Runner> {
+        auto made = factory(model, runtime::cpu::PrecisionPolicy{});
+        if (!made)
+            return made.error();
+        std::shared_ptr<runtime::PluggedExecutor> executor = std::move(*made);
+        return Runner([executor](const runtime::NamedValues &feeds, const runtime::RunOptions &options) {
+            return executor->run(feeds, options);
+        });
+    };
+}
+
+CaseResult runCase(const std::string &dir, const Tolerance &tolerance, const RunnerFactory &runner)
 {
     const auto start = std::chrono::steady_clock::now();
     CaseResult result;
@@ -185,9 +225,9 @@ CaseResult runCase(const std::string &dir, const Tolerance &tolerance)
         random = random || (n.opType == "Dropout" && n.inputs.size() >= 3 && n.inputs[2].valid());
     }
 
-    runtime::Interpreter interpreter(model);
-    if (auto st = interpreter.checkSupported(); !st)
-        return finish(Outcome::Error, st.error().primary.message);
+    auto run = runner(model);
+    if (!run)
+        return finish(Outcome::Error, run.error().primary.message);
 
     std::vector<fs::path> sets;
     for (const auto &entry : fs::directory_iterator(dir))
@@ -207,7 +247,7 @@ CaseResult runCase(const std::string &dir, const Tolerance &tolerance)
             return finish(Outcome::Error, expected.error().format());
         runtime::RunOptions options;
         options.checkInputShapes = false; // as ONNX's runner: a few tests feed other shapes than declared
-        auto outputs = interpreter.run(*feeds, options);
+        auto outputs = (*run)(*feeds, options);
         if (!outputs)
             return finish(Outcome::Error, outputs.error().format());
         for (std::size_t k = 0; k < outputs->size(); ++k) {
@@ -232,14 +272,15 @@ CaseResult runCase(const std::string &dir, const Tolerance &tolerance)
     return finish(Outcome::Pass, {});
 }
 
-Report runAll(const std::vector<std::string> &dirs, const std::string &filter, const Tolerance &tolerance)
+Report runAll(const std::vector<std::string> &dirs, const std::string &filter, const Tolerance &tolerance,
+              const RunnerFactory &runner)
 {
     Report report;
     const std::regex pattern(filter.empty() ? ".*" : filter);
     for (const std::string &dir : dirs) {
         if (!std::regex_search(fs::path(dir).filename().string(), pattern))
             continue;
-        CaseResult r = runCase(dir, tolerance);
+        CaseResult r = runCase(dir, tolerance, runner);
         ++report.totals[r.outcome];
         for (const std::string &op : r.ops) {
             OpTally &t = report.byOp[op];

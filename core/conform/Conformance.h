@@ -1,10 +1,16 @@
 // Runs test directories in ONNX's backend-test layout (model.onnx + test_data_set_N/{input,output}_K.pb)
-// on the reference interpreter and compares with ONNX's own tolerances.
+// on the reference interpreter, the compiled CPU executor or a plugged one (the GPU), and compares
+// with ONNX's own tolerances.
 #pragma once
 
+#include "ir/Model.h"
+#include "runtime/reference/Interpreter.h"
 #include "support/Expected.h"
 
+#include <functional>
+
 #include <map>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -40,13 +46,28 @@ struct Report {
     std::map<Outcome, int> totals;
 };
 
+/// Runs one test model's data sets.
+using Runner = std::function<support::Expected<runtime::NamedValues>(const runtime::NamedValues &, const runtime::RunOptions &)>;
+/// Makes the runner of one test's model, or says why it cannot run it (the test is then an error).
+/// The runner may hold on to the model until the test ends.
+using RunnerFactory = std::function<support::Expected<Runner>(const ir::Model &)>;
+
+/// The reference interpreter (the default); a model with an op it has no kernel for is refused.
+RunnerFactory referenceRunner();
+/// The compiled CPU executor on the model as given (nodes without a native kernel on their
+/// reference kernel, as `run --executor cpu -O0` runs them).
+RunnerFactory compiledCpuRunner();
+/// An executor registered under `name` ("cuda"), at fp32; nullopt when this build has none.
+std::optional<RunnerFactory> pluggedRunner(const std::string &name);
+
 /// Every test directory at or below `roots` (a directory holding model.onnx is one test), sorted.
 std::vector<std::string> findCases(const std::vector<std::string> &roots);
 
 /// Runs one test directory.
-CaseResult runCase(const std::string &dir, const Tolerance &tolerance = {});
+CaseResult runCase(const std::string &dir, const Tolerance &tolerance = {}, const RunnerFactory &runner = referenceRunner());
 
 /// Runs every case whose name matches `filter` (all when empty).
-Report runAll(const std::vector<std::string> &dirs, const std::string &filter, const Tolerance &tolerance = {});
+Report runAll(const std::vector<std::string> &dirs, const std::string &filter, const Tolerance &tolerance = {},
+              const RunnerFactory &runner = referenceRunner());
 
 } // namespace portolan::conform

@@ -53,6 +53,20 @@ private slots:
         QVERIFY(r["compared"].toInt() >= 5);
     }
 
+    void conformRunsOnEachExecutorOrSaysWhyNot()
+    {
+        // the fixture's PyTorch outputs as ONNX test data, on the compiled CPU executor and the GPU
+        const QString dir = QFileInfo(fixture("cnn_bn")).absolutePath();
+        const auto cpu = runPortolan({"conform", "--executor", "cpu", dir});
+        QVERIFY2(cpu.exitCode == 0 && cpu.out.contains("1 passed"), (cpu.out + cpu.err).constData());
+        const auto gpu = runPortolan({"conform", "--executor", "cuda", dir});
+        if (gpu.exitCode == 2) {
+            QVERIFY2(gpu.err.contains("needs a GPU") || gpu.err.contains("no CUDA executor"), gpu.err.constData());
+            QSKIP("no GPU: the refusal was checked");
+        }
+        QVERIFY2(gpu.exitCode == 0 && gpu.out.contains("1 passed"), (gpu.out + gpu.err).constData());
+    }
+
     void cudaPortReportShowsWhereTheTimeWentOrSaysWhyNot()
     {
         QTemporaryDir tmp;

@@ -20,6 +20,14 @@ std::string countRange(int least, int most)
     return std::to_string(least) + " to " + std::to_string(most);
 }
 
+std::string listText(const google::protobuf::RepeatedField<std::int64_t> &values)
+{
+    std::string text = "[";
+    for (int i = 0; i < values.size(); ++i)
+        text += (i ? "," : "") + std::to_string(values[i]);
+    return text + "]";
+}
+
 /// Why `node` does not fit `schema`, or "".
 std::string misfit(const ir::Node &node, const onnx::OpSchema &schema)
 {
@@ -34,6 +42,11 @@ std::string misfit(const ir::Node &node, const onnx::OpSchema &schema)
     for (std::size_t i = 0; i < node.inputs.size() && i < formal.size(); ++i)
         if (formal[i].GetOption() == onnx::OpSchema::Single && !node.inputs[i].valid())
             return "leaves its required input " + std::to_string(i) + " ('" + formal[i].GetName() + "') empty";
+    for (const char *window : {"strides", "dilations"})
+        if (const ir::Attribute *a = schema.attributes().contains(window) ? node.attribute(window) : nullptr)
+            for (const std::int64_t v : a->proto.ints())
+                if (v <= 0)
+                    return std::string("has ") + window + " " + listText(a->proto.ints()) + "; each must be positive";
     return {};
 }
 

@@ -1,6 +1,7 @@
 // Inputs and outputs each node has against its op's schema: passes and kernels read a node's
 // operands by position, so a node with too few of them, or a required one left empty, is refused
-// with its name before anything reads past its ends.
+// with its name before anything reads past its ends. Also the window attributes (strides,
+// dilations) that kernels and ONNX's own shape inference divide by: a zero there crashed ONNX 1.12.
 #pragma once
 
 #include "ir/Model.h"
@@ -9,7 +10,8 @@
 namespace portolan::analysis {
 
 /// An error for every live node (subgraphs included) whose input or output count is outside its
-/// schema's range, or whose required input is empty. Ops without a schema are not judged.
+/// schema's range, whose required input is empty, or whose strides or dilations are not positive.
+/// Ops without a schema are not judged.
 support::Diagnostics checkNodeArity(const ir::Model &model);
 
 } // namespace portolan::analysis

@@ -1,6 +1,8 @@
 // Shape inference in strict mode: every node-level error is reported, none is thrown to the caller.
 #include "analysis/ShapeInference.h"
 
+#include "analysis/NodeArity.h"
+
 #include "ir/ModelSaver.h"
 #include "ir/Topology.h"
 #include "opset/PortolanOps.h"
@@ -54,6 +56,12 @@ onnx::ModelProto sortedProto(const ir::Model &model)
 ShapeInferenceResult infer(const ir::Model &model, onnx::ModelProto &proto, bool strict)
 {
     ShapeInferenceResult result;
+    // ONNX 1.12 divides by a Conv's or a pool's strides unchecked (a zero stops the process with
+    // SIGFPE) and reads inputs by position: such a node is named instead of inferred
+    if (support::Diagnostics misfits = checkNodeArity(model); !misfits.empty()) {
+        result.findings = std::move(misfits);
+        return result;
+    }
     try {
         onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/strict ? 1 : 0, /*data_prop=*/true);
         onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options);

@@ -56,11 +56,15 @@ std::vector<Suspect> suspectsInOrder(const ComparisonResult &result, const ir::M
         const double outError = absolute ? t.metrics.maxAbs : s.error, inError = absolute ? inputMaxAbs : s.inputError;
         s.amplification = inError > 0 ? outError / inError : (outError > 0 ? std::numeric_limits<double>::infinity() : 0);
         s.inputsPass = inputsPass;
-        s.introduced = failed && inputsPass && !s.inputsUnseen;
+        const bool random = value.producer.valid() && b.node(value.producer).drawsRandomNumbers();
+        s.introduced = failed && inputsPass && !s.inputsUnseen && !random;
         if (!failed && s.error == 0)
             continue;
         char why[320];
-        if (failed && inputsPass && s.inputsUnseen)
+        if (random)
+            std::snprintf(why, sizeof why, "a random op: its values differ from run to run, so neither it nor what reads it "
+                                           "can be compared for values");
+        else if (failed && inputsPass && s.inputsUnseen)
             std::snprintf(why, sizeof why, "out of tolerance; its node's inputs were not compared (run %s lacks them), so the "
                                            "error may start further up", result.labelB.c_str());
         else if (s.introduced)

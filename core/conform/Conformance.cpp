@@ -44,12 +44,6 @@ const std::set<std::string> &trainingOps()
     return ops;
 }
 
-const std::set<std::string> &randomOps()
-{
-    static const std::set<std::string> ops{"Bernoulli", "RandomNormal", "RandomNormalLike", "RandomUniform",
-                                           "RandomUniformLike", "Multinomial"};
-    return ops;
-}
 
 void collectOps(const ir::Model &model, std::set<std::string> &ops)
 {
@@ -219,10 +213,10 @@ CaseResult runCase(const std::string &dir, const Tolerance &tolerance, const Run
         if (trainingOps().contains(opTypeOf(op)))
             return finish(Outcome::Skipped, "training op " + op);
     // Outputs are random when a random op runs, or a Dropout whose training_mode comes from outside.
-    bool random = std::any_of(ops.begin(), ops.end(), [&](const auto &op) { return randomOps().contains(opTypeOf(op)); });
+    bool random = false;
     for (std::size_t i = 0; i < model.nodeCapacity(); ++i) {
         const ir::Node &n = model.node(ir::NodeId(static_cast<std::uint32_t>(i)));
-        random = random || (n.opType == "Dropout" && n.inputs.size() >= 3 && n.inputs[2].valid());
+        random = random || n.drawsRandomNumbers() || (n.opType == "Dropout" && n.inputs.size() >= 3 && n.inputs[2].valid());
     }
 
     auto run = runner(model);

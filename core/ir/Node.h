@@ -36,6 +36,9 @@ struct Node {
     const Attribute *attribute(const std::string &attributeName) const;
     /// The standard domain's Constant: its output is known before any run.
     bool isConstant() const { return opType == "Constant" && domain.empty(); }
+    /// The standard domain's random ops (RandomNormal…, Bernoulli, Multinomial): their outputs differ
+    /// from run to run, so they are neither folded nor compared for values.
+    bool drawsRandomNumbers() const;
     /// "name" or, when unnamed, "#index (OpType)" — how diagnostics refer to the node.
     std::string displayName(std::size_t indexInGraph) const;
 };

@@ -17,9 +17,7 @@ using runtime::Tensor;
 
 bool isNondeterministic(const ir::Node &node)
 {
-    static const std::unordered_set<std::string> ops{"RandomNormal", "RandomUniform", "RandomNormalLike",
-                                                      "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
-    return (node.domain.empty() || node.domain == "ai.onnx") && ops.contains(node.opType);
+    return node.drawsRandomNumbers() || (node.opType == "Dropout" && node.domain.empty());
 }
 
 bool hasSubgraphs(const ir::Node &node)

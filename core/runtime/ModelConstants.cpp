@@ -15,13 +15,6 @@ namespace portolan::runtime {
 
 namespace {
 
-bool drawsRandomNumbers(const ir::Node &node)
-{
-    static const std::set<std::string, std::less<>> random{"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-                                                           "Multinomial", "Bernoulli"};
-    return (node.domain.empty() || node.domain == "ai.onnx") && random.contains(node.opType);
-}
-
 /// Runs, in order, each main-graph node whose inputs are all known constants (see ModelConstants.h).
 void foldConstantInputNodes(const ir::Model &model, Interpreter &reference, ModelConstants &constants)
 {
@@ -37,7 +30,7 @@ void foldConstantInputNodes(const ir::Model &model, Interpreter &reference, Mode
         fed.insert(in.index);
     for (const ir::NodeId n : *order) {
         const ir::Node &node = model.node(n);
-        if (node.isConstant() || node.inputs.empty() || drawsRandomNumbers(node))
+        if (node.isConstant() || node.inputs.empty() || node.drawsRandomNumbers())
             continue;
         const bool subgraphs = std::any_of(node.attributes.begin(), node.attributes.end(), [](const ir::Attribute &a) {
             return !a.subgraphs.empty();

@@ -71,6 +71,18 @@ private slots:
         const auto empty = planBroadcast({2, 0, 3}, {2, 0, 3}, {3});
         QVERIFY(empty);
         QCOMPARE(empty->count, std::int64_t(0));
+        // scalars (ONNX's DynamicQuantizeLinear, expanded, takes Min and Max of two): one element,
+        // read at offset 0 on every side
+        const auto scalars = planBroadcast({}, {}, {});
+        QVERIFY(scalars);
+        QCOMPARE(scalars->count, std::int64_t(1));
+        std::int64_t a = -1, b = -1;
+        scalars->offsets(0, a, b);
+        QCOMPARE(a, std::int64_t(0));
+        QCOMPARE(b, std::int64_t(0));
+        const auto scalarCopy = planStridedCopy({}, {}, {});
+        QVERIFY(scalarCopy);
+        QCOMPARE(scalarCopy->plan.count, std::int64_t(1));
     }
     void plansReadWhatNumpyReads()
     {

@@ -109,6 +109,10 @@ std::unique_ptr<CudaKernel> makeConvKernel(const NodeBinding &b, DeviceSetup &se
         return nullptr;
     }
     const Shape &yShape = b.outputs[0].shape;
+    if (yShape.size() != x->shape.size() || elementCount(x->shape) == 0 || elementCount(yShape) == 0) {
+        whyNot = "an empty tensor, or an output of another rank";
+        return nullptr;
+    }
     if (z && z->shape != yShape) {
         whyNot = "the residual does not have the output's shape";
         return nullptr;

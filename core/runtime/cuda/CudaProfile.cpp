@@ -552,8 +552,10 @@ void *CudaProfile::onDevice(int v)
     if (t.byteSize() != deviceBytes(value))
         throw CudaError("value '" + m_model.value(value.id).name + "' is " + shapeString(t.shape()) + ", but the profile planned " +
                         shapeString(*value.shape));
-    checkCuda(cudaMemcpyAsync(address, t.rawData(), t.byteSize(), cudaMemcpyHostToDevice, streamOf(m_device)), "upload");
-    checkCuda(cudaStreamSynchronize(streamOf(m_device)), "waiting for an upload");
+    if (t.byteSize() > 0) { // an empty value may have no address on either side
+        checkCuda(cudaMemcpyAsync(address, t.rawData(), t.byteSize(), cudaMemcpyHostToDevice, streamOf(m_device)), "upload");
+        checkCuda(cudaStreamSynchronize(streamOf(m_device)), "waiting for an upload");
+    }
     m_transfers.uploadBytes += t.byteSize();
     ++m_transfers.uploads;
     value.deviceValid = true;
@@ -573,10 +575,12 @@ const RuntimeValue &CudaProfile::onHost(int v)
     if (!value.deviceValid && value.aliasOf < 0)
         throw CudaError("value '" + m_model.value(value.id).name + "' is on neither side");
     Tensor t = Tensor::uninitialized(storedType(value.dataType, value.storage), *value.shape);
-    checkCuda(cudaMemcpyAsync(const_cast<std::byte *>(t.rawData()), deviceAddress(v), t.byteSize(), cudaMemcpyDeviceToHost,
-                              streamOf(m_device)),
-              "download");
-    checkCuda(cudaStreamSynchronize(streamOf(m_device)), "waiting for a download");
+    if (t.byteSize() > 0) {
+        checkCuda(cudaMemcpyAsync(const_cast<std::byte *>(t.rawData()), deviceAddress(v), t.byteSize(), cudaMemcpyDeviceToHost,
+                                  streamOf(m_device)),
+                  "download");
+        checkCuda(cudaStreamSynchronize(streamOf(m_device)), "waiting for a download");
+    }
     m_transfers.downloadBytes += t.byteSize();
     ++m_transfers.downloads;
     value.host = RuntimeValue::ofTensor(t.dataType() == value.dataType ? std::move(t) : kernels::convertTensor(t, value.dataType));

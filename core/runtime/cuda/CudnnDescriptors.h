@@ -58,6 +58,8 @@ inline TensorDesc tensorDescriptor(const Shape &shape, Storage s)
     checkCudnn(cudnnCreateTensorDescriptor(&raw), "cudnnCreateTensorDescriptor");
     TensorDesc d(raw);
     const std::vector<int> dims = cudnnDims(shape);
+    if (dims.size() < 4) // the factories pass ranks 3 to 5; a smaller one would underflow the strides below
+        throw CudaError("a cuDNN tensor needs rank 3 or more, got " + std::to_string(shape.size()));
     std::vector<int> strides(dims.size(), 1);
     for (std::size_t i = dims.size() - 1; i-- > 0;)
         strides[i] = strides[i + 1] * dims[i + 1];

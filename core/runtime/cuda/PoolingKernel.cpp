@@ -52,8 +52,12 @@ std::unique_ptr<CudaKernel> makePoolingKernel(const NodeBinding &b, DeviceSetup 
     if (!allFloat32(b, whyNot))
         return nullptr;
     const BoundTensor *x = b.input(0);
-    if (!x || x->shape.size() < 3 || x->shape.size() > 5 || b.outputs.size() != 1) {
-        whyNot = "not a pooling of a 1-D, 2-D or 3-D [N, C, …] tensor with one output";
+    if (!x || x->shape.size() < 3 || x->shape.size() > 5 || b.outputs.size() != 1 || b.outputs[0].shape.size() != x->shape.size()) {
+        whyNot = "not a pooling of a 1-D, 2-D or 3-D [N, C, …] tensor with one output of its rank";
+        return nullptr;
+    }
+    if (elementCount(x->shape) == 0 || elementCount(b.outputs[0].shape) == 0) {
+        whyNot = "an empty tensor";
         return nullptr;
     }
     const std::string &op = b.node.opType;
@@ -104,8 +108,16 @@ std::unique_ptr<CudaKernel> makePoolingKernel(const NodeBinding &b, DeviceSetup 
         checkCudnn(cudnnSetPoolingNdDescriptor(raw, mode, CUDNN_PROPAGATE_NAN, static_cast<int>(kernel.size()), kernel.data(), pads.data(),
                                                strides.data()),
                    "cudnnSetPoolingNdDescriptor");
-        return std::make_unique<PoolKernel>(std::move(pool), tensorDescriptor(x->shape, setup.storage()),
-                                            tensorDescriptor(y, setup.storage()));
+        TensorDesc xDesc = tensorDescriptor(x->shape, setup.storage());
+        // what cuDNN would compute, checked here so that a disagreement falls back instead of failing the run
+        std::vector<int> expected(kernel.size() + 2);
+        checkCudnn(cudnnGetPoolingNdForwardOutputDim(raw, xDesc.get(), static_cast<int>(expected.size()), expected.data()),
+                   "cudnnGetPoolingNdForwardOutputDim");
+        if (expected != cudnnDims(y)) {
+            whyNot = "cuDNN's output shape differs from the inferred one";
+            return nullptr;
+        }
+        return std::make_unique<PoolKernel>(std::move(pool), std::move(xDesc), tensorDescriptor(y, setup.storage()));
     } catch (const CudaError &e) {
         whyNot = e.what();
         return nullptr;

@@ -110,7 +110,8 @@ std::unique_ptr<CudaKernel> makeLayerNormKernel(const NodeBinding &b, DeviceSetu
     const Shape &shape = b.inputs[0].shape;
     std::int64_t rows = 0, width = 0;
     const std::int64_t axis = b.attributes.attrInt("axis", -1);
-    if (!rowsAt(shape, axis, rows, width) || width == 0) {
+    // axis == rank is Softmax's before opset 13, not a layer norm's (the reference refuses it)
+    if (axis >= static_cast<std::int64_t>(shape.size()) || !rowsAt(shape, axis, rows, width) || width == 0) {
         whyNot = "axis out of range";
         return nullptr;
     }

@@ -43,7 +43,7 @@ __device__ float rowReduce(float v, bool warpPerRow)
         partial[warp] = v;
     __syncthreads();
     if (warp == 0) {
-        float w = lane < warps ? partial[lane] : (Max ? -FLT_MAX : 0.f);
+        float w = lane < warps ? partial[lane] : (Max ? -INFINITY : 0.f); // max's identity: a plane of -inf stays -inf
         w = Max ? warpMax(w) : warpSum(w);
         if (lane == 0)
             total = w;
@@ -135,7 +135,7 @@ __global__ void rowReduceKernel(const T *__restrict__ in, T *out, std::int64_t r
     if (t.row >= rows)
         return;
     const T *x = in + t.row * width;
-    float v = max ? -FLT_MAX : 0.f;
+    float v = max ? -INFINITY : 0.f;
     bool nan = false;
     for (std::int64_t j = t.first; j < width; j += t.stride) {
         const float e = toFloat(x[j]);

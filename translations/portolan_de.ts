@@ -950,7 +950,7 @@ Auf %1: Kernel %2 ms; %n Knoten auf der CPU, %3 ms.</numerusform>
     </message>
     <message>
         <location filename="../views/compare/ComparePanel.cpp" line="611"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="665"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="664"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
@@ -962,9 +962,9 @@ Auf %1: Kernel %2 ms; %n Knoten auf der CPU, %3 ms.</numerusform>
     <message>
         <location filename="../views/compare/ComparePanel.cpp" line="615"/>
         <source>
-First divergence: %1 (%2), output %3.</source>
+First divergence: %1, output %2.</source>
         <translation>
-Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
+Erste Abweichung: %1, Ausgabe %2.</translation>
     </message>
     <message numerus="yes">
         <location filename="../views/compare/ComparePanel.cpp" line="621"/>
@@ -978,27 +978,27 @@ Erste Abweichung: %1 (%2), Ausgabe %3.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="650"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="649"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="662"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="661"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="666"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="665"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="681"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="680"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="686"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="685"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>

@@ -545,8 +545,8 @@ int compareCommand(const QStringList &arguments, Mode mode)
     for (const compare::ComparedTensor *t : result->outputs())
         printTensor(*t);
     if (first)
-        std::printf("  first divergence: %s, produced by %s (%s): out of tolerance while its inputs are within it\n",
-                    first->name.c_str(), first->node.c_str(), first->opType.c_str());
+        std::printf("  first divergence: %s, produced by %s: out of tolerance while its inputs are within it\n",
+                    first->name.c_str(), compare::producerWithOp(first->node, first->opType).c_str());
     else if (std::any_of(suspects.begin(), suspects.end(), [](const compare::Suspect &s) { return s.inputsUnseen && !s.tensor->metrics.passed; }))
         std::printf("  first divergence: unknown (a failing tensor's inputs were not compared: import its intermediates too)\n");
     else

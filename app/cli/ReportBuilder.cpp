@@ -2,6 +2,7 @@
 #include "cli/ReportBuilder.h"
 
 #include "compare/NodeHeat.h"
+#include "compare/RunComparison.h"
 #include "diagnose/CheckFormat.h"
 #include "report/HeatThumbnail.h"
 
@@ -146,7 +147,7 @@ report::PortReport buildPortReport(const ReportInputs &in)
         r.outputs.push_back({t->name, t->metrics.passed && t->metrics.mismatch.empty(), t->metrics.maxAbs, compare::normalizedError(*t),
                              t->metrics.cosine, t->metrics.snrDb, t->metrics.top1, t->metrics.top5});
     if (in.firstDivergence)
-        r.firstDivergence = in.firstDivergence->node + " (" + in.firstDivergence->opType + ")";
+        r.firstDivergence = compare::producerWithOp(in.firstDivergence->node, in.firstDivergence->opType);
     for (const compare::Suspect &s : *in.suspects) {
         report::ReportSuspect line{s.tensor->node, s.tensor->opType, s.why, {}, s.error, s.introduced};
         if (const auto it = in.kernelChecks->find(&s); it != in.kernelChecks->end())

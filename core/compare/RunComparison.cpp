@@ -189,6 +189,12 @@ std::string displayNameOf(const ir::Node &node)
     return node.name.empty() ? "(" + node.opType + ")" : node.name;
 }
 
+std::string producerWithOp(const std::string &node, const std::string &opType)
+{
+    const bool named = node.ends_with(opType) && (node.size() == opType.size() || node[node.size() - opType.size() - 1] == '/');
+    return named || node == "(" + opType + ")" ? node : node + " (" + opType + ")";
+}
+
 Alignment alignByProvenance(const ir::Model &a, const ir::Model &b, const passes::Provenance &provenance)
 {
     Alignment alignment;

@@ -31,6 +31,9 @@ struct RunSide {
 
 /// A node as reports name it: its name, or "(OpType)" when it has none.
 std::string displayNameOf(const ir::Node &node);
+/// The producer of a compared tensor with its op, "/enc/Mul_3 (Mul)", or its name alone where that
+/// already ends in the op ("/enc/norm1/SkipLayerNormalization", a fused node's).
+std::string producerWithOp(const std::string &node, const std::string &opType);
 
 /// Which value of B is which value of A (main graphs).
 using Alignment = std::unordered_map<ir::ValueId, ir::ValueId>; // B → A

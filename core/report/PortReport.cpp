@@ -1,6 +1,7 @@
 // The report's three writers over one PortReport.
 #include "report/PortReport.h"
 
+#include "compare/RunComparison.h"
 #include "diagnose/TargetCheck.h"
 #include "support/JsonWriter.h"
 #include "support/NumberText.h"
@@ -389,7 +390,7 @@ std::string errorStripSvg(const PortReport &r)
         const double h = height * level;
         svg += "<rect x=\"" + shortNumber(static_cast<double>(i) * bar) + "\" y=\"" + shortNumber(height - h) + "\" width=\"" +
                shortNumber(std::max(1.0, bar - 1)) + "\" height=\"" + shortNumber(h) + "\" fill=\"" + (l.passed ? "#4a7ab5" : "#c8423b") +
-               "\"><title>" + html(l.node + " (" + l.opType + "): " + shortNumber(l.error)) + "</title></rect>";
+               "\"><title>" + html(compare::producerWithOp(l.node, l.opType) + ": " + shortNumber(l.error)) + "</title></rect>";
     }
     svg += "<text x=\"0\" y=\"" + shortNumber(height + 14) + "\" font-size=\"10\" fill=\"#555\">compared tensors in run order; "
            "height: max |error| / scale, log scale; red: out of tolerance</text></svg>";

@@ -544,6 +544,12 @@ void tst_Compare::tableColumnsKeepTheNamesTails()
     QCOMPARE(support::tailColumn("/encoder/layers.10/self_attn/FusedMatMul_2", 20), std::string("…_attn/FusedMatMul_2"));
     QCOMPARE(support::tailColumn("/a/bé", 5), std::string("/a/bé")); // characters, not bytes
     QCOMPARE(support::tailColumn("/a/bcdé", 4), std::string("…cdé"));
+    // a fused node's name already says its op; an exporter's does not always
+    QCOMPARE(compare::producerWithOp("/enc/norm1/SkipLayerNormalization", "SkipLayerNormalization"),
+             std::string("/enc/norm1/SkipLayerNormalization"));
+    QCOMPARE(compare::producerWithOp("/enc/Mul_3", "Mul"), std::string("/enc/Mul_3 (Mul)"));
+    QCOMPARE(compare::producerWithOp("/enc/PreMul", "Mul"), std::string("/enc/PreMul (Mul)"));
+    QCOMPARE(compare::producerWithOp("(Sqrt)", "Sqrt"), std::string("(Sqrt)"));
 }
 
 void tst_Compare::lowPrecisionKernelIsWhereTheErrorStarts()

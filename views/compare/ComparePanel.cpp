@@ -612,8 +612,8 @@ void ComparePanel::adopt(std::shared_ptr<const session::ComparisonOutcome> outco
                        .arg(r.secondsA, 0, 'f', 2)
                        .arg(r.secondsB, 0, 'f', 2);
     if (const auto *first = m_outcome->firstDivergence)
-        text += tr("\nFirst divergence: %1 (%2), output %3.")
-                    .arg(QString::fromStdString(first->node), QString::fromStdString(first->opType), QString::fromStdString(first->name));
+        text += tr("\nFirst divergence: %1, output %2.")
+                    .arg(QString::fromStdString(compare::producerWithOp(first->node, first->opType)), QString::fromStdString(first->name));
     if (m_outcome->accelerator)
         text += acceleratorLine(*m_outcome->accelerator);
     const std::vector<std::string> &unknown = m_outcome->unknownImported;
@@ -637,8 +637,7 @@ void ComparePanel::fillSuspects()
         for (const auto &check : m_outcome->kernelChecks)
             if (check.suspect && check.suspect->tensor == s.tensor)
                 why += QStringLiteral(" — ") + QString::fromStdString(check.explanation);
-        auto *item = new QTreeWidgetItem(m_suspects, {QString::fromStdString(s.tensor->node) + QStringLiteral(" (") +
-                                                          QString::fromStdString(s.tensor->opType) + QLatin1Char(')'),
+        auto *item = new QTreeWidgetItem(m_suspects, {QString::fromStdString(compare::producerWithOp(s.tensor->node, s.tensor->opType)),
                                                       QString::number(s.error, 'g', 3), why});
         item->setData(0, ComparisonTableModel::kRowRole, static_cast<int>(s.tensor - tensors.data()));
         item->setToolTip(2, why);

@@ -17,6 +17,14 @@ constexpr int kCompiledCpuPassFloor = 1052; // measured 2026-12-06
 
 const char *kSuites[] = {"node", "pytorch-converted", "pytorch-operator", "simple"};
 
+std::vector<std::string> backendRoots()
+{
+    std::vector<std::string> roots;
+    for (const char *suite : kSuites)
+        roots.push_back(test::onnxTestDataDir() + "/" + suite);
+    return roots;
+}
+
 } // namespace
 
 class TestConformance : public QObject {
@@ -27,10 +35,7 @@ private slots:
     {
         if (test::onnxTestDataDir().empty())
             QSKIP("libonnx-testdata is not installed");
-        std::vector<std::string> roots;
-        for (const char *suite : kSuites)
-            roots.push_back(test::onnxTestDataDir() + "/" + suite);
-        const auto report = conform::runAll(conform::findCases(roots), {});
+        const auto report = conform::runAll(conform::findCases(backendRoots()), {});
         auto count = [&](conform::Outcome o) { return report.totals.contains(o) ? report.totals.at(o) : 0; };
         const int pass = count(conform::Outcome::Pass);
         qInfo("conform: %d passed, %d failed, %d errors, %d random, %d skipped (of %d backend tests)", pass,
@@ -49,10 +54,7 @@ private slots:
     {
         if (test::onnxTestDataDir().empty())
             QSKIP("libonnx-testdata is not installed");
-        std::vector<std::string> roots;
-        for (const char *suite : kSuites)
-            roots.push_back(test::onnxTestDataDir() + "/" + suite);
-        const auto report = conform::runAll(conform::findCases(roots), {}, {}, conform::compiledCpuRunner());
+        const auto report = conform::runAll(conform::findCases(backendRoots()), {}, {}, conform::compiledCpuRunner());
         const int pass = report.totals.contains(conform::Outcome::Pass) ? report.totals.at(conform::Outcome::Pass) : 0;
         QVERIFY2(pass >= kCompiledCpuPassFloor, qPrintable(QString("only %1 tests pass; %2 did before").arg(pass).arg(kCompiledCpuPassFloor)));
         for (const auto &c : report.cases)

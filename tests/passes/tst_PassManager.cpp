@@ -138,13 +138,18 @@ g (float[2,3] x) => (float[2,3] y)
 }
 )";
 
+/// A provenance sized for `model`: every node and value its own origin.
+static passes::Provenance provenanceOf(const ir::Model &model)
+{
+    return passes::Provenance(static_cast<std::uint32_t>(model.nodeCapacity()), static_cast<std::uint32_t>(model.valueCapacity()));
+}
+
 void tst_PassManager::rewriterKeepsGraphOutputNames()
 {
     auto loaded = test::loadModelText(kChain);
     QVERIFY(loaded);
     ir::Model &model = *loaded->model;
-    passes::Provenance provenance(static_cast<std::uint32_t>(model.nodeCapacity()),
-                                  static_cast<std::uint32_t>(model.valueCapacity()));
+    passes::Provenance provenance = provenanceOf(model);
     passes::Rewriter rw(model, provenance, "test");
     const ir::GraphId g = model.mainGraph();
     const ir::ValueId b = *model.lookup(g, "b");
@@ -182,8 +187,7 @@ void tst_PassManager::provenanceComposesAcrossRewrites()
     auto loaded = test::loadModelText(kChain);
     QVERIFY(loaded);
     ir::Model &model = *loaded->model;
-    passes::Provenance provenance(static_cast<std::uint32_t>(model.nodeCapacity()),
-                                  static_cast<std::uint32_t>(model.valueCapacity()));
+    passes::Provenance provenance = provenanceOf(model);
     const ir::GraphId g = model.mainGraph();
     const ir::NodeId relu = model.value(*model.lookup(g, "a")).producer;
     const ir::NodeId sigmoid = model.value(*model.lookup(g, "b")).producer;
@@ -280,8 +284,7 @@ void tst_PassManager::shapesMidRewriteSkipErasedInitializers()
         g (float[2] x) => (float[2] y) <float[2] w = {1.0, 2.0}> { y = Add(x, w) })");
     QVERIFY(loaded);
     ir::Model &model = *loaded->model;
-    passes::Provenance provenance(static_cast<std::uint32_t>(model.nodeCapacity()),
-                                  static_cast<std::uint32_t>(model.valueCapacity()));
+    passes::Provenance provenance = provenanceOf(model);
     passes::Rewriter rw(model, provenance, "test");
     const ir::GraphId g = model.mainGraph();
     const ir::ValueId y = *model.lookup(g, "y");

@@ -268,6 +268,12 @@ int compareCommand(const QStringList &arguments, Mode mode)
         return fail(loaded.error().format());
     const ir::Model &model = *loaded->model;
 
+    // The feeds first: a wrong one is said before a big model is compiled.
+    auto shapes = feedOptions.shapes(parser);
+    auto feeds = feedOptions.feeds(parser, model);
+    if (!shapes || !feeds)
+        return fail((shapes ? feeds.error() : shapes.error()).format());
+
     // The compiled sides run the optimized model; alignment follows the passes' provenance.
     std::shared_ptr<ir::Model> optimized;
     passes::Provenance provenance;
@@ -283,11 +289,6 @@ int compareCommand(const QStringList &arguments, Mode mode)
         }
     }
     const ir::Model &compiledModel = optimized ? *optimized : model;
-
-    auto shapes = feedOptions.shapes(parser);
-    auto feeds = feedOptions.feeds(parser, model);
-    if (!shapes || !feeds)
-        return fail((shapes ? feeds.error() : shapes.error()).format());
 
     runtime::Interpreter interpreter(model);
     std::vector<std::unique_ptr<runtime::cpu::CpuExecutor>> executors;

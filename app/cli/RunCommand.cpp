@@ -297,6 +297,13 @@ int runRun(const QStringList &arguments)
         return fail(loaded.error().format());
     const ir::Model &model = *loaded->model;
 
+    // The feeds first: a missing one is said before a big model is compiled.
+    auto shapes = feedOptions.shapes(parser);
+    auto built = feedOptions.feeds(parser, model);
+    if (!shapes || !built)
+        return fail((shapes ? built.error() : shapes.error()).format());
+    const NamedValues feeds = std::move(*built);
+
     // The passes, when asked for (or by default for the compiled executor).
     auto requested = passOptions.run(parser, model, compiled || gpu ? 2 : 0);
     if (!requested)
@@ -306,12 +313,6 @@ int runRun(const QStringList &arguments)
     const ir::Model &target = optimized ? *optimized : model;
     if (external && optimized)
         return fail("an external runtime runs the model file as it is (it compiles it itself): drop the pipeline options");
-
-    auto shapes = feedOptions.shapes(parser);
-    auto built = feedOptions.feeds(parser, model);
-    if (!shapes || !built)
-        return fail((shapes ? built.error() : shapes.error()).format());
-    const NamedValues feeds = std::move(*built);
 
     runtime::RunOptions options;
     if (parser.isSet(maxMemory)) {

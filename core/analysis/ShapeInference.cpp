@@ -1,14 +1,13 @@
 // Shape inference in strict mode: every node-level error is reported, none is thrown to the caller.
 #include "analysis/ShapeInference.h"
 
-#include "analysis/NodeArity.h"
-
 #include "ir/ModelSaver.h"
 #include "ir/Topology.h"
 #include "opset/PortolanOps.h"
 
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
 
@@ -53,15 +52,40 @@ onnx::ModelProto sortedProto(const ir::Model &model)
     return proto;
 }
 
+/// ONNX 1.12 divides by a Conv's or a pool's strides unchecked: a zero stops the process with
+/// SIGFPE. A node with a stride or dilation below 1 is inferred as if it had none, and named.
+void dropNonPositiveWindows(const ir::Model &model, onnx::GraphProto &graph, support::Diagnostics &findings)
+{
+    for (onnx::NodeProto &node : *graph.mutable_node()) {
+        auto *attributes = node.mutable_attribute();
+        for (int i = attributes->size(); i-- > 0;) {
+            onnx::AttributeProto &a = attributes->at(i);
+            if (a.name() != "strides" && a.name() != "dilations")
+                continue;
+            if (std::none_of(a.ints().begin(), a.ints().end(), [](std::int64_t v) { return v <= 0; }))
+                continue;
+            std::string values;
+            for (const std::int64_t v : a.ints())
+                values += (values.empty() ? "" : ",") + std::to_string(v);
+            findings.push_back({.severity = support::Severity::Error, .code = "node-arity",
+                                .message = node.op_type() + " node has " + a.name() + " [" + values +
+                                           "]; each must be positive (inferred as if it had none)",
+                                .model = model.sourcePath, .graph = graph.name(), .node = node.name()});
+            attributes->DeleteSubrange(i, 1);
+        }
+        for (onnx::AttributeProto &a : *attributes) {
+            if (a.has_g())
+                dropNonPositiveWindows(model, *a.mutable_g(), findings);
+            for (onnx::GraphProto &body : *a.mutable_graphs())
+                dropNonPositiveWindows(model, body, findings);
+        }
+    }
+}
+
 ShapeInferenceResult infer(const ir::Model &model, onnx::ModelProto &proto, bool strict)
 {
     ShapeInferenceResult result;
-    // ONNX 1.12 divides by a Conv's or a pool's strides unchecked (a zero stops the process with
-    // SIGFPE) and reads inputs by position: such a node is named instead of inferred
-    if (support::Diagnostics misfits = checkNodeArity(model); !misfits.empty()) {
-        result.findings = std::move(misfits);
-        return result;
-    }
+    dropNonPositiveWindows(model, *proto.mutable_graph(), result.findings);
     try {
         onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/strict ? 1 : 0, /*data_prop=*/true);
         onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options);

@@ -54,7 +54,10 @@ std::vector<Suspect> suspectsInOrder(const ComparisonResult &result, const ir::M
             }
         const bool absolute = value.producer.valid() && copiesElements(b.node(value.producer)) && t.metrics.mismatch.empty();
         const double outError = absolute ? t.metrics.maxAbs : s.error, inError = absolute ? inputMaxAbs : s.inputError;
-        s.amplification = inError > 0 ? outError / inError : (outError > 0 ? std::numeric_limits<double>::infinity() : 0);
+        // inf / inf (a NaN on one side in and out) is carried, not amplified: 1 keeps the ranking an order
+        s.amplification = std::isinf(inError) && std::isinf(outError) ? 1
+                          : inError > 0 ? outError / inError
+                                        : (outError > 0 ? std::numeric_limits<double>::infinity() : 0);
         s.inputsPass = inputsPass;
         const bool random = value.producer.valid() && b.node(value.producer).drawsRandomNumbers();
         s.introduced = failed && inputsPass && !s.inputsUnseen && !random;

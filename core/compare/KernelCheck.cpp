@@ -65,7 +65,7 @@ support::Expected<std::vector<KernelCheck>> checkSuspectKernels(const RunSide &b
         const ir::Node *node = value.producer.valid() ? &model.node(value.producer) : nullptr;
         std::vector<runtime::RuntimeValue> held; // graph inputs and weights the node reads
         std::vector<const runtime::RuntimeValue *> inputs;
-        bool complete = node && !hasSubgraphs(*node);
+        bool complete = node && !hasSubgraphs(*node) && !node->drawsRandomNumbers(); // a fresh draw proves nothing
         held.reserve(node ? node->inputs.size() : 0);
         for (std::size_t k = 0; complete && k < node->inputs.size(); ++k) {
             const ir::ValueId in = node->inputs[k];
@@ -101,7 +101,8 @@ support::Expected<std::vector<KernelCheck>> checkSuspectKernels(const RunSide &b
                 check.verdict = m.passed && m.mismatch.empty() ? KernelVerdict::KernelAgrees : KernelVerdict::KernelDiffers;
             }
         }
-        check.explanation = explain(check.verdict, s.inputsPass);
+        check.explanation = node && node->drawsRandomNumbers() ? "not re-run: a random op draws other values each time"
+                                                               : explain(check.verdict, s.inputsPass);
         checks.push_back(std::move(check));
     }
     return checks;

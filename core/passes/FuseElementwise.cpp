@@ -102,7 +102,7 @@ void fuseGroup(PassContext &cx, const Group &group)
     const ir::ValueId out = cx.rewriter.createValue(graph, model.value(result).name,
                                                     resultType.has_tensor_type() ? &resultType : nullptr);
     const ir::NodeId fused = cx.rewriter.createNode(graph, "FusedElementwise", opset::kPortolanDomain, group.leaves, {out},
-                                                    {}, fusedNodeName(model.node(group.members.front()).name, "FusedElementwise"),
+                                                    {}, fusedNodeName(model.node(group.members.front()), "FusedElementwise"),
                                                     root.id);
     const std::string prefix = model.node(fused).name;
     const ir::GraphId body = attachSubgraph(model, fused, "body", prefix + "_body");

@@ -113,7 +113,7 @@ support::Status FuseSkipLayerNorm::run(PassContext &cx)
             std::vector<onnx::AttributeProto> attributes{makeAttribute("epsilon", attrFloat(ln, "epsilon", 1e-5f)),
                                                          makeAttribute("axis", attrInt(ln, "axis", -1))};
             cx.rewriter.createNode(g, "SkipLayerNormalization", opset::kPortolanDomain, inputs, outputs,
-                                   std::move(attributes), fusedNodeName(ln.name, "SkipLayerNormalization"), id);
+                                   std::move(attributes), fusedNodeName(ln, "SkipLayerNormalization"), id);
             cx.rewriter.replaceAllUsesWith(ln.outputs[0], y);
             if (sumRead)
                 cx.rewriter.replaceAllUsesWith(s, outputs[1]);

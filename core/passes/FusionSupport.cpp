@@ -97,10 +97,13 @@ std::vector<onnx::AttributeProto> copyAttributes(const ir::Node &node, const std
     return out;
 }
 
-std::string fusedNodeName(const std::string &firstReplaced, const std::string &opType)
+std::string fusedNodeName(const ir::Node &firstReplaced, const std::string &opType)
 {
-    const std::size_t slash = firstReplaced.rfind('/');
-    return slash == std::string::npos ? opType : firstReplaced.substr(0, slash + 1) + opType;
+    const std::string &name = firstReplaced.name;
+    if (firstReplaced.opType == opType && !name.empty())
+        return name;
+    const std::size_t slash = name.rfind('/');
+    return slash == std::string::npos ? opType : name.substr(0, slash + 1) + opType;
 }
 
 ir::NodeId replaceChain(PassContext &cx, const std::string &opType, const std::string &domain,
@@ -117,7 +120,7 @@ ir::NodeId replaceChain(PassContext &cx, const std::string &opType, const std::s
     // written in canonical form, so -O2 run again has nothing to change
     std::erase_if(attributes, [&](const onnx::AttributeProto &a) { return holdsSchemaDefault(cx.model, opType, domain, a); });
     const ir::NodeId node = cx.rewriter.createNode(graph, opType, domain, inputs, {out}, std::move(attributes),
-                                                   fusedNodeName(model.node(chain.front()).name, opType), chain.back());
+                                                   fusedNodeName(model.node(chain.front()), opType), chain.back());
     cx.rewriter.replaceAllUsesWith(result, out);
     for (auto it = chain.rbegin(); it != chain.rend(); ++it)
         cx.rewriter.eraseNode(*it);

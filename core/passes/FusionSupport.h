@@ -51,8 +51,9 @@ std::vector<onnx::AttributeProto> copyAttributes(const ir::Node &node, const std
 
 /// The name a node fused from others takes: `opType` in the scope of the first one it replaces
 /// ("/encoder/layers.0/norm1/ReduceMean" → "/encoder/layers.0/norm1/LayerNormalization"), so that it
-/// stays in its group and its name says what it is.
-std::string fusedNodeName(const std::string &firstReplaced, const std::string &opType);
+/// stays in its group and its name says what it is; that node's own name when it has the same op (a
+/// Conv that absorbed its BatchNormalization is still "Conv_3").
+std::string fusedNodeName(const ir::Node &firstReplaced, const std::string &opType);
 
 /// Inside an open rewrite: a new node `opType` (in `domain`) reading `inputs` whose one output
 /// takes the place of `result`; then erases `chain` (in reverse, so consumers go first) and any

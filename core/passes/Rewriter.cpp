@@ -115,9 +115,12 @@ void Rewriter::countNodeNames()
 {
     if (m_nodeNamesCounted)
         return;
-    for (std::size_t i = 0; i < m_model.nodeCapacity(); ++i)
-        if (const ir::Node &node = m_model.node(ir::NodeId(static_cast<std::uint32_t>(i))); node.alive)
+    for (std::size_t i = 0; i < m_model.nodeCapacity(); ++i) {
+        const ir::Node &node = m_model.node(ir::NodeId(static_cast<std::uint32_t>(i)));
+        m_takenNodeNames.insert(node.name);
+        if (node.alive)
             ++m_liveNodeNames[node.name];
+    }
     m_nodeNamesCounted = true;
 }
 
@@ -125,8 +128,9 @@ std::string Rewriter::uniqueNodeName(const std::string &hint)
 {
     countNodeNames();
     std::string name = hint;
-    for (std::size_t k = 1; m_liveNodeNames.contains(name); ++k)
+    for (std::size_t k = 1; m_takenNodeNames.contains(name); ++k)
         name = hint + "_" + std::to_string(k);
+    m_takenNodeNames.insert(name);
     ++m_liveNodeNames[name];
     return name;
 }
@@ -135,7 +139,9 @@ void Rewriter::reclaimName(ir::NodeId nodeId, const std::string &wanted)
 {
     countNodeNames();
     ir::Node &node = m_model.node(nodeId);
-    if (!node.alive || node.name == wanted || m_liveNodeNames.contains(wanted))
+    const bool heldByReplaced = std::any_of(m_current.removedNodes.begin(), m_current.removedNodes.end(),
+                                            [&](ir::NodeId removed) { return m_model.node(removed).name == wanted; });
+    if (!node.alive || node.name == wanted || !heldByReplaced || m_liveNodeNames.contains(wanted))
         return;
     if (const auto it = m_liveNodeNames.find(node.name); it != m_liveNodeNames.end() && --it->second == 0)
         m_liveNodeNames.erase(it);

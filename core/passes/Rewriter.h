@@ -112,10 +112,14 @@ private:
     std::size_t m_editCountAtBegin = 0;
     void countNodeNames();
     void reclaimName(ir::NodeId node, const std::string &wanted);
-    std::unordered_map<std::string, std::size_t> m_liveNodeNames; // name → live nodes holding it, counted on first use
+    // Names handed out are never ones any node of the model has had (a removed "Conv_3" must not come
+    // back as another layer's name), counted on first use; live ones are counted apart.
+    std::unordered_set<std::string> m_takenNodeNames;
+    std::unordered_map<std::string, std::size_t> m_liveNodeNames;
     bool m_nodeNamesCounted = false;
-    // created nodes whose name hint was taken, often by a node the rewrite erases after making them:
-    // at commit they take the hint if it is free by then ("/norm1/LayerNormalization", not "…_1")
+    // created nodes whose name hint was taken, often by the very node the rewrite replaces (a node
+    // recreated at another precision): at commit they take the hint when only a node this rewrite
+    // removed held it
     std::vector<std::pair<ir::NodeId, std::string>> m_suffixedNames;
     std::unordered_set<std::uint32_t> m_touchedGraphs;
     std::unordered_set<ir::ValueId> m_removedValues; // erased initializers and outputs of erased nodes

@@ -127,7 +127,7 @@ std::size_t slicesToSplit(PassContext &cx, ir::GraphId graph)
         } else {
             attributes.push_back(makeAttribute("split", sizes));
         }
-        cx.rewriter.createNode(graph, "Split", "", inputs, outputs, std::move(attributes), fusedNodeName(model.node(pieces.front().slice).name, "Split"),
+        cx.rewriter.createNode(graph, "Split", "", inputs, outputs, std::move(attributes), fusedNodeName(model.node(pieces.front().slice), "Split"),
                                slices.front());
         for (std::size_t i = 0; i < pieces.size(); ++i) {
             cx.rewriter.replaceAllUsesWith(model.node(pieces[i].slice).outputs[0], outputs[i]);

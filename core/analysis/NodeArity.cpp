@@ -5,6 +5,7 @@
 
 #include <onnx/defs/schema.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace portolan::analysis {
@@ -18,14 +19,6 @@ std::string countRange(int least, int most)
     if (most == std::numeric_limits<int>::max())
         return std::to_string(least) + " or more";
     return std::to_string(least) + " to " + std::to_string(most);
-}
-
-std::string listText(const google::protobuf::RepeatedField<std::int64_t> &values)
-{
-    std::string text = "[";
-    for (int i = 0; i < values.size(); ++i)
-        text += (i ? "," : "") + std::to_string(values[i]);
-    return text + "]";
 }
 
 /// Why `node` does not fit `schema`, or "".
@@ -42,11 +35,9 @@ std::string misfit(const ir::Node &node, const onnx::OpSchema &schema)
     for (std::size_t i = 0; i < node.inputs.size() && i < formal.size(); ++i)
         if (formal[i].GetOption() == onnx::OpSchema::Single && !node.inputs[i].valid())
             return "leaves its required input " + std::to_string(i) + " ('" + formal[i].GetName() + "') empty";
-    for (const char *window : {"strides", "dilations"})
-        if (const ir::Attribute *a = schema.attributes().contains(window) ? node.attribute(window) : nullptr)
-            for (const std::int64_t v : a->proto.ints())
-                if (v <= 0)
-                    return std::string("has ") + window + " " + listText(a->proto.ints()) + "; each must be positive";
+    for (const ir::Attribute &a : node.attributes)
+        if (std::string window = schema.attributes().contains(a.name()) ? nonPositiveWindow(a.proto) : ""; !window.empty())
+            return "has " + window + "; each must be positive";
     return {};
 }
 
@@ -72,6 +63,19 @@ void checkGraph(const ir::Model &model, ir::GraphId graphId, support::Diagnostic
 }
 
 } // namespace
+
+std::string nonPositiveWindow(const onnx::AttributeProto &attribute)
+{
+    if (attribute.name() != "strides" && attribute.name() != "dilations")
+        return {};
+    const auto &values = attribute.ints();
+    if (std::none_of(values.begin(), values.end(), [](std::int64_t v) { return v <= 0; }))
+        return {};
+    std::string text = attribute.name() + " [";
+    for (int i = 0; i < values.size(); ++i)
+        text += (i ? "," : "") + std::to_string(values[i]);
+    return text + "]";
+}
 
 support::Diagnostics checkNodeArity(const ir::Model &model)
 {

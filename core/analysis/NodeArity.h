@@ -14,4 +14,7 @@ namespace portolan::analysis {
 /// Ops without a schema are not judged.
 support::Diagnostics checkNodeArity(const ir::Model &model);
 
+/// "strides [0,1]" when `attribute` is a strides or dilations list with a value below 1; "" otherwise.
+std::string nonPositiveWindow(const onnx::AttributeProto &attribute);
+
 } // namespace portolan::analysis

@@ -1,13 +1,14 @@
 // Shape inference in strict mode: every node-level error is reported, none is thrown to the caller.
 #include "analysis/ShapeInference.h"
 
+#include "analysis/NodeArity.h"
+
 #include "ir/ModelSaver.h"
 #include "ir/Topology.h"
 #include "opset/PortolanOps.h"
 
 #include <onnx/shape_inference/implementation.h>
 
-#include <algorithm>
 #include <regex>
 #include <sstream>
 
@@ -59,17 +60,11 @@ void dropNonPositiveWindows(const ir::Model &model, onnx::GraphProto &graph, sup
     for (onnx::NodeProto &node : *graph.mutable_node()) {
         auto *attributes = node.mutable_attribute();
         for (int i = attributes->size(); i-- > 0;) {
-            onnx::AttributeProto &a = attributes->at(i);
-            if (a.name() != "strides" && a.name() != "dilations")
+            const std::string window = nonPositiveWindow(attributes->at(i));
+            if (window.empty())
                 continue;
-            if (std::none_of(a.ints().begin(), a.ints().end(), [](std::int64_t v) { return v <= 0; }))
-                continue;
-            std::string values;
-            for (const std::int64_t v : a.ints())
-                values += (values.empty() ? "" : ",") + std::to_string(v);
             findings.push_back({.severity = support::Severity::Error, .code = "node-arity",
-                                .message = node.op_type() + " node has " + a.name() + " [" + values +
-                                           "]; each must be positive (inferred as if it had none)",
+                                .message = node.op_type() + " node has " + window + "; each must be positive (inferred as if it had none)",
                                 .model = model.sourcePath, .graph = graph.name(), .node = node.name()});
             attributes->DeleteSubrange(i, 1);
         }

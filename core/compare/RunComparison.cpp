@@ -83,6 +83,25 @@ private:
     std::string m_error;
 };
 
+/// A compared tensor's identity before its metrics: the names, B's producer and the tolerance.
+ComparedTensor comparedPair(const ir::Model &a, const ir::Model &b, ir::ValueId va, ir::ValueId vb, bool output,
+                            const ComparisonOptions &options)
+{
+    ComparedTensor c;
+    c.name = a.value(va).name;
+    c.nameInB = b.value(vb).name;
+    c.inA = va;
+    c.inB = vb;
+    if (const ir::NodeId producer = b.value(vb).producer; producer.valid()) {
+        c.node = displayNameOf(b.node(producer));
+        c.opType = b.node(producer).opType;
+    }
+    c.output = output;
+    const auto override = options.overrides.find(c.name);
+    c.tolerance = override != options.overrides.end() ? override->second : options.tolerance;
+    return c;
+}
+
 /// Run B: compares each aligned output as it appears and releases A's copy after its last B reader.
 class CompareObserver final : public runtime::RunObserver {
 public:
@@ -122,16 +141,7 @@ public:
                 m_error = kept.error().format();
                 return;
             }
-            ComparedTensor c;
-            c.name = m_a.value(va).name;
-            c.nameInB = m_b.value(vb).name;
-            c.inA = va;
-            c.inB = vb;
-            c.node = displayNameOf(node);
-            c.opType = node.opType;
-            c.output = m_outputs.contains(vb.index);
-            const auto override = m_options.overrides.find(c.name);
-            c.tolerance = override != m_options.overrides.end() ? override->second : m_options.tolerance;
+            ComparedTensor c = comparedPair(m_a, m_b, va, vb, m_outputs.contains(vb.index), m_options);
             if (!*kept) {
                 m_result.notCompared.push_back(c.name + ": run " + m_result.labelA + " did not produce it");
                 continue;
@@ -266,18 +276,7 @@ void compareNonTensorOutputs(const RunSide &a, const RunSide &b, const Alignment
         const runtime::RuntimeValue *valueA = named(outA, ma.value(aligned->second).name), *valueB = named(outB, mb.value(vb).name);
         if (!valueA || !valueB || (valueA->isTensor() && valueB->isTensor()))
             continue;
-        ComparedTensor base;
-        base.name = ma.value(aligned->second).name;
-        base.nameInB = mb.value(vb).name;
-        base.inA = aligned->second;
-        base.inB = vb;
-        if (const ir::NodeId producer = mb.value(vb).producer; producer.valid()) {
-            base.node = displayNameOf(mb.node(producer));
-            base.opType = mb.node(producer).opType;
-        }
-        base.output = true;
-        const auto override = options.overrides.find(base.name);
-        base.tolerance = override != options.overrides.end() ? override->second : options.tolerance;
+        const ComparedTensor base = comparedPair(ma, mb, aligned->second, vb, true, options);
         auto add = [&](const std::string &suffix, TensorMetrics metrics) {
             ComparedTensor c = base;
             c.name += suffix;

@@ -19,6 +19,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <new>
+#include <stdexcept>
 #include <string_view>
 
 namespace portolan::cli {
@@ -158,8 +160,17 @@ int runCli(int argc, char **argv)
     }
     const QString name = args.takeFirst();
     for (const Command &c : commands())
-        if (name == c.name)
-            return c.run(args);
+        if (name == c.name) {
+            // The outermost boundary: what escaped a command still ends as a message and exit 2.
+            try {
+                return c.run(args);
+            } catch (const std::bad_alloc &) {
+                std::fprintf(stderr, "portolan %s: out of memory (lower --max-memory, or give the process more)\n", c.name);
+            } catch (const std::exception &e) {
+                std::fprintf(stderr, "portolan %s: internal error: %s\n", c.name, e.what());
+            }
+            return kExitUsage;
+        }
     std::fprintf(stderr, "portolan: unknown command '%s'\n\n", qPrintable(name));
     printUsage(stderr);
     return kExitUsage;

@@ -131,10 +131,13 @@ int runOptimize(const QStringList &arguments)
     report.pipeline = parsed->str();
     report.statistics = parser.isSet(stats);
     report.matchFailures = parser.isSet(whyNot);
-    if (parser.isSet(json))
+    if (parser.isSet(json)) {
         std::fputs(passes::compileReportJson(*result, report).c_str(), stdout);
-    else
-        std::fputs((passes::compileReportText(*result, report) + "Wrote " + outputPath + "\n").c_str(), stdout);
+    } else {
+        const std::string data = ir::externalDataFileFor(*result->model, outputPath);
+        std::fputs((passes::compileReportText(*result, report) + "Wrote " + outputPath +
+                    (data.empty() ? "" : " and its weights, " + data) + "\n").c_str(), stdout);
+    }
     if (!passes::numericsWithinTolerance(*result)) {
         std::fprintf(stderr, "portolan optimize: a pass changed the outputs beyond atol %g + rtol %g\n", options.atol,
                      options.rtol);

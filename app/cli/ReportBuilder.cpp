@@ -5,6 +5,7 @@
 #include "compare/RunComparison.h"
 #include "diagnose/CheckFormat.h"
 #include "report/HeatThumbnail.h"
+#include "support/StagedFile.h"
 
 #ifdef PORTOLAN_HAVE_GUI
 #include "report/ReportPdf.h"
@@ -196,10 +197,7 @@ support::Status writePortReport(const report::PortReport &report, const std::str
     const std::string text = extension == ".json" ? report::reportJson(report)
                              : extension == ".md" ? report::reportMarkdown(report)
                                                   : report::reportHtml(report);
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out || !(out << text) || !out.flush())
-        return support::makeError("cannot-write", "cannot write the report", path);
-    return support::Status::ok();
+    return support::writeFileWhole(path, text, force ? support::Overwrite::Allow : support::Overwrite::Refuse);
 }
 
 } // namespace portolan::cli

@@ -158,6 +158,11 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
         m_diffAfterModel.reset();
     });
     connect(m_pipeline, &views::PipelinePanel::stepShown, this, &MainWindow::showPassDiff);
+    // a refused model or a failed pass is said in a dialog as well as in the panel, which may be folded away
+    connect(m_pipeline, &views::PipelinePanel::finished, this, [this](const QString &error) {
+        if (!error.isEmpty())
+            QMessageBox::warning(this, tr("Pipeline"), error);
+    });
     connect(m_pipeline, &views::PipelinePanel::nodeActivated, this, [this](ir::NodeId node) {
         if (m_diffBeforeModel && node.index < m_diffBeforeModel->nodeCapacity() && m_diffBeforeModel->node(node).graph == m_diffBeforeModel->mainGraph()) {
             m_diffBefore->revealNode(node);

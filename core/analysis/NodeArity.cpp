@@ -1,6 +1,7 @@
 #include "analysis/NodeArity.h"
 
 #include "analysis/OpSchemas.h"
+#include "opset/OpVersions.h"
 #include "opset/PortolanOps.h"
 
 #include <onnx/defs/schema.h>
@@ -21,23 +22,61 @@ std::string countRange(int least, int most)
     return std::to_string(least) + " to " + std::to_string(most);
 }
 
-/// Why `node` does not fit `schema`, or "".
-std::string misfit(const ir::Node &node, const onnx::OpSchema &schema)
+std::string attributeTypeName(int type)
 {
+    return onnx::AttributeProto::AttributeType_Name(static_cast<onnx::AttributeProto::AttributeType>(type));
+}
+
+struct Misfit {
+    std::string code;
+    std::string message; ///< "" when the node fits
+};
+
+/// Why `node` does not fit `schema`: its operand counts, empty required inputs, window attributes,
+/// and its attributes' names and types (a kernel reads an INTS attribute as ints whatever it holds).
+Misfit misfit(const ir::Node &node, const onnx::OpSchema &schema)
+{
+    const std::string &op = node.opType;
     const int inputs = static_cast<int>(node.inputs.size()), outputs = static_cast<int>(node.outputs.size());
     if (inputs < schema.min_input() || inputs > schema.max_input())
-        return "has " + std::to_string(inputs) + " input(s); " + node.opType + " takes " +
-               countRange(schema.min_input(), schema.max_input());
+        return {"node-arity", op + " node has " + std::to_string(inputs) + " input(s); " + op + " takes " +
+                                  countRange(schema.min_input(), schema.max_input())};
     if (outputs < schema.min_output() || outputs > schema.max_output())
-        return "has " + std::to_string(outputs) + " output(s); " + node.opType + " gives " +
-               countRange(schema.min_output(), schema.max_output());
+        return {"node-arity", op + " node has " + std::to_string(outputs) + " output(s); " + op + " gives " +
+                                  countRange(schema.min_output(), schema.max_output())};
     const auto &formal = schema.inputs();
     for (std::size_t i = 0; i < node.inputs.size() && i < formal.size(); ++i)
         if (formal[i].GetOption() == onnx::OpSchema::Single && !node.inputs[i].valid())
-            return "leaves its required input " + std::to_string(i) + " ('" + formal[i].GetName() + "') empty";
-    for (const ir::Attribute &a : node.attributes)
-        if (std::string window = schema.attributes().contains(a.name()) ? nonPositiveWindow(a.proto) : ""; !window.empty())
-            return "has " + window + "; each must be positive";
+            return {"node-arity", op + " node leaves its required input " + std::to_string(i) + " ('" +
+                                      formal[i].GetName() + "') empty"};
+    const auto &declared = schema.attributes();
+    for (const ir::Attribute &a : node.attributes) {
+        if (!a.proto.ref_attr_name().empty())
+            continue; // a function body's reference, bound when the function is called
+        const auto found = declared.find(a.name());
+        if (found == declared.end())
+            return {"node-attribute", op + " node: attribute '" + a.name() + "' is not one " + op + " declares"};
+        if (a.proto.type() != onnx::AttributeProto::UNDEFINED && a.proto.type() != found->second.type)
+            return {"node-attribute", op + " node: attribute '" + a.name() + "' is a " + attributeTypeName(a.proto.type()) +
+                                          "; " + op + " declares " + attributeTypeName(found->second.type)};
+        if (std::string window = nonPositiveWindow(a.proto); !window.empty())
+            return {"node-arity", op + " node has " + window + "; each must be positive"};
+    }
+    for (const auto &[name, attribute] : declared)
+        if (attribute.required && !node.attribute(name))
+            return {"node-attribute", op + " node lacks its required attribute '" + name + "'"};
+    return {};
+}
+
+/// Why a standard-domain node names no op ONNX defines at `opset`, or "".
+std::string unknownStandardOp(const ir::Node &node, int opset)
+{
+    if (!opset::isStandardDomain(node.domain))
+        return {};
+    if (!opset::isKnownStandardOp(node.opType))
+        return "ONNX defines no standard op '" + node.opType + "' (up to opset " + std::to_string(opset::kHighestStandardOpset) + ")";
+    if (opset > 0 && opset::standardSinceVersion(node.opType, opset) == 0)
+        return node.opType + " is not a standard op at opset " + std::to_string(opset) + ", the model's";
     return {};
 }
 
@@ -51,11 +90,13 @@ void checkGraph(const ir::Model &model, ir::GraphId graphId, support::Diagnostic
         if (!node.alive)
             continue;
         const auto version = model.opsetVersion(node.domain);
-        if (const onnx::OpSchema *schema = version ? findSchema(node.opType, node.domain, *version) : nullptr)
-            if (std::string why = misfit(node, *schema); !why.empty())
-                out.push_back({.severity = support::Severity::Error, .code = "node-arity",
-                               .message = node.opType + " node " + why, .model = model.sourcePath,
-                               .graph = graph.name, .node = display});
+        if (std::string unknown = unknownStandardOp(node, version.value_or(0)); !unknown.empty())
+            out.push_back({.severity = support::Severity::Error, .code = "unknown-op", .message = unknown,
+                           .model = model.sourcePath, .graph = graph.name, .node = display});
+        else if (const onnx::OpSchema *schema = version ? findSchema(node.opType, node.domain, *version) : nullptr)
+            if (Misfit why = misfit(node, *schema); !why.message.empty())
+                out.push_back({.severity = support::Severity::Error, .code = why.code, .message = why.message,
+                               .model = model.sourcePath, .graph = graph.name, .node = display});
         for (const ir::Attribute &attribute : node.attributes)
             for (const ir::GraphId body : attribute.subgraphs)
                 checkGraph(model, body, out);

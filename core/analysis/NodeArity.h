@@ -10,8 +10,10 @@
 namespace portolan::analysis {
 
 /// An error for every live node (subgraphs included) whose input or output count is outside its
-/// schema's range, whose required input is empty, or whose strides or dilations are not positive.
-/// Ops without a schema are not judged.
+/// schema's range, whose required input is empty, whose strides or dilations are not positive, or
+/// whose attributes are not the schema's (an unknown name, another type, a required one missing).
+/// A standard-domain op ONNX does not define (at the model's opset) is an error too; other ops
+/// without a schema are not judged.
 support::Diagnostics checkNodeArity(const ir::Model &model);
 
 /// "strides [0,1]" when `attribute` is a strides or dilations list with a value below 1; "" otherwise.

@@ -1,6 +1,8 @@
 // Schema lookups through onnx::OpSchemaRegistry.
 #include "analysis/OpSchemas.h"
 
+#include "opset/OpVersions.h"
+
 #include <onnx/defs/schema.h>
 
 namespace portolan::analysis {
@@ -13,7 +15,12 @@ bool isOnnxDomain(const std::string &domain)
 const onnx::OpSchema *findSchema(const std::string &opType, const std::string &domain, int opsetVersion)
 {
     const std::string registryDomain = domain == "ai.onnx" ? std::string() : domain;
-    return onnx::OpSchemaRegistry::Schema(opType, opsetVersion, registryDomain);
+    const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(opType, opsetVersion, registryDomain);
+    // An older schema does not describe a version whose inputs or attributes changed (ReduceMean-18
+    // takes its axes as an input; ReduceMean-13's schema would call that node malformed).
+    if (schema && registryDomain.empty() && opset::semanticChangeAfter(opType, schema->SinceVersion(), opsetVersion))
+        return nullptr;
+    return schema;
 }
 
 static std::string optionName(onnx::OpSchema::FormalParameterOption option)

@@ -10,6 +10,7 @@
 #include "ir/ModelSaver.h"
 #include "ir/Topology.h"
 #include "runtime/TensorProtoIO.h"
+#include "support/StagedFile.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -298,11 +299,10 @@ support::Status writeRepro(const Repro &repro, const std::string &dir, const std
     fs::create_directories(data, ec);
     if (ec)
         return makeError("cannot-write", "cannot create the folder: " + ec.message(), dir);
-    {
-        std::ofstream out(fs::path(dir) / "model.onnx", std::ios::binary | std::ios::trunc);
-        if (!out || !repro.model.SerializeToOstream(&out))
-            return makeError("cannot-write", "cannot write model.onnx", dir);
-    }
+    const support::Overwrite replace = force ? support::Overwrite::Allow : support::Overwrite::Refuse;
+    if (auto st = support::writeFileWhole((fs::path(dir) / "model.onnx").string(),
+                                          ir::serializeDeterministic(repro.model), replace); !st)
+        return st;
     for (std::size_t k = 0; k < repro.inputs.size(); ++k)
         if (auto st = runtime::writeValueFile(repro.inputs[k].second, repro.inputs[k].first,
                                               (data / ("input_" + std::to_string(k) + ".pb")).string(), true); !st)
@@ -311,10 +311,7 @@ support::Status writeRepro(const Repro &repro, const std::string &dir, const std
         if (auto st = runtime::writeValueFile(repro.expected[k].second, repro.expected[k].first,
                                               (data / ("output_" + std::to_string(k) + ".pb")).string(), true); !st)
             return st;
-    std::ofstream notes(fs::path(dir) / "README.md", std::ios::trunc);
-    if (!(notes << readme))
-        return makeError("cannot-write", "cannot write README.md", dir);
-    return support::Status::ok();
+    return support::writeFileWhole((fs::path(dir) / "README.md").string(), readme, replace);
 }
 
 } // namespace portolan::compare

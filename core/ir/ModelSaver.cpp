@@ -10,6 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <optional>
+#include <span>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -173,26 +176,127 @@ std::string serializeModel(const Model &model)
     return serializeDeterministic(toModelProto(model));
 }
 
+namespace {
+
+/// Where an external tensor's reference points (location, offset, length…), whatever its name.
+std::string referenceKey(const onnx::TensorProto &tensor)
+{
+    std::string key;
+    for (const auto &entry : tensor.external_data())
+        key += entry.key() + '\0' + entry.value() + '\0';
+    return key;
+}
+
+/// The bytes behind each external reference of `model`, keyed by where the reference points.
+std::map<std::string, std::span<const std::byte>> externalBytes(const Model &model)
+{
+    std::map<std::string, std::span<const std::byte>> out;
+    for (std::size_t i = 0; i < model.valueCapacity(); ++i) {
+        const Value &value = model.value(ValueId(static_cast<std::uint32_t>(i)));
+        if (value.initializer && value.initializer->isExternal())
+            out.emplace(referenceKey(value.initializer->proto), value.initializer->external);
+    }
+    return out;
+}
+
+bool writeAll(int fd, const void *data, std::size_t size)
+{
+    const auto *bytes = static_cast<const char *>(data);
+    while (size > 0) {
+        const ssize_t n = ::write(fd, bytes, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        bytes += n;
+        size -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
+/// Every EXTERNAL tensor of `graph` (and its subgraphs), for rewriting its reference.
+void collectExternal(onnx::GraphProto &graph, std::vector<onnx::TensorProto *> &out)
+{
+    for (onnx::TensorProto &t : *graph.mutable_initializer())
+        if (t.data_location() == onnx::TensorProto::EXTERNAL)
+            out.push_back(&t);
+    for (onnx::NodeProto &node : *graph.mutable_node())
+        for (onnx::AttributeProto &a : *node.mutable_attribute()) {
+            if (a.has_g())
+                collectExternal(*a.mutable_g(), out);
+            for (onnx::GraphProto &g : *a.mutable_graphs())
+                collectExternal(g, out);
+        }
+}
+
+/// Writes the external tensors' bytes into `data` (64-byte aligned) and points each at it.
+support::Status relocateExternalData(const Model &model, onnx::ModelProto &proto, const std::string &location, int data)
+{
+    std::vector<onnx::TensorProto *> tensors;
+    collectExternal(*proto.mutable_graph(), tensors);
+    const auto bytesOf = externalBytes(model);
+    std::uint64_t offset = 0;
+    static const char zeros[64] = {};
+    for (onnx::TensorProto *t : tensors) {
+        const auto found = bytesOf.find(referenceKey(*t));
+        if (found == bytesOf.end())
+            return support::makeError("cannot-write", "the bytes of external tensor '" + t->name() + "' are not loaded", model.sourcePath);
+        const std::size_t pad = (64 - offset % 64) % 64;
+        if (!writeAll(data, zeros, pad) || !writeAll(data, found->second.data(), found->second.size()))
+            return support::makeError("cannot-write", "writing the external data failed (disk full?)", location);
+        offset += pad;
+        t->clear_external_data();
+        for (const auto &[key, value] : {std::pair<std::string, std::string>{"location", location},
+                                         {"offset", std::to_string(offset)},
+                                         {"length", std::to_string(found->second.size())}}) {
+            onnx::StringStringEntryProto *entry = t->add_external_data();
+            entry->set_key(key);
+            entry->set_value(value);
+        }
+        offset += found->second.size();
+    }
+    return support::Status::ok();
+}
+
+} // namespace
+
+std::string externalDataFileFor(const Model &model, const std::string &path)
+{
+    return externalBytes(model).empty() ? std::string() : path + ".data";
+}
+
 support::Status saveModelFile(const Model &model, const std::string &path, Overwrite overwrite)
 {
     std::error_code ec;
     if (overwrite == Overwrite::Refuse && std::filesystem::exists(path, ec))
         return support::makeError("file-exists", "refusing to overwrite an existing file (use --force)", path);
-    const onnx::ModelProto proto = toModelProto(model);
+    onnx::ModelProto proto = toModelProto(model);
+
+    // Weights kept outside the source model go into a data file of the saved model's own, so it
+    // opens on its own and does not change when the source's data file does.
+    std::optional<support::StagedFile> data;
+    const std::string dataPath = externalDataFileFor(model, path);
+    if (!dataPath.empty()) {
+        if (overwrite == Overwrite::Refuse && std::filesystem::exists(dataPath, ec))
+            return support::makeError("file-exists", "refusing to overwrite an existing file (use --force)", dataPath);
+        auto staged = support::StagedFile::create(dataPath);
+        if (!staged)
+            return staged.takeError();
+        data.emplace(std::move(*staged));
+        if (auto st = relocateExternalData(model, proto, std::filesystem::path(dataPath).filename().string(), data->fd()); !st)
+            return st;
+    }
     if (proto.ByteSizeLong() > static_cast<std::size_t>(INT_MAX))
         return support::makeError("too-large", "the model protobuf would be over 2 GiB, protobuf's limit: store weights as "
                                                "external data", path);
 
-    // Write a uniquely named file beside the target, then move it into place in one step, so a reader
-    // never sees half a model and an existing file is never clobbered unless asked for. The proto is
-    // serialized straight into the file: a string of it would cost the model's size once more.
-    std::string temporary = path + ".XXXXXX";
-    const int fd = ::mkstemp(temporary.data());
-    if (fd < 0)
-        return support::makeError("cannot-write", std::string("cannot create a file beside it: ") + std::strerror(errno), path);
+    // The proto is serialized straight into the file: a string of it would cost the model's size once more.
+    auto staged = support::StagedFile::create(path);
+    if (!staged)
+        return staged.takeError();
     bool written = false;
     {
-        google::protobuf::io::FileOutputStream file(fd, 1 << 20);
+        google::protobuf::io::FileOutputStream file(staged->fd(), 1 << 20);
         {
             google::protobuf::io::CodedOutputStream coded(&file);
             coded.SetSerializationDeterministic(true);
@@ -200,26 +304,14 @@ support::Status saveModelFile(const Model &model, const std::string &path, Overw
         }
         written = file.Flush() && written;
     }
-    const bool complete = written && ::fsync(fd) == 0;
-    ::fchmod(fd, 0644); // mkstemp creates 0600; a saved model is an ordinary file
-    ::close(fd);
-    if (!complete) {
-        ::unlink(temporary.c_str());
-        return support::makeError("cannot-write", "writing failed (disk full?)", path);
-    }
-    int moved = 0;
-    if (overwrite == Overwrite::Allow) {
-        moved = ::rename(temporary.c_str(), path.c_str());
-    } else {
-        moved = ::link(temporary.c_str(), path.c_str()); // fails if the file appeared meanwhile
-        ::unlink(temporary.c_str());
-    }
-    if (moved != 0) {
-        const int err = errno;
-        ::unlink(temporary.c_str());
-        if (err == EEXIST)
-            return support::makeError("file-exists", "refusing to overwrite an existing file (use --force)", path);
-        return support::makeError("cannot-write", std::string("cannot move the file into place: ") + std::strerror(err), path);
+    // The data first: a model in place always finds its data.
+    if (data)
+        if (auto st = data->commit(true, overwrite); !st)
+            return st;
+    if (auto st = staged->commit(written, overwrite); !st) {
+        if (data && overwrite == Overwrite::Refuse)
+            ::unlink(dataPath.c_str()); // it did not exist before this save
+        return st;
     }
     return support::Status::ok();
 }

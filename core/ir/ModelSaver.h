@@ -3,6 +3,7 @@
 
 #include "ir/Model.h"
 #include "support/Expected.h"
+#include "support/StagedFile.h"
 
 #include <string>
 
@@ -34,9 +35,14 @@ std::string serializeDeterministic(const google::protobuf::MessageLite &message)
 /// Deterministic serialization of the model.
 std::string serializeModel(const Model &model);
 
-enum class Overwrite { Refuse, Allow };
+using Overwrite = support::Overwrite;
 
-/// Writes the model to `path`; refuses an existing file unless `overwrite` is Allow.
+/// Writes the model to `path`; refuses an existing file unless `overwrite` is Allow. The saved model
+/// opens on its own: the weights the source kept as external data go into `<file name>.data` beside
+/// it (written, like the model, to a temporary file first), never left pointing at the source's.
 support::Status saveModelFile(const Model &model, const std::string &path, Overwrite overwrite = Overwrite::Refuse);
+
+/// The data file saveModelFile writes beside `path` for `model` ("" when its weights are all inline).
+std::string externalDataFileFor(const Model &model, const std::string &path);
 
 } // namespace portolan::ir

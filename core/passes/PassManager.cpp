@@ -2,7 +2,7 @@
 #include "passes/PassManager.h"
 
 #include "analysis/ModelChecker.h"
-#include "analysis/NodeArity.h"
+#include "analysis/ModelValidation.h"
 #include "ir/ModelSaver.h"
 #include "passes/FreezeShapes.h"
 #include "passes/NumericCheck.h"
@@ -134,10 +134,9 @@ std::string bisectRewrite(const ir::Model &before, const Provenance &provenance,
 
 support::Expected<CompileResult> runPipeline(const ir::Model &model, const Pipeline &pipeline, const PassManagerOptions &options)
 {
-    // Patterns read operands by position: a node outside its schema's arity is refused up front.
-    if (const support::Diagnostics misfits = analysis::checkNodeArity(model); !misfits.empty())
-        return support::makeError("malformed-node", misfits.front().format() +
-                                                         (misfits.size() > 1 ? " (and " + std::to_string(misfits.size() - 1) + " more)" : ""));
+    // Patterns read operands by position and attributes by type: a malformed model is refused up front.
+    if (auto gate = analysis::executionGate(model); !gate)
+        return gate.error();
     CompileResult result;
     result.input = std::make_shared<const ir::Model>(model);
     result.model = std::make_shared<ir::Model>(model);

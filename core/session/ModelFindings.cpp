@@ -2,6 +2,7 @@
 #include "session/ModelFindings.h"
 
 #include "analysis/ModelChecker.h"
+#include "analysis/ModelValidation.h"
 #include "analysis/ShapeInference.h"
 #include "diagnose/ExportPitfalls.h"
 
@@ -15,6 +16,9 @@ support::Diagnostics modelFindings(const ir::Model &model, support::Diagnostics 
 {
     const auto start = std::chrono::steady_clock::now();
     support::Diagnostics all = std::move(loadWarnings);
+    // What the execution gate refuses comes first: run, compare and optimize stop on it
+    const support::Diagnostics refused = analysis::validateForExecution(model);
+    all.insert(all.end(), refused.begin(), refused.end());
     const support::Diagnostics checked = analysis::checkModel(model);
     all.insert(all.end(), checked.begin(), checked.end());
     for (support::Diagnostic d : analysis::inferShapes(model).findings) {

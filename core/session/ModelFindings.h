@@ -1,4 +1,4 @@
-// Everything said about a model before it runs: ONNX's checker node by node, shape inference (as
+// Everything said about a model before it runs: what the execution gate refuses, ONNX's checker node by node, shape inference (as
 // warnings: the model is valid, a target may still trip on it) and the export pitfalls judged
 // against the shipped target profiles. Shared by inspect, the port report and the GUI.
 #pragma once

@@ -2,6 +2,7 @@
 #include "session/SessionFile.h"
 
 #include "support/JsonWriter.h"
+#include "support/StagedFile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -67,10 +68,7 @@ support::Status writeSession(const SessionFile &session, const std::string &path
     if (fs::exists(path, ec) && !force)
         return support::makeError("file-exists", "already exists (save with replace to overwrite it)", path);
     const std::string text = sessionJson(session, path);
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out || !(out << text) || !out.flush())
-        return support::makeError("cannot-write", "cannot write the session", path);
-    return support::Status::ok();
+    return support::writeFileWhole(path, text, force ? support::Overwrite::Allow : support::Overwrite::Refuse);
 }
 
 support::Expected<SessionFile> readSession(const std::string &path)

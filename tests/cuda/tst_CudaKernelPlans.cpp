@@ -89,7 +89,7 @@ Decision decide(const ir::Model &model, const std::string &opType)
     Decision d;
     const bool found = withBinding(model, opType, [&](const runtime::NodeBinding &binding) {
         NoDevice device;
-        const auto factory = runtime::cuda::findCudaKernel(binding.node.domain, binding.node.opType);
+        const auto factory = runtime::cuda::findCudaKernel(binding.node.domain, binding.node.opType, binding.opset);
         if (factory)
             d.kernel = factory(binding, device, d.whyNot);
         else

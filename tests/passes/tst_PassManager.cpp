@@ -276,7 +276,7 @@ void tst_PassManager::malformedNodesAreRefusedBeforeThePasses()
     }
     auto result = passes::runPipeline(*loaded->model, *passes::presetPipeline(2), {});
     QVERIFY(!result);
-    QCOMPARE(result.error().primary.code, std::string("malformed-node"));
+    QCOMPARE(result.error().primary.code, std::string("malformed-model"));
     QVERIFY2(result.error().format().find(fragment.toStdString()) != std::string::npos, result.error().format().c_str());
 }
 

@@ -478,7 +478,7 @@ void tst_Compare::splittingAQuietHalfAmplifiesNothing()
     const char *text = R"(<ir_version: 8, opset_import: ["" : 17]>
         g (float[2,2] x, float[2,2] shift) => (float[1,2] big, float[1,2] doubled) {
             y = Add(x, shift)
-            big, small = Split <axis = 0, num_outputs = 2> (y)
+            big, small = Split <axis = 0> (y)
             doubled = Add(small, small)
         })";
     auto model = test::loadModelText(text);
@@ -648,7 +648,7 @@ namespace {
 std::unique_ptr<runtime::cpu::CpuKernel> faultyKernel(const runtime::cpu::NodeBinding &binding, const std::string &fault,
                                                       std::string &whyNot)
 {
-    const auto factory = runtime::cpu::findCpuKernel(binding.node.domain, binding.node.opType);
+    const auto factory = runtime::cpu::findCpuKernel(binding.node.domain, binding.node.opType, binding.opset);
     if (!factory)
         return nullptr;
     if (fault == "epsilon") {

@@ -1,5 +1,8 @@
 // Op documentation resolves at the model's opset, the way the inspector shows it.
 #include "analysis/OpSchemas.h"
+#include "opset/OpVersions.h"
+#include "runtime/cpu/CpuKernel.h"
+#include "runtime/reference/KernelRegistry.h"
 
 #include <QtTest>
 
@@ -53,6 +56,60 @@ private slots:
         QVERIFY(!analysis::opDoc("Conv", "com.vendor", 1).has_value());
         QVERIFY(analysis::isOnnxDomain("ai.onnx.ml"));
         QVERIFY(!analysis::isOnnxDomain("com.microsoft"));
+    }
+
+    void laterOpsetsResolveToTheVersionInForce_data()
+    {
+        QTest::addColumn<QString>("op");
+        QTest::addColumn<int>("opset");
+        QTest::addColumn<int>("since");
+        QTest::newRow("ReduceMean 17") << "ReduceMean" << 17 << 13;
+        QTest::newRow("ReduceMean 18") << "ReduceMean" << 18 << 18;
+        QTest::newRow("ReduceMean 26") << "ReduceMean" << 26 << 18;
+        QTest::newRow("Conv 21") << "Conv" << 21 << 11;
+        QTest::newRow("Conv 22") << "Conv" << 22 << 22;
+        QTest::newRow("Cast 25") << "Cast" << 25 << 25;
+        QTest::newRow("Attention 22") << "Attention" << 22 << 0;
+        QTest::newRow("Attention 24") << "Attention" << 24 << 24;
+        QTest::newRow("Range 27") << "Range" << 27 << 27;
+    }
+
+    void laterOpsetsResolveToTheVersionInForce()
+    {
+        QFETCH(QString, op);
+        QFETCH(int, opset);
+        QFETCH(int, since);
+        QCOMPARE(opset::standardSinceVersion(op.toStdString(), opset), since);
+    }
+
+    void anOlderSchemaOrKernelNeverServesAChangedVersion()
+    {
+        // ReduceMean-18 takes its axes as an input: ReduceMean-13's schema does not describe it (the
+        // reference kernel is registered for 18 too: it reads the axes input from opset 18 on)
+        QVERIFY(analysis::findSchema("ReduceMean", "", 17) != nullptr);
+        QVERIFY(analysis::findSchema("ReduceMean", "", 18) == nullptr);
+        QVERIFY(runtime::findReferenceKernel("", "ReduceMean", 18) != nullptr);
+        // Resize-18 added antialias and keep_aspect_ratio_policy, which the Resize-13 kernel does not know
+        QVERIFY(runtime::findReferenceKernel("", "Resize", 17) != nullptr);
+        QVERIFY(runtime::findReferenceKernel("", "Resize", 18) == nullptr);
+        QVERIFY(runtime::cpu::findCpuKernel("", "Split", 17) != nullptr);
+        QVERIFY(runtime::cpu::findCpuKernel("", "Split", 18) == nullptr);
+        // Conv-22 only added bfloat16: the opset-11 schema and kernels still compute it
+        QVERIFY(analysis::findSchema("Conv", "", 22) != nullptr);
+        QVERIFY(runtime::findReferenceKernel("", "Conv", 22) != nullptr);
+        QVERIFY(runtime::cpu::findCpuKernel("", "Conv", 22) != nullptr);
+        QCOMPARE(opset::describeOpVersion("", "ReduceMean", 20), std::string("ReduceMean-18 (opset 20)"));
+        QCOMPARE(opset::describeOpVersion("com.microsoft", "Attention", 1), std::string("com.microsoft::Attention (opset 1)"));
+    }
+
+    void semanticChangesAreTheOnesThatMatter()
+    {
+        QCOMPARE(opset::semanticChangeAfter("Split", 13, 17), 0);
+        QCOMPARE(opset::semanticChangeAfter("Split", 13, 18), 18);
+        QCOMPARE(opset::semanticChangeAfter("Pad", 18, 25), 19); // 21, 23, 24, 25 only added types
+        QCOMPARE(opset::semanticChangeAfter("Relu", 14, 27), 0);
+        QVERIFY(opset::isKnownStandardOp("RotaryEmbedding"));
+        QVERIFY(!opset::isKnownStandardOp("Mystery"));
     }
 };
 

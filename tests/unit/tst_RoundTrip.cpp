@@ -149,6 +149,50 @@ private slots:
         QVERIFY(reread.hasValue());
         QCOMPARE(reread->model->liveNodeCount(), loaded->model->liveNodeCount());
     }
+
+    void savedModelsCarryTheirOwnExternalData()
+    {
+        // the fixture keeps its weights in weights.bin beside it: a copy saved elsewhere must open on
+        // its own, and must not read the source's data file (re-exporting the source would change it)
+        QTemporaryDir dir;
+        const std::string source = test::fixturesDir() + "/external_data/model.onnx";
+        auto loaded = ir::loadModelFile(source);
+        QVERIFY(loaded.hasValue());
+        QVERIFY(QDir(dir.path()).mkpath("elsewhere"));
+        const std::string out = dir.filePath("elsewhere/copy.onnx").toStdString();
+        QVERIFY(ir::saveModelFile(*loaded->model, out).isOk());
+        QVERIFY(QFileInfo::exists(QString::fromStdString(out + ".data")));
+
+        auto reread = ir::loadModelFile(out);
+        QVERIFY2(reread.hasValue(), reread.hasValue() ? "" : reread.error().format().c_str());
+        std::size_t externals = 0;
+        for (std::size_t i = 0; i < loaded->model->valueCapacity(); ++i) {
+            const ir::Value &before = loaded->model->value(ir::ValueId(static_cast<std::uint32_t>(i)));
+            if (!before.initializer || !before.initializer->isExternal())
+                continue;
+            ++externals;
+            const auto found = reread->model->lookup(reread->model->mainGraph(), before.name);
+            QVERIFY(found.has_value());
+            const ir::Value &after = reread->model->value(*found);
+            QVERIFY(after.initializer && after.initializer->isExternal());
+            QVERIFY(after.initializer->file->path().find("copy.onnx.data") != std::string::npos);
+            const auto a = before.initializer->rawBytes(), b = after.initializer->rawBytes();
+            QVERIFY(a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin()));
+        }
+        QVERIFY(externals > 0);
+
+        // its data file is the save's too: refused unless overwriting, replaced whole when asked
+        const auto again = ir::saveModelFile(*loaded->model, out);
+        QVERIFY(!again.isOk());
+        QCOMPARE(again.error().primary.code, std::string("file-exists"));
+        QVERIFY(QFile::remove(QString::fromStdString(out)));
+        const auto dataOnly = ir::saveModelFile(*loaded->model, out);
+        QVERIFY2(!dataOnly.isOk() && dataOnly.error().format().find("copy.onnx.data") != std::string::npos,
+                 "a data file left from another save is not overwritten in silence");
+        QVERIFY(!QFileInfo::exists(QString::fromStdString(out)));
+        QVERIFY(ir::saveModelFile(*reread->model, out + ".again.onnx").isOk()); // saving a saved copy reads its own data
+        QVERIFY(ir::loadModelFile(out + ".again.onnx").hasValue());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRoundTrip)

@@ -34,6 +34,27 @@
 
 using namespace portolan;
 
+namespace {
+
+/// Reads and closes every modal message box as it appears (they block until answered).
+struct DialogReader {
+    QStringList texts;
+    QTimer timer;
+    DialogReader()
+    {
+        QObject::connect(&timer, &QTimer::timeout, [this] {
+            if (auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget())) {
+                texts << box->text();
+                box->accept();
+            }
+        });
+        timer.start(20);
+    }
+    QString all() const { return texts.join('\n'); }
+};
+
+} // namespace
+
 class TestMainWindow : public QObject {
     Q_OBJECT
 
@@ -221,10 +242,12 @@ private slots:
         auto *pipeline = window.pipeline();
 
         QSignalSpy finished(pipeline, &views::PipelinePanel::finished);
+        DialogReader dialogs;
         pipeline->setPipelineText("infer-shapes,no-such-pass");
         pipeline->run();
         QCOMPARE(finished.count(), 1);
         QVERIFY2(finished.takeFirst().at(0).toString().contains("no-such-pass"), "the error names the unknown pass");
+        QVERIFY2(dialogs.all().contains("no-such-pass"), "and says so in a dialog");
 
         pipeline->setPipelineText("-O2");
         pipeline->step(); // runs the pipeline once, shows its first pass
@@ -562,17 +585,9 @@ private slots:
         QVERIFY(broken.open(QIODevice::WriteOnly));
         broken.write("{\"format\": \"portolan-session\", \"format_version\": 1, \"model\": 5}");
         broken.close();
-        QString dialogText;
-        QTimer closer; // the dialog is modal: read it and close it from a timer
-        connect(&closer, &QTimer::timeout, [&] {
-            if (auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget())) {
-                dialogText = box->text();
-                box->accept();
-            }
-        });
-        closer.start(20);
+        DialogReader dialogs;
         window.openFile(broken.fileName());
-        QVERIFY2(dialogText.contains("broken.portolan") && dialogText.contains("wrong type"), qPrintable(dialogText));
+        QVERIFY2(dialogs.all().contains("broken.portolan") && dialogs.all().contains("wrong type"), qPrintable(dialogs.all()));
         QVERIFY(window.windowTitle().contains("model.onnx"));
     }
 
@@ -586,22 +601,35 @@ private slots:
 
         gui::MainWindow window;
         window.show();
-        QString dialogText;
-        // The error dialog is modal: read it and close it from a timer.
-        QTimer closer;
-        connect(&closer, &QTimer::timeout, [&] {
-            if (auto *box = qobject_cast<QMessageBox *>(QApplication::activeModalWidget())) {
-                dialogText = box->text();
-                box->accept();
-            }
-        });
-        closer.start(20);
+        DialogReader dialogs;
         QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
         window.openFile(file.fileName());
         QVERIFY(loaded.wait(30000));
         QCOMPARE(loaded.takeFirst().at(0).toBool(), false);
-        QVERIFY2(dialogText.contains("cannot parse"), qPrintable(dialogText));
-        QVERIFY(dialogText.contains("corrupt.onnx"));
+        QVERIFY2(dialogs.all().contains("cannot parse"), qPrintable(dialogs.all()));
+        QVERIFY(dialogs.all().contains("corrupt.onnx"));
+    }
+
+    void malformedModelOpensAndItsPipelineIsRefusedInADialog()
+    {
+        // a Conv whose kernel_shape is a STRING: shown with its finding, refused by the pipeline
+        gui::MainWindow window;
+        window.show();
+        DialogReader dialogs;
+        QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
+        window.openFile(PORTOLAN_SOURCE_DIR "/tests/data/hostile/conv_kernel_shape_string.onnx");
+        QVERIFY(loaded.wait(30000));
+        QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+        QSignalSpy finished(window.pipeline(), &views::PipelinePanel::finished);
+        window.pipeline()->setPipelineText("-O2");
+        window.pipeline()->run();
+        QVERIFY(!finished.isEmpty() || finished.wait(30000));
+        QTRY_VERIFY_WITH_TIMEOUT(!dialogs.texts.isEmpty(), 5000);
+        const QString said = dialogs.all();
+        QVERIFY2(said.contains("conv_kernel_shape_string.onnx") && said.contains("'conv'") && said.contains("kernel_shape"),
+                 qPrintable(said));
+        // the window is still usable: another model opens
+        QVERIFY(openFixture(window, "cnn_bn"));
     }
 };
 

@@ -4,6 +4,7 @@
 #include "runtime/cpu/CompiledGraph.h"
 
 #include "analysis/ShapeInference.h"
+#include "opset/OpVersions.h"
 #include "ir/Topology.h"
 #include "ir/Type.h"
 #include "runtime/ModelConstants.h"
@@ -363,13 +364,13 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
         profile.whyPrecision = movesData && options.precision.precision != Precision::Fp32 ? "moves data only" : chosen.why;
         if (allStatic)
             profile.flops = boundFlops(binding);
-        const CpuKernelFactory factory = findCpuKernel(node.domain, node.opType);
+        const CpuKernelFactory factory = findCpuKernel(node.domain, node.opType, opset);
         if (options.kernelOverride && allStatic && !hasSubgraphs(node))
             step.kernel = options.kernelOverride(binding, profile.whyFallback);
         if (step.kernel) {
             // the override's kernel
         } else if (!factory) {
-            profile.whyFallback = "no native kernel for " + node.opType;
+            profile.whyFallback = "no native kernel for " + opset::describeOpVersion(node.domain, node.opType, opset);
         } else if (hasSubgraphs(node)) {
             profile.whyFallback = "has subgraphs";
         } else if (!allStatic) {

@@ -4,6 +4,8 @@
 
 #include "runtime/ModelConstants.h"
 #include "runtime/ProfileKey.h"
+#include "analysis/ModelValidation.h"
+#include "opset/OpVersions.h"
 #include "runtime/cpu/CpuKernel.h"
 #include "runtime/reference/KernelRegistry.h"
 
@@ -24,17 +26,18 @@ CpuExecutor::~CpuExecutor() = default;
 
 support::Status CpuExecutor::checkSupported() const
 {
+    if (auto gate = analysis::executionGate(m_model); !gate)
+        return gate;
     std::set<std::string> missing;
     for (std::size_t i = 0; i < m_model.nodeCapacity(); ++i) {
         const ir::Node &node = m_model.node(ir::NodeId(static_cast<std::uint32_t>(i)));
         if (!node.alive || (node.graph == m_model.mainGraph() && outputsKnown(node, m_constants)))
             continue; // folded when the executor was made: it never runs
         const int opset = m_model.opsetVersion(node.domain).value_or(1);
-        const bool native = node.graph == m_model.mainGraph() && findCpuKernel(node.domain, node.opType);
+        const bool native = node.graph == m_model.mainGraph() && findCpuKernel(node.domain, node.opType, opset);
         const bool reference = findReferenceKernel(node.domain, node.opType, opset) != nullptr;
         if (!native && (!reference || !m_options.allowFallback))
-            missing.insert((node.domain.empty() ? "" : node.domain + "::") + node.opType + " (opset " +
-                           std::to_string(opset) + ")");
+            missing.insert(opset::describeOpVersion(node.domain, node.opType, opset));
     }
     if (missing.empty())
         return support::Status::ok();

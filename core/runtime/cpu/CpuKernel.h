@@ -48,7 +48,7 @@ public:
 /// then runs on its reference kernel, marked as a fallback).
 using CpuKernelFactory = std::unique_ptr<CpuKernel> (*)(const NodeBinding &binding, std::string &whyNot);
 
-/// The native kernel factory for (domain, op type), or nullptr.
-CpuKernelFactory findCpuKernel(const std::string &domain, const std::string &opType);
+/// The native kernel factory for (domain, op type) at `opset`, or nullptr.
+CpuKernelFactory findCpuKernel(const std::string &domain, const std::string &opType, int opset);
 
 } // namespace portolan::runtime::cpu

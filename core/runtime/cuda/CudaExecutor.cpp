@@ -2,6 +2,7 @@
 // checks them, profiles keyed by the feeds' shapes (see CudaExecutor.h).
 #include "runtime/cuda/CudaExecutor.h"
 
+#include "analysis/ModelValidation.h"
 #include "runtime/ModelConstants.h"
 #include "runtime/ProfileKey.h"
 #include "runtime/cuda/CudaDevices.h"
@@ -19,6 +20,8 @@ support::Expected<std::unique_ptr<CudaExecutor>> CudaExecutor::create(const ir::
         return makeError("unsupported", "the CUDA executor runs at fp32, fp16, bf16 or int8, not " + options.precision, model.sourcePath);
     if (options.precision == "int8" && !options.calibration)
         return makeError("not-calibrated", "the CUDA executor's int8 needs a calibration table (the activation ranges)", model.sourcePath);
+    if (auto gate = analysis::executionGate(model); !gate)
+        return gate.error();
     const CudaDeviceQuery query = queryCudaDevices();
     if (!query.problem.empty())
         return makeError("no-gpu", "the CUDA executor needs a GPU: " + query.problem, model.sourcePath);

@@ -107,7 +107,7 @@ std::unique_ptr<CudaKernel> makeInt8Kernel(const NodeBinding &binding, const flo
                                            std::string &whyNot, std::string &whyEmulated);
 
 /// The kernel factory for (domain, op type), or nullptr.
-CudaKernelFactory findCudaKernel(const std::string &domain, const std::string &opType);
+CudaKernelFactory findCudaKernel(const std::string &domain, const std::string &opType, int opset);
 
 /// True when every present input and output of `binding` is float32 with a static shape; else
 /// false with `whyNot` set. What each fp32-only kernel asks first.

@@ -1,6 +1,8 @@
 // The CUDA kernel table, from CudaKernels.def.
 #include "runtime/cuda/CudaKernel.h"
 
+#include "opset/OpVersions.h"
+
 #include "ir/Type.h"
 
 #include <map>
@@ -12,13 +14,16 @@ namespace portolan::runtime::cuda {
     std::unique_ptr<CudaKernel> factory(const NodeBinding &, DeviceSetup &, std::string &);
 #include "runtime/cuda/CudaKernels.def"
 
-CudaKernelFactory findCudaKernel(const std::string &domain, const std::string &opType)
+CudaKernelFactory findCudaKernel(const std::string &domain, const std::string &opType, int opset)
 {
     static const std::map<std::pair<std::string, std::string>, CudaKernelFactory> table{
 #define CUDA_KERNEL(domain, opType, factory) {{domain, opType}, &factory},
 #include "runtime/cuda/CudaKernels.def"
     };
     const std::string standard = domain == "ai.onnx" ? "" : domain;
+    // the native kernels implement the standard ops as opset 17 defines them
+    if (standard.empty() && opset::semanticChangeAfter(opType, opset::kLibOnnxStandardOpset, opset) != 0)
+        return nullptr;
     const auto it = table.find({standard, opType});
     return it == table.end() ? nullptr : it->second;
 }

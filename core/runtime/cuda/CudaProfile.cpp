@@ -372,7 +372,7 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
             if (auto planned = p->planInt8(model, binding, allStatic, policy, setup, step, profile); !planned)
                 return planned.error();
         if (!step.kernel && !step.int8OnHost) {
-            const CudaKernelFactory factory = findCudaKernel(node.domain, node.opType);
+            const CudaKernelFactory factory = findCudaKernel(node.domain, node.opType, opset);
             if (!factory)
                 profile.whyFallback = "no CUDA kernel for " + node.opType; // If, Loop and Scan among them
             else if (!allStatic)

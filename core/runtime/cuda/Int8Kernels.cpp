@@ -241,7 +241,7 @@ std::unique_ptr<CudaKernel> makeFakeQuantized(const NodeBinding &b, const float 
         if (const Tensor &constant = b.inputs[k].constant; constant.defined()) // a weight per output channel, A per tensor
             quantized.inputs[k].constant =
                 cpu::fakeQuantizePerChannel(constant, k == 1 ? cpu::weightChannelAxis(b.node, constant.shape()) : constant.shape().size());
-    const CudaKernelFactory factory = findCudaKernel(b.node.domain, b.node.opType);
+    const CudaKernelFactory factory = findCudaKernel(b.node.domain, b.node.opType, b.opset);
     std::unique_ptr<CudaKernel> inner = factory ? factory(quantized, setup, whyNot) : nullptr;
     if (!inner)
         return nullptr;

@@ -2,6 +2,9 @@
 // for releasing intermediates, a memory budget, cancellation, and observer callbacks.
 #include "runtime/reference/Interpreter.h"
 
+#include "analysis/ModelValidation.h"
+#include "opset/OpVersions.h"
+
 #include "ir/Topology.h"
 #include "ir/Type.h"
 #include "runtime/TensorProtoIO.h"
@@ -9,6 +12,7 @@
 
 #include <map>
 #include <set>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace portolan::runtime {
@@ -19,9 +23,14 @@ std::size_t defaultMaxMemory()
 {
     const long pages = ::sysconf(_SC_PHYS_PAGES);
     const long pageSize = ::sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || pageSize <= 0)
-        return std::size_t(8) << 30;
-    return static_cast<std::size_t>(pages) * static_cast<std::size_t>(pageSize) / 2;
+    std::size_t cap = pages <= 0 || pageSize <= 0 ? std::size_t(8) << 30
+                                                   : static_cast<std::size_t>(pages) * static_cast<std::size_t>(pageSize) / 2;
+    // Under an address-space limit (ulimit -v) an allocation past it fails instead of being refused
+    // by the cap with the node's name: keep within half of it (code, libraries and weights take the rest).
+    rlimit addressSpace{};
+    if (::getrlimit(RLIMIT_AS, &addressSpace) == 0 && addressSpace.rlim_cur != RLIM_INFINITY)
+        cap = std::min(cap, static_cast<std::size_t>(addressSpace.rlim_cur / 2));
+    return cap;
 }
 
 static int opsetOf(const ir::Model &model, const ir::Node &node)
@@ -34,12 +43,13 @@ Interpreter::~Interpreter() = default;
 
 support::Status Interpreter::checkSupported() const
 {
+    if (auto gate = analysis::executionGate(m_model); !gate)
+        return gate;
     std::set<std::string> missing;
     for (std::size_t i = 0; i < m_model.nodeCapacity(); ++i) {
         const ir::Node &node = m_model.node(ir::NodeId(static_cast<std::uint32_t>(i)));
         if (node.alive && !findReferenceKernel(node.domain, node.opType, opsetOf(m_model, node)))
-            missing.insert((node.domain.empty() ? "" : node.domain + "::") + node.opType + " (opset " +
-                           std::to_string(opsetOf(m_model, node)) + ")");
+            missing.insert(opset::describeOpVersion(node.domain, node.opType, opsetOf(m_model, node)));
     }
     if (missing.empty())
         return support::Status::ok();

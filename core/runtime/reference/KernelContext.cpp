@@ -83,6 +83,15 @@ ir::GraphId KernelContext::attrGraph(const char *name) const
 
 support::Status KernelContext::reserve(int dataType, const Shape &shape)
 {
+    auto bytes = bytesWithinBudget(dataType, shape);
+    if (!bytes)
+        return bytes.error();
+    m_allocatedHere += *bytes;
+    return support::Status::ok();
+}
+
+support::Expected<std::size_t> KernelContext::bytesWithinBudget(int dataType, const Shape &shape) const
+{
     std::int64_t count = 1;
     for (const auto d : shape) {
         if (d < 0)
@@ -99,8 +108,7 @@ support::Status KernelContext::reserve(int dataType, const Shape &shape)
                      ir::dataTypeName(dataType) + shapeString(shape) + ", over the memory cap of " +
                      std::to_string(m_budget.cap) + " bytes (" + std::to_string(m_budget.live) +
                      " in use; raise it with --max-memory)");
-    m_allocatedHere += static_cast<std::size_t>(bytes);
-    return support::Status::ok();
+    return static_cast<std::size_t>(bytes);
 }
 
 support::Expected<Tensor> KernelContext::allocate(int dataType, const Shape &shape)

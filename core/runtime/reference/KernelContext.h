@@ -85,6 +85,9 @@ public:
     support::Expected<Tensor> allocate(int dataType, const Shape &shape);
     /// The same checks, storage not zeroed: for an output or scratch the kernel writes in full.
     support::Expected<Tensor> allocateUninitialized(int dataType, const Shape &shape);
+    /// The bytes of a tensor of `dataType` and `shape` when it would fit the memory budget now, else
+    /// the error allocate() would give: for kernels that build per-output tables before the output.
+    support::Expected<std::size_t> bytesWithinBudget(int dataType, const Shape &shape) const;
     void setOutput(std::size_t i, Tensor tensor);
     void setOutputValue(std::size_t i, RuntimeValue value);
     std::vector<RuntimeValue> &outputs() { return m_outputs; }

@@ -1,6 +1,8 @@
 // The registry is built once from Kernels.def: a map from (domain, op) to versions, newest last.
 #include "runtime/reference/KernelRegistry.h"
 
+#include "opset/OpVersions.h"
+
 #include <algorithm>
 #include <map>
 
@@ -38,13 +40,19 @@ KernelFunction findReferenceKernel(const std::string &domain, const std::string 
     const auto it = registry().find({key, opType});
     if (it == registry().end())
         return nullptr;
-    KernelFunction chosen = nullptr;
+    KernelFunction chosen = it->second.front().second;
+    int chosenSince = it->second.front().first;
     for (const auto &[since, function] : it->second)
-        if (since <= opset)
+        if (since <= opset) {
             chosen = function;
+            chosenSince = since;
+        }
     // Models older than a kernel's first registered version (opset < 7 exports) use the oldest one:
-    // the op existed then with the semantics the kernel implements or checks for itself.
-    return chosen ? chosen : it->second.front().second;
+    // the op existed then with the semantics the kernel implements or checks for itself. A newer
+    // version whose inputs or attributes changed is not served by an older kernel.
+    if (key.empty() && opset::semanticChangeAfter(opType, chosenSince, opset) != 0)
+        return nullptr;
+    return chosen;
 }
 
 std::vector<std::pair<std::string, std::string>> referenceKernelOps()

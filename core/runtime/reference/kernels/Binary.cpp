@@ -4,6 +4,7 @@
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Broadcast.h"
 #include "runtime/reference/kernels/Dispatch.h"
+#include "support/IntegerArithmetic.h"
 
 #include "ir/Type.h"
 #include "support/ParallelFor.h"
@@ -91,31 +92,6 @@ support::Expected<Tensor> allocateBroadcast(KernelContext &ctx, const Tensor &a,
     return ctx.allocateUninitialized(type, *shape); // broadcastApply writes every element
 }
 
-template <typename T>
-T pythonMod(T x, T y)
-{
-    if constexpr (std::is_floating_point_v<T>) {
-        const T r = std::fmod(x, y);
-        return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
-    } else if constexpr (std::is_signed_v<T>) {
-        if (y == 0)
-            return 0;
-        const T r = static_cast<T>(x % y);
-        return (r != 0 && ((r < 0) != (y < 0))) ? static_cast<T>(r + y) : r;
-    } else {
-        return y == 0 ? T(0) : static_cast<T>(x % y);
-    }
-}
-
-template <typename T>
-T divide(T x, T y)
-{
-    if constexpr (std::is_integral_v<T>)
-        return y == 0 ? T(0) : static_cast<T>(x / y); // ONNX leaves it undefined; never trap
-    else
-        return x / y;
-}
-
 // Arithmetic ops: same-type operands, result of that type.
 support::Status arithmetic(KernelContext &ctx, std::string_view op, const Tensor &a, const Tensor &b)
 {
@@ -128,32 +104,44 @@ support::Status arithmetic(KernelContext &ctx, std::string_view op, const Tensor
     const bool left = ctx.attrString("direction") == "LEFT";
     support::Status status;
     const bool known = visitNumeric(a.dataType(), [&]<typename T>() {
-        if (op == "Add")
-            broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return static_cast<T>(x + y); });
-        else if (op == "Sub")
-            broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return static_cast<T>(x - y); });
-        else if (op == "Mul")
-            broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return static_cast<T>(x * y); });
-        else if (op == "Div")
-            broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return divide(x, y); });
-        else if (op == "Mod") {
-            if constexpr (std::is_floating_point_v<T>)
-                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return std::fmod(x, y); });
-            else if (fmodMode)
-                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return y == 0 ? T(0) : static_cast<T>(x % y); });
-            else
-                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return pythonMod(x, y); });
-        } else if (op == "BitShift") {
+        if constexpr (std::is_integral_v<T>) {
+            // wrapping, never trapping: see support/IntegerArithmetic.h
+            if (op == "Add")
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return support::wrappingAdd(x, y); });
+            else if (op == "Sub")
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return support::wrappingSub(x, y); });
+            else if (op == "Mul")
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return support::wrappingMul(x, y); });
+            else if (op == "Div")
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return support::integerDivide(x, y); });
+            else if (op == "Mod" && fmodMode)
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return support::truncatedRemainder(x, y); });
+            else if (op == "Mod")
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return support::flooredRemainder(x, y); });
+        } else {
+            if (op == "Add")
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return static_cast<T>(x + y); });
+            else if (op == "Sub")
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return static_cast<T>(x - y); });
+            else if (op == "Mul")
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return static_cast<T>(x * y); });
+            else if (op == "Div")
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return static_cast<T>(x / y); });
+            else if (op == "Mod" && fmodMode)
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return static_cast<T>(std::fmod(x, y)); });
+            else if (op == "Mod")
+                status = ctx.error("Mod of floating-point values needs fmod = 1 (the spec leaves fmod = 0 to integers)");
+        }
+        if (op == "BitShift") {
             if constexpr (std::is_unsigned_v<T>)
-                broadcastApply<T, T, T>(a, b, *out, [left](T x, T y) {
-                    if (y >= T(sizeof(T) * 8))
-                        return T(0);
-                    return static_cast<T>(left ? x << y : x >> y);
-                });
+                broadcastApply<T, T, T>(a, b, *out, [left](T x, T y) { return support::shiftBits(x, y, left); });
             else
                 status = ctx.error("BitShift takes unsigned integers");
         } else if (op == "PRelu") {
-            broadcastApply<T, T, T>(a, b, *out, [](T x, T slope) { return x < T(0) ? static_cast<T>(slope * x) : x; });
+            if constexpr (std::is_integral_v<T>)
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T slope) { return x < T(0) ? support::wrappingMul(slope, x) : x; });
+            else
+                broadcastApply<T, T, T>(a, b, *out, [](T x, T slope) { return x < T(0) ? static_cast<T>(slope * x) : x; });
         }
     });
     if (!known)
@@ -286,6 +274,8 @@ support::Status variadic(KernelContext &ctx)
                             return std::numeric_limits<T>::quiet_NaN();
                     return x < y ? x : y;
                 });
+            else if constexpr (std::is_integral_v<T>)
+                broadcastApply<T, T, T>(acc, next, *out, [](T x, T y) { return support::wrappingAdd(x, y); });
             else
                 broadcastApply<T, T, T>(acc, next, *out, [](T x, T y) { return static_cast<T>(x + y); });
         });

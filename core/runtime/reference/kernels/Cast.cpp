@@ -129,9 +129,20 @@ Tensor convertTensor(const Tensor &in, int to)
     return out;
 }
 
+/// The element types convertTensor reads and writes (not yet the float8, 4-bit and 2-bit ones).
+static bool convertible(int type)
+{
+    return isIntegerType(type) || type == TensorProto::FLOAT || type == TensorProto::DOUBLE || type == TensorProto::FLOAT16 ||
+           type == TensorProto::BFLOAT16 || type == TensorProto::STRING;
+}
+
 static support::Status castTo(KernelContext &ctx, int to)
 {
     const Tensor &in = ctx.input(0);
+    for (const int type : {in.dataType(), to})
+        if (!convertible(type))
+            return ctx.error("casting " + ir::dataTypeName(in.dataType()) + " to " + ir::dataTypeName(to) +
+                             " is not implemented (element type " + std::to_string(type) + ")");
     auto out = ctx.allocate(to, in.shape()); // checks the budget; the conversion below allocates its own
     if (!out)
         return out.takeError();

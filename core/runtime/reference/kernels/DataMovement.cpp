@@ -313,6 +313,17 @@ support::Status split(KernelContext &ctx)
     const std::int64_t dim = x.dim(*axis);
     const auto parts = static_cast<std::int64_t>(ctx.outputCount());
     std::vector<std::int64_t> lengths = sizes->value_or(std::vector<std::int64_t>{});
+    if (const ir::Attribute *numOutputs = ctx.opset() >= 18 ? ctx.node().attribute("num_outputs") : nullptr) {
+        // Split-18: chunks of ceil(dim / n), the last one smaller when the dim does not divide evenly
+        const std::int64_t n = numOutputs->proto.i();
+        if (!lengths.empty())
+            return ctx.error("takes the 'split' input or the 'num_outputs' attribute, not both");
+        if (n < 1 || n != parts)
+            return ctx.error("num_outputs is " + std::to_string(n) + " but the node has " + std::to_string(parts) + " outputs");
+        const std::int64_t chunk = dim / n + (dim % n != 0);
+        for (std::int64_t k = 0; k < n; ++k)
+            lengths.push_back(std::clamp<std::int64_t>(dim - k * chunk, 0, chunk));
+    }
     if (lengths.empty()) {
         if (parts == 0 || dim % parts != 0)
             return ctx.error("cannot split a dim of " + std::to_string(dim) + " into " + std::to_string(parts) +
@@ -461,6 +472,8 @@ std::int64_t padSource(std::int64_t i, std::int64_t before, std::int64_t dim, ch
         return -1;
     if (mode == 'e')
         return src < 0 ? 0 : dim - 1;
+    if (mode == 'w') // wrap (opset 19): the axis repeats with period dim
+        return ((src % dim) + dim) % dim;
     // reflect (numpy): the axis repeats with period 2(dim-1), mirrored around its first and last elements
     const std::int64_t period = 2 * (dim - 1);
     if (period == 0)
@@ -492,8 +505,9 @@ support::Status pad(KernelContext &ctx)
         return st;
     const Tensor &x = ctx.input(0);
     const std::string modeName = ctx.attrString("mode", "constant");
-    if (modeName != "constant" && modeName != "reflect" && modeName != "edge")
-        return ctx.error("mode '" + modeName + "' is not constant, reflect or edge");
+    const bool wrapKnown = ctx.opset() >= 19;
+    if (modeName != "constant" && modeName != "reflect" && modeName != "edge" && !(wrapKnown && modeName == "wrap"))
+        return ctx.error("mode '" + modeName + "' is not constant, reflect, edge" + (wrapKnown ? " or wrap" : " (wrap came with opset 19)"));
     const char mode = modeName[0];
     auto pads = ctx.opset() < 11 ? support::Expected<std::vector<std::int64_t>>(ctx.attrInts(ctx.opset() < 2 ? "paddings" : "pads"))
                                  : integerList(ctx, ctx.input(1), "pads");

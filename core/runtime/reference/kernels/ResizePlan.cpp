@@ -138,6 +138,9 @@ support::Expected<ResizePlan> planFromScales(KernelContext &ctx, const ResizeOpt
                                              const std::vector<double> &scales, bool fromScales,
                                              const std::vector<double> &roi)
 {
+    // the taps are as long as the output's axes: a size bomb is refused before they are built
+    if (auto fits = ctx.bytesWithinBudget(ctx.input(0).dataType(), outShape); !fits)
+        return fits.error();
     ResizePlan plan{o, x, outShape, {}};
     const std::size_t rank = x.size();
     for (std::size_t axis = 0; axis < rank; ++axis) {

@@ -2,6 +2,7 @@
 // precision), Not, IsNaN, IsInf.
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Dispatch.h"
+#include "support/IntegerArithmetic.h"
 #include "support/ParallelFor.h"
 
 #include <algorithm>
@@ -74,9 +75,9 @@ support::Status unaryMath(KernelContext &ctx)
     if (isInteger(type)) {
         auto generic = [&](auto f) { return mapInteger(ctx, f); };
         if (op == "Abs")
-            return generic([]<typename T>(T x) { if constexpr (std::is_signed_v<T>) return x < 0 ? T(-x) : x; else return x; });
+            return generic([]<typename T>(T x) { return support::wrappingAbs(x); });
         if (op == "Neg")
-            return generic([]<typename T>(T x) { return static_cast<T>(-x); });
+            return generic([]<typename T>(T x) { return support::wrappingNeg(x); });
         if (op == "Sign")
             return generic([]<typename T>(T x) { return static_cast<T>((x > T(0)) - (x < T(0))); });
         if (op == "Relu")

@@ -1,0 +1,94 @@
+#include "support/StagedFile.h"
+
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace portolan::support {
+
+StagedFile::StagedFile(std::string path, std::string temporary, int fd)
+    : m_path(std::move(path)), m_temporary(std::move(temporary)), m_fd(fd)
+{
+}
+
+StagedFile::StagedFile(StagedFile &&other) noexcept
+    : m_path(std::move(other.m_path)), m_temporary(std::move(other.m_temporary)), m_fd(other.m_fd),
+      m_committed(other.m_committed)
+{
+    other.m_fd = -1;
+    other.m_committed = true; // the moved-from object owns nothing to clean up
+}
+
+StagedFile::~StagedFile()
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
+    if (!m_committed)
+        ::unlink(m_temporary.c_str());
+}
+
+Expected<StagedFile> StagedFile::create(std::string path)
+{
+    std::string temporary = path + ".XXXXXX";
+    const int fd = ::mkstemp(temporary.data());
+    if (fd < 0)
+        return makeError("cannot-write", std::string("cannot create a file beside it: ") + std::strerror(errno), path);
+    ::fchmod(fd, 0644); // mkstemp creates 0600; what Portolan writes is an ordinary file
+    return StagedFile(std::move(path), std::move(temporary), fd);
+}
+
+Status StagedFile::commit(bool writeOk, Overwrite overwrite)
+{
+    const bool complete = writeOk && m_fd >= 0 && ::fsync(m_fd) == 0;
+    if (m_fd >= 0)
+        ::close(m_fd);
+    m_fd = -1;
+    if (!complete)
+        return makeError("cannot-write", "writing failed (disk full?)", m_path);
+    int moved = 0;
+    if (overwrite == Overwrite::Allow) {
+        moved = ::rename(m_temporary.c_str(), m_path.c_str());
+    } else {
+        moved = ::link(m_temporary.c_str(), m_path.c_str()); // fails if the file appeared meanwhile
+    }
+    const int err = errno;
+    if (moved != 0) {
+        if (err == EEXIST)
+            return makeError("file-exists", "refusing to overwrite an existing file (use --force)", m_path);
+        return makeError("cannot-write", std::string("cannot move the file into place: ") + std::strerror(err), m_path);
+    }
+    if (overwrite == Overwrite::Refuse)
+        ::unlink(m_temporary.c_str());
+    m_committed = true;
+    return Status::ok();
+}
+
+Status writeFileWhole(const std::string &path, const std::function<bool(int fd)> &write, Overwrite overwrite)
+{
+    auto staged = StagedFile::create(path);
+    if (!staged)
+        return staged.takeError();
+    return staged->commit(write(staged->fd()), overwrite);
+}
+
+Status writeFileWhole(const std::string &path, std::string_view bytes, Overwrite overwrite)
+{
+    return writeFileWhole(
+        path,
+        [bytes](int fd) {
+            std::size_t done = 0;
+            while (done < bytes.size()) {
+                const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+                if (n < 0 && errno == EINTR)
+                    continue;
+                if (n <= 0)
+                    return false;
+                done += static_cast<std::size_t>(n);
+            }
+            return true;
+        },
+        overwrite);
+}
+
+} // namespace portolan::support

@@ -1,0 +1,91 @@
+// Integer arithmetic with no undefined behaviour (docs/integer-semantics.md): the helpers, and the
+// reference kernels on the models of the hostile corpus that would trap on x86.
+#include "support/TestSupport.h"
+
+#include "ir/ModelLoader.h"
+#include "runtime/reference/Interpreter.h"
+#include "support/IntegerArithmetic.h"
+
+#include <QtTest>
+
+#include <cstdint>
+#include <limits>
+
+using namespace portolan;
+
+namespace {
+
+constexpr std::int32_t kMin32 = std::numeric_limits<std::int32_t>::min();
+constexpr std::int64_t kMin64 = std::numeric_limits<std::int64_t>::min();
+
+// The helpers are constexpr: a trap or undefined behaviour would not compile here.
+static_assert(support::integerDivide(kMin32, -1) == kMin32);
+static_assert(support::integerDivide(7, 0) == 0);
+static_assert(support::integerDivide(-7, 2) == -3);
+static_assert(support::truncatedRemainder(kMin64, std::int64_t(-1)) == 0);
+static_assert(support::truncatedRemainder(-7, 3) == -1);
+static_assert(support::flooredRemainder(-7, 3) == 2);
+static_assert(support::flooredRemainder(7, -3) == -2);
+static_assert(support::flooredRemainder(7, 0) == 0);
+static_assert(support::wrappingAdd(std::numeric_limits<std::int32_t>::max(), 1) == kMin32);
+static_assert(support::wrappingMul(std::uint16_t(65535), std::uint16_t(65535)) == std::uint16_t(1));
+static_assert(support::wrappingNeg(kMin64) == kMin64);
+static_assert(support::wrappingAbs(kMin64) == kMin64);
+static_assert(support::shiftBits(std::uint32_t(1), std::uint32_t(32), true) == 0);
+static_assert(support::shiftBits(std::uint8_t(0x81), std::uint8_t(1), true) == 0x02);
+
+template <typename T>
+std::vector<T> runConstantModel(const char *file)
+{
+    auto loaded = ir::loadModelFile(PORTOLAN_SOURCE_DIR "/tests/data/hostile/" + std::string(file));
+    if (!loaded)
+        qFatal("%s: %s", file, loaded.error().format().c_str());
+    runtime::Interpreter interpreter(*loaded->model);
+    auto outputs = interpreter.run({});
+    if (!outputs)
+        qFatal("%s: %s", file, outputs.error().format().c_str());
+    const runtime::Tensor &y = outputs->front().second.tensor;
+    return {y.data<T>(), y.data<T>() + y.size()};
+}
+
+} // namespace
+
+class TestIntegerArithmetic : public QObject {
+    Q_OBJECT
+
+private slots:
+    void divisionNeverTraps()
+    {
+        QCOMPARE(runConstantModel<std::int32_t>("div_int32_by_zero.onnx"), (std::vector<std::int32_t>{0, 0, 0}));
+        QCOMPARE(runConstantModel<std::int32_t>("div_int32_min_by_minus_one.onnx"), (std::vector<std::int32_t>{kMin32, -5}));
+        QCOMPARE(runConstantModel<std::int64_t>("div_int64_min_by_minus_one.onnx"), (std::vector<std::int64_t>{kMin64, -5}));
+    }
+
+    void modulusNeverTraps()
+    {
+        QCOMPARE(runConstantModel<std::int32_t>("mod_int32_by_zero.onnx"), (std::vector<std::int32_t>{0, 0}));
+        QCOMPARE(runConstantModel<std::int32_t>("fmod_int32_by_zero.onnx"), (std::vector<std::int32_t>{0, 0}));
+        QCOMPARE(runConstantModel<std::int64_t>("mod_int64_min_by_minus_one.onnx"), (std::vector<std::int64_t>{0}));
+        QCOMPARE(runConstantModel<std::int32_t>("fmod_int32_min_by_minus_one.onnx"), (std::vector<std::int32_t>{0}));
+    }
+
+    void overflowWraps()
+    {
+        QCOMPARE(runConstantModel<std::int32_t>("add_int32_overflow.onnx"),
+                 (std::vector<std::int32_t>{kMin32, std::numeric_limits<std::int32_t>::max()}));
+        QCOMPARE(runConstantModel<std::int64_t>("mul_int64_overflow.onnx"), (std::vector<std::int64_t>{-2, kMin64}));
+        QCOMPARE(runConstantModel<std::int64_t>("neg_int64_min.onnx"), (std::vector<std::int64_t>{kMin64, -3}));
+        QCOMPARE(runConstantModel<std::int64_t>("abs_int64_min.onnx"), (std::vector<std::int64_t>{kMin64, 3}));
+        QCOMPARE(runConstantModel<std::uint32_t>("bitshift_past_width.onnx"), (std::vector<std::uint32_t>{0, 0}));
+    }
+
+    void outOfRangeCastsSaturate()
+    {
+        const auto y = runConstantModel<std::int32_t>("cast_float_out_of_range.onnx");
+        QCOMPARE(y, (std::vector<std::int32_t>{std::numeric_limits<std::int32_t>::max(), kMin32, kMin32,
+                                               std::numeric_limits<std::int32_t>::max()}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestIntegerArithmetic)
+#include "tst_IntegerArithmetic.moc"

@@ -15,6 +15,9 @@ constexpr int kPassFloor = 1053;
 
 constexpr int kCompiledCpuPassFloor = 1052; // measured 2026-12-06
 
+constexpr int kModernPassFloor = 57;            // tests/data/conformance, measured 2026-12-07
+constexpr int kModernCompiledCpuPassFloor = 56; // AveragePool-19's dilations: ONNX 1.12's shape inference plans without them
+
 const char *kSuites[] = {"node", "pytorch-converted", "pytorch-operator", "simple"};
 
 std::vector<std::string> backendRoots()
@@ -60,6 +63,31 @@ private slots:
         for (const auto &c : report.cases)
             if (c.outcome == conform::Outcome::Fail || c.outcome == conform::Outcome::Error)
                 QVERIFY2(c.name == "test_log_example", (c.suite + "/" + c.name + ": " + c.detail).c_str());
+    }
+
+    // Portolan's own suite for opsets 18 to 26 (tests/data/conformance, expected outputs from ONNX
+    // Runtime 1.30, docs/conformance.md): the count may only go up, and no case may compute wrong
+    // numbers on either executor (a missing kernel is an error, which says so).
+    void modernOpsetSuiteDoesNotRegress_data()
+    {
+        QTest::addColumn<bool>("compiled");
+        QTest::addColumn<int>("floor");
+        QTest::newRow("reference") << false << kModernPassFloor;
+        QTest::newRow("compiled cpu") << true << kModernCompiledCpuPassFloor;
+    }
+
+    void modernOpsetSuiteDoesNotRegress()
+    {
+        QFETCH(bool, compiled);
+        QFETCH(int, floor);
+        const auto cases = conform::findCases({std::string(PORTOLAN_SOURCE_DIR) + "/tests/data/conformance"});
+        QVERIFY(cases.size() >= 60);
+        const auto report = compiled ? conform::runAll(cases, {}, {}, conform::compiledCpuRunner()) : conform::runAll(cases, {});
+        const int pass = report.totals.contains(conform::Outcome::Pass) ? report.totals.at(conform::Outcome::Pass) : 0;
+        qInfo("conform (opsets 18-26, %s): %d of %d pass", compiled ? "compiled cpu" : "reference", pass, int(report.cases.size()));
+        QVERIFY2(pass >= floor, qPrintable(QString("only %1 tests pass; %2 did before").arg(pass).arg(floor)));
+        for (const auto &c : report.cases)
+            QVERIFY2(c.outcome != conform::Outcome::Fail, (c.suite + "/" + c.name + ": " + c.detail).c_str());
     }
 
     // Every fixture reproduces the outputs PyTorch computed for it (rtol 1e-4, atol 1e-5).

@@ -243,6 +243,36 @@ support::Status binary(KernelContext &ctx)
     return st;
 }
 
+/// BitwiseAnd, BitwiseOr, BitwiseXor (broadcasting) and BitwiseNot, on integer tensors (opset 18).
+support::Status bitwise(KernelContext &ctx)
+{
+    const std::string_view op = ctx.node().opType;
+    const bool unary = op == "BitwiseNot";
+    if (auto st = ctx.requireInputs(unary ? 1 : 2); !st)
+        return st;
+    const Tensor &a = ctx.input(0);
+    const Tensor &b = unary ? a : ctx.input(1);
+    if (a.dataType() != b.dataType())
+        return ctx.error("operands have different element types");
+    auto out = allocateBroadcast(ctx, a, b, a.dataType());
+    if (!out)
+        return out.takeError();
+    const bool known = visitInteger(a.dataType(), [&]<typename T>() {
+        if (op == "BitwiseAnd")
+            broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return static_cast<T>(x & y); });
+        else if (op == "BitwiseOr")
+            broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return static_cast<T>(x | y); });
+        else if (op == "BitwiseXor")
+            broadcastApply<T, T, T>(a, b, *out, [](T x, T y) { return static_cast<T>(x ^ y); });
+        else
+            broadcastApply<T, T, T>(a, b, *out, [](T x, T) { return static_cast<T>(~x); });
+    });
+    if (!known)
+        return ctx.error(std::string(op) + " takes integer tensors, not " + ir::dataTypeName(a.dataType()));
+    ctx.setOutput(0, std::move(*out));
+    return support::Status::ok();
+}
+
 support::Status variadic(KernelContext &ctx)
 {
     if (ctx.inputCount() == 0)

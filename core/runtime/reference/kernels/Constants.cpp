@@ -3,6 +3,7 @@
 #include "runtime/TensorProtoIO.h"
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Dispatch.h"
+#include "support/IntegerArithmetic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -169,6 +170,10 @@ support::Status range(KernelContext &ctx)
     if (auto st = ctx.requireInputs(3); !st)
         return st;
     const int type = ctx.input(0).dataType();
+    // Each operand is read as one element of start's type: a wider or empty one would be read past its end.
+    for (std::size_t k = 0; k < 3; ++k)
+        if (ctx.input(k).dataType() != type || ctx.input(k).size() != 1)
+            return ctx.error("start, limit and delta must be scalars of one type");
     support::Status status;
     const bool known = visitNumeric(type, [&]<typename T>() {
         const T start = ctx.input(0).data<T>()[0];
@@ -179,14 +184,25 @@ support::Status range(KernelContext &ctx)
             return;
         }
         const double count = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) / static_cast<double>(delta));
+        // NaN and infinite operands, or a count past int64 (converting it would be undefined): refused;
+        // a large finite count is left to the memory cap.
+        if (!(count < 0x1p62)) {
+            status = ctx.error("the output would have " + (std::isnan(count) ? std::string("NaN") : std::to_string(count)) +
+                               " elements");
+            return;
+        }
         auto out = ctx.allocate(type, {static_cast<std::int64_t>(std::max(0.0, count))});
         if (!out) {
             status = out.takeError();
             return;
         }
         T *o = out->mutableData<T>();
-        for (std::int64_t i = 0; i < out->size(); ++i)
-            o[i] = static_cast<T>(start + static_cast<T>(i) * delta);
+        for (std::int64_t i = 0; i < out->size(); ++i) {
+            if constexpr (std::is_integral_v<T>) // the last element may pass the type's range when count rounded up
+                o[i] = support::wrappingAdd(start, support::wrappingMul(static_cast<T>(i), delta));
+            else
+                o[i] = static_cast<T>(start + static_cast<T>(i) * delta);
+        }
         ctx.setOutput(0, std::move(*out));
     });
     if (!known)

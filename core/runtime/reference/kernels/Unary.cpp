@@ -116,6 +116,8 @@ support::Status unaryMath(KernelContext &ctx)
     if (op == "Relu") return mapFloat(ctx, [](double x) { return x > 0 || std::isnan(x) ? x : 0.0; }); // max(0, NaN) is NaN
     if (op == "Softplus") return mapFloat(ctx, [](double x) { return x > 30 ? x : std::log1p(std::exp(x)); });
     if (op == "Softsign") return mapFloat(ctx, [](double x) { return x / (1.0 + std::fabs(x)); });
+    if (op == "Mish") return mapFloat(ctx, [](double x) { return x * std::tanh(x > 30 ? x : std::log1p(std::exp(x))); });
+    if (op == "Swish") return mapFloat(ctx, [alpha](double x) { return x * sigmoid(alpha * x); });
     if (op == "LeakyRelu") return mapFloat(ctx, [alpha](double x) { return x >= 0 ? x : alpha * x; });
     if (op == "Elu") return mapFloat(ctx, [alpha](double x) { return x >= 0 ? x : alpha * (std::exp(x) - 1.0); });
     if (op == "Selu") {

@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+"""Writes Portolan's conformance suite for opsets 18 to 26 in ONNX's backend-test layout.
+
+    scripts/conformance-suite.sh      (installs onnxruntime-node, then runs this)
+
+Each case is opsetNN/test_NAME/model.onnx with test_data_set_0/input_K.pb and output_K.pb. The
+inputs are seeded; the expected outputs are what ONNX Runtime 1.30 computes (through
+scripts/external/onnxruntime-node.js, named by $PORTOLAN_ORT_RUNNER with NODE_PATH set). A case
+ONNX Runtime refuses is left out and printed. Where ONNX Runtime and the spec disagree, the case
+says so in docs/conformance.md. Needs python3-onnx and python3-numpy (onnx 1.12 writes the newer
+opsets' nodes without checking them; the point of the suite is that Portolan does).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNNER = os.environ.get("PORTOLAN_ORT_RUNNER", "")
+RNG = np.random.default_rng(20261207)
+CASES = []  # (opset, name, model, inputs as [(name, array)])
+
+ELEM = {np.float32: TensorProto.FLOAT, np.int64: TensorProto.INT64, np.int32: TensorProto.INT32,
+        np.uint8: TensorProto.UINT8, np.bool_: TensorProto.BOOL, np.float64: TensorProto.DOUBLE}
+
+
+def info(name, array):
+    return helper.make_tensor_value_info(name, ELEM[array.dtype.type], list(array.shape))
+
+
+def case(opset, name, nodes, inputs, outputs, initializers=()):
+    """inputs: [(name, array)], fed at run time; outputs: [(name, elem type)] with unknown shapes."""
+    graph = helper.make_graph(nodes, name, [info(n, a) for n, a in inputs],
+                              [helper.make_tensor_value_info(n, t, None) for n, t in outputs],
+                              [numpy_helper.from_array(a, n) for n, a in initializers])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8 if opset <= 18 else 9 if opset <= 20 else 10
+    CASES.append((opset, name, model, inputs))
+
+
+def floats(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def reductions():
+    x = floats(2, 3, 4)
+    ops = ["ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSumExp",
+           "ReduceSumSquare"]
+    for op in ops:
+        name = op[len("Reduce"):].lower()
+        case(18, f"reduce_{name}_axes_input_keepdims", [helper.make_node(op, ["x", "axes"], ["y"], keepdims=1)],
+             [("x", x)], [("y", TensorProto.FLOAT)], [("axes", np.array([0, 2], np.int64))])
+        case(18, f"reduce_{name}_negative_axis", [helper.make_node(op, ["x", "axes"], ["y"], keepdims=0)],
+             [("x", x)], [("y", TensorProto.FLOAT)], [("axes", np.array([-1], np.int64))])
+        case(18, f"reduce_{name}_no_axes", [helper.make_node(op, ["x"], ["y"], keepdims=0)],
+             [("x", x)], [("y", TensorProto.FLOAT)])
+    positive = np.abs(x) + 0.5
+    case(18, "reduce_logsum_axes_input", [helper.make_node("ReduceLogSum", ["x", "axes"], ["y"])],
+         [("x", positive)], [("y", TensorProto.FLOAT)], [("axes", np.array([1], np.int64))])
+    case(18, "reduce_mean_empty_axes_noop", [helper.make_node("ReduceMean", ["x", "axes"], ["y"], noop_with_empty_axes=1)],
+         [("x", x)], [("y", TensorProto.FLOAT)], [("axes", np.array([], np.int64))])
+    case(18, "reduce_max_axes_fed_at_run_time", [helper.make_node("ReduceMax", ["x", "axes"], ["y"], keepdims=1)],
+         [("x", x), ("axes", np.array([1], np.int64))], [("y", TensorProto.FLOAT)])
+    case(20, "reduce_max_int64_opset20", [helper.make_node("ReduceMax", ["x", "axes"], ["y"], keepdims=0)],
+         [("x", RNG.integers(-50, 50, (3, 4)).astype(np.int64))], [("y", TensorProto.INT64)],
+         [("axes", np.array([1], np.int64))])
+
+
+def splits_and_pads():
+    x = floats(7, 4)
+    case(18, "split_num_outputs_even", [helper.make_node("Split", ["x"], ["a", "b"], axis=1, num_outputs=2)],
+         [("x", x)], [("a", TensorProto.FLOAT), ("b", TensorProto.FLOAT)])
+    case(18, "split_num_outputs_uneven", [helper.make_node("Split", ["x"], ["a", "b", "c"], axis=0, num_outputs=3)],
+         [("x", x)], [("a", TensorProto.FLOAT), ("b", TensorProto.FLOAT), ("c", TensorProto.FLOAT)])
+    case(18, "split_sizes_input", [helper.make_node("Split", ["x", "s"], ["a", "b"], axis=0)],
+         [("x", x)], [("a", TensorProto.FLOAT), ("b", TensorProto.FLOAT)], [("s", np.array([2, 5], np.int64))])
+    y = floats(2, 3, 4)
+    for mode in ("constant", "reflect", "edge"):
+        case(18, f"pad_axes_input_{mode}", [helper.make_node("Pad", ["x", "p", "", "axes"], ["y"], mode=mode)],
+             [("x", y)], [("y", TensorProto.FLOAT)],
+             [("p", np.array([1, 2, 2, 1], np.int64)), ("axes", np.array([1, -1], np.int64))])
+    case(19, "pad_wrap", [helper.make_node("Pad", ["x", "p"], ["y"], mode="wrap")],
+         [("x", floats(3, 4))], [("y", TensorProto.FLOAT)], [("p", np.array([1, 2, 2, 3], np.int64))])
+    case(19, "pad_wrap_axes", [helper.make_node("Pad", ["x", "p", "", "axes"], ["y"], mode="wrap")],
+         [("x", y)], [("y", TensorProto.FLOAT)], [("p", np.array([2, 1], np.int64)), ("axes", np.array([2], np.int64))])
+    case(21, "pad_constant_value_opset21", [helper.make_node("Pad", ["x", "p", "v"], ["y"])],
+         [("x", floats(2, 2))], [("y", TensorProto.FLOAT)],
+         [("p", np.array([0, 1, 1, 0], np.int64)), ("v", np.array(2.5, np.float32))])
+
+
+def unchanged_ops_at_new_opsets():
+    """Versions that only added element types: the older kernels compute them."""
+    x = floats(1, 2, 5, 5)
+    w = floats(3, 2, 3, 3)
+    case(22, "conv_opset22", [helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])],
+         [("x", x)], [("y", TensorProto.FLOAT)], [("w", w)])
+    case(22, "maxpool_opset22", [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+         [("x", x)], [("y", TensorProto.FLOAT)])
+    case(22, "sin_opset22", [helper.make_node("Sin", ["x"], ["y"])], [("x", x)], [("y", TensorProto.FLOAT)])
+    case(25, "reshape_transpose_opset25",
+         [helper.make_node("Reshape", ["x", "s"], ["r"]), helper.make_node("Transpose", ["r"], ["y"], perm=[1, 0])],
+         [("x", x)], [("y", TensorProto.FLOAT)], [("s", np.array([10, 5], np.int64))])
+    case(25, "flatten_squeeze_unsqueeze_opset25",
+         [helper.make_node("Flatten", ["x"], ["f"], axis=2), helper.make_node("Unsqueeze", ["f", "a"], ["u"]),
+          helper.make_node("Squeeze", ["u", "a"], ["y"])],
+         [("x", x)], [("y", TensorProto.FLOAT)], [("a", np.array([0], np.int64))])
+    case(25, "shape_size_identity_opset25",
+         [helper.make_node("Shape", ["x"], ["s"], start=1), helper.make_node("Size", ["x"], ["n"]),
+          helper.make_node("Identity", ["s"], ["y"])],
+         [("x", x)], [("y", TensorProto.INT64), ("n", TensorProto.INT64)])
+    case(25, "cast_float_to_int32_opset25", [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.INT32)],
+         [("x", (floats(3, 4) * 10).astype(np.float32))], [("y", TensorProto.INT32)])
+    case(21, "constant_of_shape_opset21",
+         [helper.make_node("ConstantOfShape", ["s"], ["y"], value=numpy_helper.from_array(np.array([1.5], np.float32)))],
+         [("s", np.array([2, 3], np.int64))], [("y", TensorProto.FLOAT)])
+    case(19, "equal_opset19", [helper.make_node("Equal", ["a", "b"], ["y"])],
+         [("a", RNG.integers(0, 3, (4,)).astype(np.int64)), ("b", RNG.integers(0, 3, (4,)).astype(np.int64))],
+         [("y", TensorProto.BOOL)])
+    case(24, "topk_opset24", [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1)],
+         [("x", floats(3, 6))], [("v", TensorProto.FLOAT), ("i", TensorProto.INT64)], [("k", np.array([2], np.int64))])
+
+
+def new_ops():
+    """Ops born at 18 or later: each fails until its kernel lands (the suite says which)."""
+    x = floats(2, 3, 4)
+    case(18, "mish", [helper.make_node("Mish", ["x"], ["y"])], [("x", x)], [("y", TensorProto.FLOAT)])
+    case(20, "gelu_tanh", [helper.make_node("Gelu", ["x"], ["y"], approximate="tanh")], [("x", x)], [("y", TensorProto.FLOAT)])
+    case(20, "gelu", [helper.make_node("Gelu", ["x"], ["y"])], [("x", x)], [("y", TensorProto.FLOAT)])
+    a = RNG.integers(0, 255, (3, 4)).astype(np.int32)
+    b = RNG.integers(0, 255, (3, 4)).astype(np.int32)
+    for op in ("BitwiseAnd", "BitwiseOr", "BitwiseXor"):
+        case(18, op.lower(), [helper.make_node(op, ["a", "b"], ["y"])], [("a", a), ("b", b)], [("y", TensorProto.INT32)])
+    case(18, "bitwisenot", [helper.make_node("BitwiseNot", ["a"], ["y"])], [("a", a)], [("y", TensorProto.INT32)])
+    case(24, "swish", [helper.make_node("Swish", ["x"], ["y"], alpha=1.5)], [("x", x)], [("y", TensorProto.FLOAT)])
+    case(23, "rms_normalization", [helper.make_node("RMSNormalization", ["x", "s"], ["y"], axis=-1, epsilon=1e-5)],
+         [("x", x)], [("y", TensorProto.FLOAT)], [("s", floats(4))])
+    case(21, "group_normalization", [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=2)],
+         [("x", floats(2, 4, 3, 3))], [("y", TensorProto.FLOAT)], [("s", floats(4)), ("b", floats(4))])
+    case(18, "center_crop_pad", [helper.make_node("CenterCropPad", ["x", "s"], ["y"])],
+         [("x", floats(5, 4))], [("y", TensorProto.FLOAT)], [("s", np.array([3, 6], np.int64))])
+    case(19, "averagepool_dilations",
+         [helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], dilations=[2, 2])],
+         [("x", floats(1, 1, 5, 5))], [("y", TensorProto.FLOAT)])
+    case(18, "resize_linear_antialias",
+         [helper.make_node("Resize", ["x", "", "sc"], ["y"], mode="linear", antialias=1)],
+         [("x", floats(1, 1, 8, 8))], [("y", TensorProto.FLOAT)], [("sc", np.array([1, 1, 0.5, 0.5], np.float32))])
+
+
+def expected_outputs(model_path, inputs, outputs_dir):
+    """Runs ONNX Runtime on the model; returns {output name: array} or None when it refuses."""
+    with tempfile.TemporaryDirectory() as feeds:
+        for name, array in inputs:
+            np.save(os.path.join(feeds, name.replace("%", "%25").replace("/", "%2F") + ".npy"), array)
+        os.makedirs(outputs_dir, exist_ok=True)
+        run = subprocess.run(RUNNER.split() + [model_path, feeds, outputs_dir], capture_output=True, text=True)
+        if run.returncode != 0:
+            return None, run.stderr.strip().splitlines()[-1] if run.stderr.strip() else "exit %d" % run.returncode
+    return {os.path.splitext(f)[0]: np.load(os.path.join(outputs_dir, f)) for f in os.listdir(outputs_dir)}, ""
+
+
+def main():
+    if not RUNNER:
+        sys.exit("set PORTOLAN_ORT_RUNNER (scripts/conformance-suite.sh does)")
+    reductions()
+    splits_and_pads()
+    unchanged_ops_at_new_opsets()
+    new_ops()
+    for entry in os.listdir(HERE):
+        if entry.startswith("opset") and os.path.isdir(os.path.join(HERE, entry)):
+            shutil.rmtree(os.path.join(HERE, entry))
+    refused = []
+    for opset, name, model, inputs in CASES:
+        folder = os.path.join(HERE, f"opset{opset}", f"test_{name}")
+        data = os.path.join(folder, "test_data_set_0")
+        os.makedirs(data)
+        onnx.save(model, os.path.join(folder, "model.onnx"))
+        with tempfile.TemporaryDirectory() as scratch:
+            outputs, why = expected_outputs(os.path.join(folder, "model.onnx"), inputs, scratch)
+        if outputs is None:
+            refused.append(f"{name}: {why}")
+            shutil.rmtree(folder)
+            continue
+        for k, (input_name, array) in enumerate(inputs):
+            with open(os.path.join(data, f"input_{k}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(array, input_name).SerializeToString())
+        for k, out in enumerate(model.graph.output):
+            with open(os.path.join(data, f"output_{k}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(outputs[out.name], out.name).SerializeToString())
+    print(f"wrote {len(CASES) - len(refused)} cases")
+    for line in refused:
+        print("ONNX Runtime refused", line)
+
+
+if __name__ == "__main__":
+    main()

@@ -10,6 +10,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <regex>
+#include <algorithm>
 #include <sstream>
 
 namespace portolan::analysis {
@@ -63,9 +64,14 @@ void dropNonPositiveWindows(const ir::Model &model, onnx::GraphProto &graph, sup
             const std::string window = nonPositiveWindow(attributes->at(i));
             if (window.empty())
                 continue;
-            findings.push_back({.severity = support::Severity::Error, .code = "node-arity",
-                                .message = node.op_type() + " node has " + window + "; each must be positive (inferred as if it had none)",
-                                .model = model.sourcePath, .graph = graph.name(), .node = node.name()});
+            support::Diagnostic d;
+            d.severity = support::Severity::Error;
+            d.code = "node-arity";
+            d.message = node.op_type() + " node has " + window + "; each must be positive (inferred as if it had none)";
+            d.model = model.sourcePath;
+            d.graph = graph.name();
+            d.node = node.name();
+            findings.push_back(std::move(d));
             attributes->DeleteSubrange(i, 1);
         }
         for (onnx::AttributeProto &a : *attributes) {
@@ -77,10 +83,55 @@ void dropNonPositiveWindows(const ir::Model &model, onnx::GraphProto &graph, sup
     }
 }
 
+/// ONNX 1.12's ConvTranspose inference reads the kernel from W's dims when kernel_shape is absent,
+/// without checking W's rank against X's (a rank-2 W crashed it). Where W is a constant, its kernel
+/// dims become kernel_shape in the copy (the same node; ONNX checks that attribute's length); where
+/// it is not, or has no kernel dims, the node is left out of the copy and named.
+void guardConvTranspose(const ir::Model &model, onnx::GraphProto &graph, support::Diagnostics &findings)
+{
+    std::unordered_map<std::string, const onnx::TensorProto *> constants;
+    for (const onnx::TensorProto &t : graph.initializer())
+        constants[t.name()] = &t;
+    auto *nodes = graph.mutable_node();
+    for (int i = nodes->size(); i-- > 0;) {
+        onnx::NodeProto &node = nodes->at(i);
+        for (onnx::AttributeProto &a : *node.mutable_attribute()) {
+            if (a.has_g())
+                guardConvTranspose(model, *a.mutable_g(), findings);
+            for (onnx::GraphProto &body : *a.mutable_graphs())
+                guardConvTranspose(model, body, findings);
+        }
+        if (node.op_type() != "ConvTranspose" || !node.domain().empty() || node.input_size() < 2)
+            continue;
+        if (std::any_of(node.attribute().begin(), node.attribute().end(), [](const auto &a) { return a.name() == "kernel_shape"; }))
+            continue;
+        const auto w = constants.find(node.input(1));
+        if (w != constants.end() && w->second->dims_size() >= 3) {
+            onnx::AttributeProto *kernel = node.add_attribute();
+            kernel->set_name("kernel_shape");
+            kernel->set_type(onnx::AttributeProto::INTS);
+            for (int d = 2; d < w->second->dims_size(); ++d)
+                kernel->add_ints(w->second->dims(d));
+            continue;
+        }
+        support::Diagnostic d;
+        d.severity = support::Severity::Warning;
+        d.code = "shape-inference";
+        d.message = "ConvTranspose node has no kernel_shape and its weight '" + node.input(1) +
+                    "' is not a constant of rank 3 or more: its output shape is not inferred";
+        d.model = model.sourcePath;
+        d.graph = graph.name();
+        d.node = node.name();
+        findings.push_back(std::move(d));
+        nodes->DeleteSubrange(i, 1);
+    }
+}
+
 ShapeInferenceResult infer(const ir::Model &model, onnx::ModelProto &proto, bool strict)
 {
     ShapeInferenceResult result;
     dropNonPositiveWindows(model, *proto.mutable_graph(), result.findings);
+    guardConvTranspose(model, *proto.mutable_graph(), result.findings);
     try {
         onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/strict ? 1 : 0, /*data_prop=*/true);
         onnx::shape_inference::InferShapes(proto, onnx::OpSchemaRegistry::Instance(), options);

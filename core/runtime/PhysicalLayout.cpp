@@ -99,6 +99,19 @@ PhysicalLayout PhysicalLayout::simplified() const
 
 namespace {
 
+#if defined(__clang__)
+// clang has no __builtin_shuffle; its __builtin_shufflevector takes the same lanes as constants.
+#define PORTOLAN_SHUFFLE(a, b, picks) PORTOLAN_SHUFFLE_##picks(a, b)
+#define PORTOLAN_SHUFFLE_pairsLow(a, b) __builtin_shufflevector(a, b, 0, 8, 1, 9, 4, 12, 5, 13)
+#define PORTOLAN_SHUFFLE_pairsHigh(a, b) __builtin_shufflevector(a, b, 2, 10, 3, 11, 6, 14, 7, 15)
+#define PORTOLAN_SHUFFLE_quadsLow(a, b) __builtin_shufflevector(a, b, 0, 1, 8, 9, 4, 5, 12, 13)
+#define PORTOLAN_SHUFFLE_quadsHigh(a, b) __builtin_shufflevector(a, b, 2, 3, 10, 11, 6, 7, 14, 15)
+#define PORTOLAN_SHUFFLE_halvesLow(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11)
+#define PORTOLAN_SHUFFLE_halvesHigh(a, b) __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15)
+#else
+#define PORTOLAN_SHUFFLE(a, b, picks) __builtin_shuffle(a, b, picks)
+#endif
+
 /// dst[j · dstStride + i] = src[i · srcStride + j] for i < rows, j < cols: 8×8 blocks transposed in
 /// registers (three rounds of shuffles), the edges one element at a time.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void
@@ -107,9 +120,9 @@ transposeInto(const float *src, std::int64_t srcStride, std::int64_t rows, std::
 {
     using Floats = float __attribute__((vector_size(8 * sizeof(float))));
     using Picks = std::int32_t __attribute__((vector_size(8 * sizeof(std::int32_t))));
-    const Picks pairsLow{0, 8, 1, 9, 4, 12, 5, 13}, pairsHigh{2, 10, 3, 11, 6, 14, 7, 15};
-    const Picks quadsLow{0, 1, 8, 9, 4, 5, 12, 13}, quadsHigh{2, 3, 10, 11, 6, 7, 14, 15};
-    const Picks halvesLow{0, 1, 2, 3, 8, 9, 10, 11}, halvesHigh{4, 5, 6, 7, 12, 13, 14, 15};
+    [[maybe_unused]] const Picks pairsLow{0, 8, 1, 9, 4, 12, 5, 13}, pairsHigh{2, 10, 3, 11, 6, 14, 7, 15};
+    [[maybe_unused]] const Picks quadsLow{0, 1, 8, 9, 4, 5, 12, 13}, quadsHigh{2, 3, 10, 11, 6, 7, 14, 15};
+    [[maybe_unused]] const Picks halvesLow{0, 1, 2, 3, 8, 9, 10, 11}, halvesHigh{4, 5, 6, 7, 12, 13, 14, 15};
     const std::int64_t rows8 = rows - rows % 8, cols8 = cols - cols % 8;
     for (std::int64_t i0 = 0; i0 < rows8; i0 += 8) {
         for (std::int64_t j0 = 0; j0 < cols8; j0 += 8) {
@@ -119,20 +132,20 @@ transposeInto(const float *src, std::int64_t srcStride, std::int64_t rows, std::
                 std::memcpy(&r[i], src + (i0 + i) * srcStride + j0, sizeof(Floats));
 #pragma GCC unroll 4
             for (int i = 0; i < 8; i += 2) {
-                t[i] = __builtin_shuffle(r[i], r[i + 1], pairsLow);
-                t[i + 1] = __builtin_shuffle(r[i], r[i + 1], pairsHigh);
+                t[i] = PORTOLAN_SHUFFLE(r[i], r[i + 1], pairsLow);
+                t[i + 1] = PORTOLAN_SHUFFLE(r[i], r[i + 1], pairsHigh);
             }
 #pragma GCC unroll 2
             for (int i = 0; i < 8; i += 4)
 #pragma GCC unroll 2
                 for (int k = 0; k < 2; ++k) {
-                    u[i + 2 * k] = __builtin_shuffle(t[i + k], t[i + k + 2], quadsLow);
-                    u[i + 2 * k + 1] = __builtin_shuffle(t[i + k], t[i + k + 2], quadsHigh);
+                    u[i + 2 * k] = PORTOLAN_SHUFFLE(t[i + k], t[i + k + 2], quadsLow);
+                    u[i + 2 * k + 1] = PORTOLAN_SHUFFLE(t[i + k], t[i + k + 2], quadsHigh);
                 }
 #pragma GCC unroll 4
             for (int k = 0; k < 4; ++k) {
-                const Floats low = __builtin_shuffle(u[k], u[k + 4], halvesLow);
-                const Floats high = __builtin_shuffle(u[k], u[k + 4], halvesHigh);
+                const Floats low = PORTOLAN_SHUFFLE(u[k], u[k + 4], halvesLow);
+                const Floats high = PORTOLAN_SHUFFLE(u[k], u[k + 4], halvesHigh);
                 std::memcpy(dst + (j0 + k) * dstStride + i0, &low, sizeof(Floats));
                 std::memcpy(dst + (j0 + k + 4) * dstStride + i0, &high, sizeof(Floats));
             }
@@ -145,6 +158,7 @@ transposeInto(const float *src, std::int64_t srcStride, std::int64_t rows, std::
         for (std::int64_t j = 0; j < cols; ++j)
             dst[j * dstStride + i] = src[i * srcStride + j];
 }
+#undef PORTOLAN_SHUFFLE
 
 } // namespace
 

@@ -1,6 +1,8 @@
 // TensorProto ⇄ Tensor, and the .pb value files of ONNX's test layout.
 #include "runtime/TensorProtoIO.h"
 
+#include "support/StagedFile.h"
+
 #include "ir/ModelSaver.h"
 #include "ir/TensorValidation.h"
 #include "ir/Type.h"
@@ -248,11 +250,7 @@ support::Status writeValueFile(const RuntimeValue &value, const std::string &nam
     } else {
         bytes = ir::serializeDeterministic(tensorToProto(value.tensor, name));
     }
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out)
-        return makeError("cannot-write", "cannot write the value file", path);
-    return support::Status::ok();
+    return support::writeFileWhole(path, bytes, overwrite ? support::Overwrite::Allow : support::Overwrite::Refuse);
 }
 
 } // namespace portolan::runtime

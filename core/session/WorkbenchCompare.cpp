@@ -35,7 +35,7 @@ support::Expected<runtime::NamedValues> comparisonFeeds(const ir::Model &model, 
         auto value = compare::readFeedFile(path, model.value(*id));
         if (!value)
             return value.takeError();
-        std::erase_if(feeds, [&](const auto &f) { return f.first == name; });
+        std::erase_if(feeds, [&name = name](const auto &f) { return f.first == name; }); // clang < 16 cannot capture a binding by [&]
         feeds.emplace_back(name, std::move(*value));
     }
     std::uint64_t k = 0;

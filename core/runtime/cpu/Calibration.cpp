@@ -3,6 +3,8 @@
 // arrives, so no second pass is needed to fix the range first.
 #include "runtime/cpu/Calibration.h"
 
+#include "support/StagedFile.h"
+
 #include "runtime/InputGeneration.h"
 #include "runtime/TestDataSet.h"
 #include "runtime/cpu/CpuExecutor.h"
@@ -213,10 +215,8 @@ support::Expected<CalibrationTable> CalibrationTable::load(const std::string &pa
 
 support::Status CalibrationTable::save(const std::string &path) const
 {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out || !(out << toText()) || !out.flush())
-        return makeError("io", "cannot write calibration table '" + path + "': " + std::strerror(errno));
-    return support::Status::ok();
+    // replacing a table is what --save-calibration asks for; it is written whole or not at all
+    return support::writeFileWhole(path, toText(), support::Overwrite::Allow);
 }
 
 std::vector<std::string> quantizedActivations(const ir::Model &model)

@@ -6,6 +6,9 @@
 #include "support/ParallelFor.h"
 
 #include <immintrin.h>
+#if defined(__clang__)
+#include <cpuid.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -239,7 +242,14 @@ void roundFloats(Tensor &tensor, Precision precision)
         return;
     float *data = tensor.mutableData<float>();
     const std::int64_t n = tensor.size();
+#if defined(__clang__) // clang before 16 knows no "f16c" feature name in __builtin_cpu_supports: ask cpuid
+    static const bool f16c = __builtin_cpu_supports("avx2") && [] {
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        return __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
+    }();
+#else
     static const bool f16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+#endif
     support::parallelFor(n, n >= (1 << 16), [&](std::int64_t begin, std::int64_t end) {
         if (precision == Precision::Bf16)
             roundBf16(data, begin, end);

@@ -14,7 +14,8 @@ command on each file under a 4 GiB address-space limit and 30 s):
               (optimize, run, compare, repro, bisect-precision, report) exit 2 naming MESSAGE;
   runs        optimize and run exit 0 (a warning may be printed); compare ends cleanly;
   bounded     a size bomb: run exits 2 with MESSAGE (nothing is allocated past the cap); the
-              other commands end cleanly.
+              other commands end cleanly;
+  clean       only the rules below: a crash the fuzzers found (fuzz/, see its README.md).
 No command may end on a signal, time out, or exit non-zero without a message.
 
 FEEDS is `x` when the model has a graph input (always named x; the harness feeds it random values
@@ -229,6 +230,10 @@ def main():
     refused_cases()
     unreadable_cases()
     bomb_cases()
+    # crashes found by scripts/fuzz.sh, kept as found (not regenerated)
+    for name in sorted(os.listdir(os.path.join(HERE, "fuzz"))):
+        if name.endswith(".onnx"):
+            CASES.append((f"fuzz/{name}", "clean", ""))
     with open(os.path.join(HERE, "manifest.tsv"), "w") as f:
         f.write("# file\tkind\tfeeds\tmessage (written by make_hostile.py; see its docstring)\n")
         for name, kind, message in CASES:

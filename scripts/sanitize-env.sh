@@ -1,0 +1,44 @@
+# Shared by scripts/sanitize.sh and scripts/fuzz.sh (sourced, not run): installs clang and its
+# sanitizer and OpenMP runtimes when missing, then configures build-sanitize/ — one clang folder with
+# ASan+UBSan (PORTOLAN_SANITIZE) and the libFuzzer targets (PORTOLAN_FUZZ), no GUI, CUDA or benchmarks.
+# PORTOLAN_SANITIZE_BUILD_TYPE picks the build type (default Debug: -O0 -g with assertions on; an
+# ASan -O2 build of the core takes about three times as long on a 2-core machine).
+
+portolan_sanitize_dir=build-sanitize
+
+portolan_sanitize_setup() {
+  scripts/install-deps.sh
+  local packages=(clang libclang-rt-14-dev libomp-14-dev) missing=() p
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]} > 0)); then
+    echo "Installing: ${missing[*]}"
+    local sudo_cmd=()
+    if [[ $(id -u) -ne 0 ]]; then
+      if ! command -v sudo >/dev/null; then
+        echo "these packages are missing and installing them needs root (no sudo here):" >&2
+        echo "  apt-get install ${missing[*]}" >&2
+        return 1
+      fi
+      sudo_cmd=(sudo)
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo_cmd[@]}" apt-get update -qq
+    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+  # A configure that failed leaves a cache but no build.ninja: configure again then.
+  if [[ ! -f $portolan_sanitize_dir/CMakeCache.txt || ! -f $portolan_sanitize_dir/build.ninja ]]; then
+    CC=clang CXX=clang++ cmake -S . -B "$portolan_sanitize_dir" -G Ninja \
+      -DCMAKE_BUILD_TYPE="${PORTOLAN_SANITIZE_BUILD_TYPE:-Debug}" \
+      -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+      -DPORTOLAN_SANITIZE=ON -DPORTOLAN_FUZZ=ON \
+      -DPORTOLAN_BUILD_GUI=OFF -DPORTOLAN_WITH_CUDA=OFF -DPORTOLAN_BUILD_BENCHMARKS=OFF
+  fi
+}
+
+# Sanitizer settings for everything run from build-sanitize/: stop at the first UBSan report with a
+# stack; ASan aborts on its first report anyway.
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}"
+export QT_QPA_PLATFORM=offscreen

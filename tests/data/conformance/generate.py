@@ -150,6 +150,10 @@ def new_ops():
     case(18, "resize_linear_antialias",
          [helper.make_node("Resize", ["x", "", "sc"], ["y"], mode="linear", antialias=1)],
          [("x", floats(1, 1, 8, 8))], [("y", TensorProto.FLOAT)], [("sc", np.array([1, 1, 0.5, 0.5], np.float32))])
+    case(18, "group_normalization_per_group", [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=2)],
+         [("x", floats(2, 4, 3, 3))], [("y", TensorProto.FLOAT)], [("s", floats(2)), ("b", floats(2))])
+    case(18, "center_crop_pad_odd_axes", [helper.make_node("CenterCropPad", ["x", "s"], ["y"], axes=[0, 2])],
+         [("x", floats(6, 3, 3))], [("y", TensorProto.FLOAT)], [("s", np.array([3, 6], np.int64))])
 
 
 def expected_outputs(model_path, inputs, outputs_dir):

@@ -91,11 +91,14 @@ support::Expected<Tensor> scratch(KernelContext &ctx, std::int64_t count)
 /// Standardizes input 0 over the `reduced` axes; `epsilon` < 0 selects MVN's 1 / (σ + 1e-9).
 /// With `stats`, the mean and variance come from there instead of from the data (inference BatchNorm).
 /// `onMoments` sees the per-group mean and variance that were used.
+/// `viewShape` (empty: input 0's own) reads input 0 under another shape of the same element order,
+/// so the reduced axes can be groups of channels; the output keeps input 0's shape.
 template <typename OnMoments>
 support::Status standardize(KernelContext &ctx, const std::vector<bool> &reduced, double epsilon, const Affine &affine,
-                            const double *statsMean, const double *statsVar, OnMoments &&onMoments)
+                            const double *statsMean, const double *statsVar, OnMoments &&onMoments,
+                            const Shape &viewShape = {})
 {
-    const Tensor in = toComputeType(ctx.input(0));
+    const Tensor in = toComputeType(viewShape.empty() ? ctx.input(0) : ctx.input(0).reshaped(viewShape));
     const ReducePlan plan = makePlan(in.shape(), reduced);
     auto out = ctx.allocate(in.dataType(), in.shape());
     auto mean = scratch(ctx, plan.outCount);
@@ -117,7 +120,7 @@ support::Status standardize(KernelContext &ctx, const std::vector<bool> &reduced
     });
     if (!known)
         return ctx.error("needs a floating-point input, not " + ir::dataTypeName(in.dataType()));
-    ctx.setOutput(0, fromComputeType(*out, ctx.input(0).dataType()));
+    ctx.setOutput(0, fromComputeType(out->reshaped(ctx.input(0).shape()), ctx.input(0).dataType()));
     return onMoments(m, v, s);
 }
 
@@ -219,6 +222,34 @@ support::Status instanceNormalization(KernelContext &ctx)
     const Affine affine{scale->data<double>(), bias->data<double>(), spatial, channels};
     return standardize(ctx, reduced, ctx.attrFloat("epsilon", 1e-5f), affine, nullptr, nullptr,
                        [](const double *, const double *, const double *) { return support::Status::ok(); });
+}
+
+/// GroupNormalization: moments over each group of num_groups channels (and the spatial dims). Opset
+/// 18 scales and shifts per group (scale and bias have num_groups values), opset 21 per channel.
+support::Status groupNormalization(KernelContext &ctx)
+{
+    if (auto st = ctx.requireInputs(3); !st)
+        return st;
+    const Tensor &x = ctx.input(0);
+    if (auto st = checkChannels(ctx, x); !st)
+        return st;
+    const std::int64_t groups = ctx.attrInt("num_groups", 0), channels = x.dim(1);
+    if (groups < 1 || channels % groups != 0)
+        return ctx.error("num_groups " + std::to_string(groups) + " does not divide the " + std::to_string(channels) +
+                         " channels");
+    const std::int64_t spatial = x.size() / std::max<std::int64_t>(1, x.dim(0) * channels);
+    const bool perGroup = ctx.opset() < 21;
+    const std::int64_t parameters = perGroup ? groups : channels;
+    auto scale = parameter(ctx, 1, parameters, "scale");
+    auto bias = parameter(ctx, 2, parameters, "bias");
+    if (!scale || !bias)
+        return !scale ? scale.takeError() : bias.takeError();
+    // stash_type (21) names the precision of the moments; the reference computes them in double
+    const std::int64_t perGroupElements = channels / groups * spatial;
+    const Affine affine{scale->data<double>(), bias->data<double>(), perGroup ? perGroupElements : spatial, parameters};
+    return standardize(ctx, {false, false, true}, ctx.attrFloat("epsilon", 1e-5f), affine, nullptr, nullptr,
+                       [](const double *, const double *, const double *) { return support::Status::ok(); },
+                       Shape{x.dim(0), groups, perGroupElements});
 }
 
 support::Status layerNormalization(KernelContext &ctx)

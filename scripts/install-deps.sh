@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Portolan needs to build and test; does nothing when all are present.
-# Usage: scripts/install-deps.sh [--fixtures]   (--fixtures adds PyTorch for regenerating tests/data)
+# Usage: scripts/install-deps.sh [--fixtures] [--sanitize]   (--fixtures adds PyTorch for regenerating
+# tests/data; --sanitize adds clang, its sanitizer and libFuzzer runtimes and libomp for build-sanitize/;
+# --conformance what tests/data/conformance/generate.py needs)
 set -euo pipefail
 
 packages=(
@@ -12,9 +14,14 @@ packages=(
   ocl-icd-opencl-dev # only Recommended by libdnnl-dev, yet its CMake config requires OpenCL (GPU runtime OCL)
   poppler-utils # the tests render the PDF report
 )
-if [[ "${1:-}" == "--fixtures" ]]; then
-  packages+=(python3-torch python3-torchvision python3-onnx python3-numpy)
-fi
+for option in "$@"; do
+  case "$option" in
+    --fixtures) packages+=(python3-torch python3-torchvision python3-onnx python3-numpy) ;;
+    --sanitize) packages+=(clang libclang-rt-14-dev libomp-14-dev) ;;
+    --conformance) packages+=(python3-onnx python3-numpy) ;; # onnxruntime-node comes from npm
+    *) echo "install-deps: unknown option '$option'" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -7,26 +7,7 @@
 portolan_sanitize_dir=build-sanitize
 
 portolan_sanitize_setup() {
-  scripts/install-deps.sh
-  local packages=(clang libclang-rt-14-dev libomp-14-dev) missing=() p
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  if ((${#missing[@]} > 0)); then
-    echo "Installing: ${missing[*]}"
-    local sudo_cmd=()
-    if [[ $(id -u) -ne 0 ]]; then
-      if ! command -v sudo >/dev/null; then
-        echo "these packages are missing and installing them needs root (no sudo here):" >&2
-        echo "  apt-get install ${missing[*]}" >&2
-        return 1
-      fi
-      sudo_cmd=(sudo)
-    fi
-    export DEBIAN_FRONTEND=noninteractive
-    "${sudo_cmd[@]}" apt-get update -qq
-    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-  fi
+  scripts/install-deps.sh --sanitize
   # A configure that failed leaves a cache but no build.ninja: configure again then.
   if [[ ! -f $portolan_sanitize_dir/CMakeCache.txt || ! -f $portolan_sanitize_dir/build.ninja ]]; then
     CC=clang CXX=clang++ cmake -S . -B "$portolan_sanitize_dir" -G Ninja \

@@ -154,6 +154,14 @@ def new_ops():
          [("x", floats(2, 4, 3, 3))], [("y", TensorProto.FLOAT)], [("s", floats(2)), ("b", floats(2))])
     case(18, "center_crop_pad_odd_axes", [helper.make_node("CenterCropPad", ["x", "s"], ["y"], axes=[0, 2])],
          [("x", floats(6, 3, 3))], [("y", TensorProto.FLOAT)], [("s", np.array([3, 6], np.int64))])
+    for reduction in ("max", "min"):
+        case(18, f"scatter_elements_{reduction}",
+             [helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=1, reduction=reduction)],
+             [("x", floats(3, 4)), ("u", floats(3, 3))], [("y", TensorProto.FLOAT)],
+             [("i", np.array([[0, 2, 0], [1, 1, 3], [3, 0, 3]], np.int64))])
+        case(18, f"scatter_nd_{reduction}", [helper.make_node("ScatterND", ["x", "i", "u"], ["y"], reduction=reduction)],
+             [("x", floats(4, 3)), ("u", floats(3, 3))], [("y", TensorProto.FLOAT)],
+             [("i", np.array([[1], [3], [1]], np.int64))])
 
 
 def expected_outputs(model_path, inputs, outputs_dir):

@@ -1,6 +1,7 @@
 // Indexing kernels: Gather, GatherElements, GatherND, Scatter, ScatterElements, ScatterND, Compress,
 // OneHot, NonZero (TopK, Unique, CumSum, ArgMax/ArgMin are in Ordering.cpp). Indices are validated before anything is written.
 #include "runtime/reference/kernels/DataMovement.h"
+#include "support/IntegerArithmetic.h"
 #include "runtime/reference/kernels/TensorOps.h"
 
 #include <cmath>
@@ -152,6 +153,8 @@ support::Expected<Reduction> reductionOf(KernelContext &ctx)
         return Reduction::Add;
     if (r == "mul")
         return Reduction::Mul;
+    if ((r == "max" || r == "min") && ctx.opset() < 18)
+        return ctx.error("reduction '" + r + "' came with opset 18 (the model's is " + std::to_string(ctx.opset()) + ")");
     if (r == "max")
         return Reduction::Max;
     if (r == "min")
@@ -169,8 +172,18 @@ bool withCombiner(Reduction r, F &&f)
     }
     if constexpr (std::is_arithmetic_v<T>) {
         switch (r) {
-        case Reduction::Add: f([](T &d, const T &s) { d = static_cast<T>(d + s); }); break;
-        case Reduction::Mul: f([](T &d, const T &s) { d = static_cast<T>(d * s); }); break;
+        case Reduction::Add:
+            if constexpr (std::is_integral_v<T>)
+                f([](T &d, const T &s) { d = support::wrappingAdd(d, s); });
+            else
+                f([](T &d, const T &s) { d = static_cast<T>(d + s); });
+            break;
+        case Reduction::Mul:
+            if constexpr (std::is_integral_v<T>)
+                f([](T &d, const T &s) { d = support::wrappingMul(d, s); });
+            else
+                f([](T &d, const T &s) { d = static_cast<T>(d * s); });
+            break;
         // max/min propagate NaN (s != s) as numpy's maximum/minimum do
         case Reduction::Max: f([](T &d, const T &s) { d = s > d || s != s ? s : d; }); break;
         default: f([](T &d, const T &s) { d = s < d || s != s ? s : d; }); break;

@@ -90,7 +90,8 @@ support::Diagnostics validateForExecution(const ir::Model &model)
 
 support::Status executionGate(const ir::Model &model)
 {
-    const support::Diagnostics findings = validateForExecution(model);
+    support::Diagnostics findings = validateForExecution(model);
+    std::erase_if(findings, [](const Diagnostic &d) { return d.severity != Severity::Error; });
     if (findings.empty())
         return support::Status::ok();
     const std::string more = findings.size() > 1 ? " (and " + std::to_string(findings.size() - 1) + " more)" : "";

@@ -10,7 +10,8 @@
 
 namespace portolan::analysis {
 
-/// Every reason `model` must not be run or rewritten, as errors naming model, graph, node or value.
+/// Every reason `model` must not be run or rewritten, as errors naming model, graph, node or value
+/// (and warnings for what is doubtful but not refused: an experimental op ONNX has removed).
 support::Diagnostics validateForExecution(const ir::Model &model);
 
 /// The gate itself: ok, or one "malformed-model" error with the first finding (and how many more).

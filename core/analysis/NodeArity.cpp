@@ -7,6 +7,7 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <set>
 #include <limits>
 
 namespace portolan::analysis {
@@ -68,16 +69,31 @@ Misfit misfit(const ir::Node &node, const onnx::OpSchema &schema)
     return {};
 }
 
-/// Why a standard-domain node names no op ONNX defines at `opset`, or "".
-std::string unknownStandardOp(const ir::Node &node, int opset)
+/// The experimental ops of ONNX 1.0 to 1.4, since removed: old model-zoo exports still hold them
+/// (tiny-yolov2's ImageScaler). They are warned about, not refused: a pass may remove them.
+bool formerExperimentalOp(const std::string &op)
 {
+    static const std::set<std::string> ops{"ATen", "Affine", "ConstantFill", "Crop", "DynamicSlice", "GRUUnit",
+                                           "GivenTensorFill", "ImageScaler", "ParametricSoftplus", "Scale", "ScaledTanh"};
+    return ops.contains(op);
+}
+
+/// Why a standard-domain node names no op ONNX defines at `opset` (message "" when it does).
+support::Diagnostic unknownStandardOp(const ir::Node &node, int opset)
+{
+    support::Diagnostic d;
+    d.code = "unknown-op";
     if (!opset::isStandardDomain(node.domain))
-        return {};
-    if (!opset::isKnownStandardOp(node.opType))
-        return "ONNX defines no standard op '" + node.opType + "' (up to opset " + std::to_string(opset::kHighestStandardOpset) + ")";
-    if (opset > 0 && opset::standardSinceVersion(node.opType, opset) == 0)
-        return node.opType + " is not a standard op at opset " + std::to_string(opset) + ", the model's";
-    return {};
+        return d;
+    if (formerExperimentalOp(node.opType)) {
+        d.severity = support::Severity::Warning;
+        d.message = node.opType + " is an experimental op ONNX has removed: nothing can check or run it";
+    } else if (!opset::isKnownStandardOp(node.opType)) {
+        d.message = "ONNX defines no standard op '" + node.opType + "' (up to opset " + std::to_string(opset::kHighestStandardOpset) + ")";
+    } else if (opset > 0 && opset::standardSinceVersion(node.opType, opset) == 0) {
+        d.message = node.opType + " is not a standard op at opset " + std::to_string(opset) + ", the model's";
+    }
+    return d;
 }
 
 void checkGraph(const ir::Model &model, ir::GraphId graphId, support::Diagnostics &out)
@@ -90,13 +106,16 @@ void checkGraph(const ir::Model &model, ir::GraphId graphId, support::Diagnostic
         if (!node.alive)
             continue;
         const auto version = model.opsetVersion(node.domain);
-        if (std::string unknown = unknownStandardOp(node, version.value_or(0)); !unknown.empty())
-            out.push_back({.severity = support::Severity::Error, .code = "unknown-op", .message = unknown,
-                           .model = model.sourcePath, .graph = graph.name, .node = display});
+        if (support::Diagnostic unknown = unknownStandardOp(node, version.value_or(0)); !unknown.message.empty()) {
+            unknown.model = model.sourcePath;
+            unknown.graph = graph.name;
+            unknown.node = display;
+            out.push_back(std::move(unknown));
+        }
         else if (const onnx::OpSchema *schema = version ? findSchema(node.opType, node.domain, *version) : nullptr)
             if (Misfit why = misfit(node, *schema); !why.message.empty())
                 out.push_back({.severity = support::Severity::Error, .code = why.code, .message = why.message,
-                               .model = model.sourcePath, .graph = graph.name, .node = display});
+                               .model = model.sourcePath, .graph = graph.name, .node = display, .value = {}});
         for (const ir::Attribute &attribute : node.attributes)
             for (const ir::GraphId body : attribute.subgraphs)
                 checkGraph(model, body, out);

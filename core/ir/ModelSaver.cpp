@@ -196,6 +196,10 @@ std::map<std::string, std::span<const std::byte>> externalBytes(const Model &mod
         if (value.initializer && value.initializer->isExternal())
             out.emplace(referenceKey(value.initializer->proto), value.initializer->external);
     }
+    for (std::size_t i = 0; i < model.nodeCapacity(); ++i) // a Constant's value may be external too
+        for (const Attribute &a : model.node(NodeId(static_cast<std::uint32_t>(i))).attributes)
+            if (a.externalTensor && a.externalTensor->isExternal())
+                out.emplace(referenceKey(a.externalTensor->proto), a.externalTensor->external);
     return out;
 }
 
@@ -222,6 +226,8 @@ void collectExternal(onnx::GraphProto &graph, std::vector<onnx::TensorProto *> &
             out.push_back(&t);
     for (onnx::NodeProto &node : *graph.mutable_node())
         for (onnx::AttributeProto &a : *node.mutable_attribute()) {
+            if (a.has_t() && a.t().data_location() == onnx::TensorProto::EXTERNAL)
+                out.push_back(a.mutable_t());
             if (a.has_g())
                 collectExternal(*a.mutable_g(), out);
             for (onnx::GraphProto &g : *a.mutable_graphs())
@@ -304,6 +310,8 @@ support::Status saveModelFile(const Model &model, const std::string &path, Overw
         }
         written = file.Flush() && written;
     }
+    if (!written)
+        return support::makeError("cannot-write", "writing failed (disk full?)", path);
     // The data first: a model in place always finds its data.
     if (data)
         if (auto st = data->commit(true, overwrite); !st)

@@ -1,6 +1,8 @@
 #include "support/StagedFile.h"
 
 #include <cerrno>
+#include <cstdio>
+#include <fcntl.h>
 #include <cstring>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,7 +33,7 @@ StagedFile::~StagedFile()
 Expected<StagedFile> StagedFile::create(std::string path)
 {
     std::string temporary = path + ".XXXXXX";
-    const int fd = ::mkstemp(temporary.data());
+    const int fd = ::mkostemp(temporary.data(), O_CLOEXEC); // not inherited by a child (external runners)
     if (fd < 0)
         return makeError("cannot-write", std::string("cannot create a file beside it: ") + std::strerror(errno), path);
     ::fchmod(fd, 0644); // mkstemp creates 0600; what Portolan writes is an ordinary file
@@ -50,7 +52,15 @@ Status StagedFile::commit(bool writeOk, Overwrite overwrite)
     if (overwrite == Overwrite::Allow) {
         moved = ::rename(m_temporary.c_str(), m_path.c_str());
     } else {
-        moved = ::link(m_temporary.c_str(), m_path.c_str()); // fails if the file appeared meanwhile
+        // fails if the file appeared meanwhile; filesystems without hard links get rename's no-replace form
+        moved = ::link(m_temporary.c_str(), m_path.c_str());
+        if (moved != 0 && (errno == EPERM || errno == EOPNOTSUPP || errno == EXDEV)) {
+            moved = ::renameat2(AT_FDCWD, m_temporary.c_str(), AT_FDCWD, m_path.c_str(), RENAME_NOREPLACE);
+            if (moved == 0) {
+                m_committed = true;
+                return Status::ok();
+            }
+        }
     }
     const int err = errno;
     if (moved != 0) {

@@ -89,9 +89,9 @@ private slots:
         QVERIFY(analysis::findSchema("ReduceMean", "", 17) != nullptr);
         QVERIFY(analysis::findSchema("ReduceMean", "", 18) == nullptr);
         QVERIFY(runtime::findReferenceKernel("", "ReduceMean", 18) != nullptr);
-        // Resize-18 added antialias and keep_aspect_ratio_policy, which the Resize-13 kernel does not know
-        QVERIFY(runtime::findReferenceKernel("", "Resize", 17) != nullptr);
-        QVERIFY(runtime::findReferenceKernel("", "Resize", 18) == nullptr);
+        // Range-27 added stash_type, which the Range-11 kernel does not know
+        QVERIFY(runtime::findReferenceKernel("", "Range", 26) != nullptr);
+        QVERIFY(runtime::findReferenceKernel("", "Range", 27) == nullptr);
         QVERIFY(runtime::cpu::findCpuKernel("", "Split", 17) != nullptr);
         QVERIFY(runtime::cpu::findCpuKernel("", "Split", 18) == nullptr);
         // Conv-22 only added bfloat16: the opset-11 schema and kernels still compute it

@@ -321,6 +321,9 @@ support::Status split(KernelContext &ctx)
         if (n < 1 || n != parts)
             return ctx.error("num_outputs is " + std::to_string(n) + " but the node has " + std::to_string(parts) + " outputs");
         const std::int64_t chunk = dim / n + (dim % n != 0);
+        if (dim - (n - 1) * chunk <= 0 && dim > 0)
+            return ctx.error("num_outputs " + std::to_string(n) + " leaves the last chunk of a dim of " + std::to_string(dim) +
+                             " empty (chunks of " + std::to_string(chunk) + ")");
         for (std::int64_t k = 0; k < n; ++k)
             lengths.push_back(std::clamp<std::int64_t>(dim - k * chunk, 0, chunk));
     }

@@ -173,8 +173,15 @@ support::Status gridSample(KernelContext &ctx)
     const Tensor x = toComputeType(ctx.input(0));
     const Tensor grid = toComputeType(ctx.input(1));
     if (x.rank() != 4 || grid.rank() != 4 || grid.dim(0) != x.dim(0) || grid.dim(3) != 2)
-        return ctx.error("takes X [N, C, H, W] and grid [N, H_out, W_out, 2]");
-    const std::string modeName = ctx.attrString("mode", "bilinear");
+        return ctx.error("takes X [N, C, H, W] and grid [N, H_out, W_out, 2]" +
+                         std::string(ctx.opset() >= 20 ? " (GridSample-20's volumetric form is not implemented yet)" : ""));
+    std::string modeName = ctx.attrString("mode", ctx.opset() >= 20 ? "linear" : "bilinear");
+    if (ctx.opset() >= 20) { // GridSample-20 renamed the modes linear, nearest and cubic
+        if (modeName == "linear" || modeName == "cubic")
+            modeName = modeName == "linear" ? "bilinear" : "bicubic";
+        else if (modeName != "nearest")
+            return ctx.error("mode '" + modeName + "' is not linear, nearest or cubic");
+    }
     const std::string paddingName = ctx.attrString("padding_mode", "zeros");
     const bool alignCorners = ctx.attrInt("align_corners", 0) != 0;
     if (modeName != "bilinear" && modeName != "nearest" && modeName != "bicubic")

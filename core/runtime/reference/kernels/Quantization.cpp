@@ -94,9 +94,25 @@ void batchedGemm(const MatMulShape &mm, const std::int32_t *a, const std::int32_
 
 } // namespace
 
+/// Later versions' attributes the kernels do not implement yet: a clear error, never a silent default.
+/// (saturate only changes float8 outputs, which are refused by element type.)
+static support::Status checkUnimplemented(KernelContext &ctx, int outputType)
+{
+    if (const std::int64_t block = ctx.attrInt("block_size", 0); block != 0)
+        return ctx.error("blocked quantization (block_size " + std::to_string(block) + ") is not implemented yet");
+    if (const std::int64_t precision = ctx.attrInt("precision", 0); precision != 0)
+        return ctx.error("precision " + std::to_string(precision) + " is not implemented yet");
+    if (const std::int64_t wanted = ctx.attrInt("output_dtype", 0); wanted != 0 && wanted != outputType)
+        return ctx.error("output_dtype " + ir::dataTypeName(static_cast<int>(wanted)) + " is not implemented yet (the output is " +
+                         ir::dataTypeName(outputType) + ")");
+    return support::Status::ok();
+}
+
 support::Status quantizeLinear(KernelContext &ctx)
 {
     if (auto st = ctx.requireInputs(2); !st)
+        return st;
+    if (auto st = checkUnimplemented(ctx, ctx.hasInput(2) ? ctx.input(2).dataType() : TensorProto::UINT8); !st)
         return st;
     const Tensor &raw = ctx.input(0);
     const Tensor x = raw.dataType() == TensorProto::INT32 ? convertTensor(raw, TensorProto::DOUBLE) : toComputeType(raw);
@@ -135,6 +151,8 @@ support::Status quantizeLinear(KernelContext &ctx)
 support::Status dequantizeLinear(KernelContext &ctx)
 {
     if (auto st = ctx.requireInputs(2); !st)
+        return st;
+    if (auto st = checkUnimplemented(ctx, ctx.input(1).dataType()); !st)
         return st;
     const Tensor &x = ctx.input(0);
     const Tensor &zeroPoint = ctx.input(2);

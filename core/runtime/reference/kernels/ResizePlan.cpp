@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 
 namespace portolan::runtime::kernels {
 
@@ -19,11 +20,31 @@ std::array<double, 4> cubicWeights(double t, double a)
 namespace {
 
 /// `outWidth` is the real-valued output length the reference divides by (input · scale when scales are given).
+/// The cubic convolution kernel of coefficient a at distance x.
+double cubicKernel(double x, double a)
+{
+    x = std::fabs(x);
+    if (x <= 1)
+        return ((a + 2) * x - (a + 3)) * x * x + 1;
+    if (x < 2)
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+    return 0;
+}
+
+/// Antialiased taps when shrinking (Resize-18): the filter's support grows by 1 / scale and its
+/// weights are normalized to sum to one. Offsets are relative to floor(src), as in ONNX's reference.
+int antialiasFirstOffset(const ResizeOptions &o, double scale)
+{
+    return static_cast<int>(std::floor((o.mode == Mode::Linear ? -1.0 : -2.0) / scale)) + 1;
+}
+
 AxisTaps axisTaps(const ResizeOptions &o, std::int64_t in, std::int64_t out, double scale, double outWidth,
                   double roiStart, double roiEnd)
 {
     AxisTaps axis;
-    axis.taps = o.mode == Mode::Nearest ? 1 : (o.mode == Mode::Linear ? 2 : 4);
+    const bool antialias = o.antialias && o.mode != Mode::Nearest && scale < 1;
+    const int firstOffset = antialias ? antialiasFirstOffset(o, scale) : 0;
+    axis.taps = antialias ? 2 - 2 * firstOffset : o.mode == Mode::Nearest ? 1 : (o.mode == Mode::Linear ? 2 : 4);
     axis.index.resize(static_cast<std::size_t>(out * axis.taps));
     axis.weight.resize(axis.index.size());
     axis.outside.resize(static_cast<std::size_t>(out));
@@ -38,6 +59,12 @@ AxisTaps axisTaps(const ResizeOptions &o, std::int64_t in, std::int64_t out, dou
         case Transform::AlignCorners: src = outWidth == 1 ? 0 : x * last / (outWidth - 1); break;
         case Transform::Asymmetric: src = x / scale; break;
         case Transform::TfHalfPixelForNn: src = (x + 0.5) / scale; break;
+        case Transform::HalfPixelSymmetric: {
+            // the output's integer length against its real one moves the sampling grid to stay centred
+            const double adjustment = static_cast<double>(out) / outWidth, centre = static_cast<double>(in) / 2;
+            src = centre * (1 - adjustment) + (x + 0.5) / scale - 0.5;
+            break;
+        }
         case Transform::TfCropAndResize:
             src = (outWidth == 1 ? (roiEnd - roiStart) * last / 2 : x * (roiEnd - roiStart) * last / (outWidth - 1)) +
                   roiStart * last;
@@ -52,7 +79,21 @@ AxisTaps axisTaps(const ResizeOptions &o, std::int64_t in, std::int64_t out, dou
         const double base = std::floor(src), t = src - base;
         const auto b = static_cast<std::int64_t>(base);
         auto clampIndex = [in](std::int64_t i) { return std::clamp<std::int64_t>(i, 0, in - 1); };
-        if (o.mode == Mode::Nearest) {
+        if (antialias) {
+            double total = 0;
+            for (int k = 0; k < axis.taps; ++k) {
+                const int offset = firstOffset + k;
+                const double w = o.mode == Mode::Linear ? std::clamp(1 - std::fabs((offset - t) * scale), 0.0, 1.0)
+                                                        : cubicKernel(scale * (offset - t), o.cubicA);
+                const std::int64_t i = b + offset;
+                const bool excluded = o.excludeOutside && (i < 0 || i >= in);
+                axis.index[at + static_cast<std::size_t>(k)] = clampIndex(i);
+                axis.weight[at + static_cast<std::size_t>(k)] = excluded ? 0 : w;
+                total += excluded ? 0 : w;
+            }
+            for (int k = 0; total != 0 && k < axis.taps; ++k)
+                axis.weight[at + static_cast<std::size_t>(k)] /= total;
+        } else if (o.mode == Mode::Nearest) {
             std::int64_t pick = b;
             if (t != 0) {
                 switch (o.rounding) {
@@ -182,6 +223,7 @@ support::Expected<ResizePlan> planResize(KernelContext &ctx, const Shape &x, con
     else if (transform == "asymmetric") o.transform = Transform::Asymmetric;
     else if (transform == "tf_crop_and_resize") o.transform = Transform::TfCropAndResize;
     else if (transform == "tf_half_pixel_for_nn" && ctx.opset() < 13) o.transform = Transform::TfHalfPixelForNn;
+    else if (transform == "half_pixel_symmetric" && ctx.opset() >= 19) o.transform = Transform::HalfPixelSymmetric;
     else return ctx.error("unsupported coordinate_transformation_mode '" + transform + "'");
     if (nearest == "round_prefer_floor") o.rounding = Rounding::PreferFloor;
     else if (nearest == "round_prefer_ceil") o.rounding = Rounding::PreferCeil;
@@ -191,39 +233,88 @@ support::Expected<ResizePlan> planResize(KernelContext &ctx, const Shape &x, con
     o.cubicA = ctx.attrFloat("cubic_coeff_a", -0.75f);
     o.excludeOutside = ctx.attrInt("exclude_outside", 0) != 0;
     o.extrapolation = ctx.attrFloat("extrapolation_value", 0.0f);
+    o.antialias = ctx.opset() >= 18 && ctx.attrInt("antialias", 0) != 0;
+    // Resize-18: scales, sizes and roi may cover only the listed axes
+    std::vector<std::int64_t> axes;
+    if (ctx.opset() >= 18)
+        axes = ctx.attrInts("axes");
+    if (axes.empty())
+        for (std::size_t d = 0; d < rank; ++d)
+            axes.push_back(static_cast<std::int64_t>(d));
+    std::vector<bool> listed(rank, false);
+    for (std::int64_t &a : axes) {
+        if (a < -static_cast<std::int64_t>(rank) || a >= static_cast<std::int64_t>(rank))
+            return ctx.error("axes value " + std::to_string(a) + " is out of range for rank " + std::to_string(rank));
+        a = a < 0 ? a + static_cast<std::int64_t>(rank) : a;
+        if (listed[static_cast<std::size_t>(a)])
+            return ctx.error("axis " + std::to_string(a) + " is listed twice in axes");
+        listed[static_cast<std::size_t>(a)] = true;
+    }
+    const std::string policy = ctx.opset() >= 18 ? ctx.attrString("keep_aspect_ratio_policy", "stretch") : "stretch";
+    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+        return ctx.error("keep_aspect_ratio_policy '" + policy + "' is not stretch, not_larger or not_smaller");
+    // a per-listed-axis list as one value per axis of X; `fill` for the others
+    auto spread = [&](const std::vector<double> &values, double fill) {
+        std::vector<double> full(rank, fill);
+        for (std::size_t i = 0; i < axes.size(); ++i)
+            full[static_cast<std::size_t>(axes[i])] = values[i];
+        return full;
+    };
 
     std::vector<double> roi;
     if (o.transform == Transform::TfCropAndResize) {
         if (!roiInput)
             return ctx.error("tf_crop_and_resize needs the roi input");
-        auto r = perAxis(ctx, roiInput->reshaped({roiInput->size()}), 2 * rank, "roi");
+        auto r = perAxis(ctx, roiInput->reshaped({roiInput->size()}), 2 * axes.size(), "roi");
         if (!r)
             return r.takeError();
-        roi = std::move(*r);
+        const std::vector<double> starts(r->begin(), r->begin() + static_cast<std::ptrdiff_t>(axes.size()));
+        const std::vector<double> ends(r->begin() + static_cast<std::ptrdiff_t>(axes.size()), r->end());
+        roi = spread(starts, 0);
+        const std::vector<double> fullEnds = spread(ends, 1);
+        roi.insert(roi.end(), fullEnds.begin(), fullEnds.end());
     }
     const bool hasScales = scalesInput && scalesInput->size() > 0;
     const bool hasSizes = sizesInput && sizesInput->size() > 0;
     if (hasScales == hasSizes)
         return ctx.error("exactly one of scales and sizes must be given");
     if (hasScales) {
-        auto scales = perAxis(ctx, *scalesInput, rank, "scales");
-        if (!scales)
-            return scales.takeError();
-        auto shape = scaledShape(ctx, x, *scales);
+        auto listedScales = perAxis(ctx, *scalesInput, axes.size(), "scales");
+        if (!listedScales)
+            return listedScales.takeError();
+        const std::vector<double> scales = spread(*listedScales, 1.0);
+        auto shape = scaledShape(ctx, x, scales);
         if (!shape)
             return shape.takeError();
-        return planFromScales(ctx, o, x, *shape, *scales, true, roi);
+        return planFromScales(ctx, o, x, *shape, scales, true, roi);
     }
     const Tensor &sizes = *sizesInput;
-    if (sizes.dataType() != TensorProto::INT64 || sizes.rank() != 1 || sizes.size() != static_cast<std::int64_t>(rank))
-        return ctx.error("sizes must be a 1-D int64 tensor with one value per axis of X");
-    Shape shape(sizes.data<std::int64_t>(), sizes.data<std::int64_t>() + rank);
-    std::vector<double> scales(rank);
-    for (std::size_t i = 0; i < rank; ++i) {
-        if (shape[i] < 0)
-            return ctx.error("sizes " + shapeString(shape) + " has a negative value");
-        scales[i] = x[i] == 0 ? 1.0 : static_cast<double>(shape[i]) / static_cast<double>(x[i]);
+    if (sizes.dataType() != TensorProto::INT64 || sizes.rank() != 1 || sizes.size() != static_cast<std::int64_t>(axes.size()))
+        return ctx.error("sizes must be a 1-D int64 tensor with one value per axis resized");
+    Shape shape = x;
+    std::vector<double> scales(rank, 1.0);
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        const auto a = static_cast<std::size_t>(axes[i]);
+        shape[a] = sizes.data<std::int64_t>()[i];
+        if (shape[a] < 0)
+            return ctx.error("sizes has a negative value");
+        scales[a] = x[a] == 0 ? 1.0 : static_cast<double>(shape[a]) / static_cast<double>(x[a]);
     }
+    if (policy != "stretch") {
+        // one scale for every listed axis: the largest (not_smaller) or smallest (not_larger) asked for,
+        // and each length rounded from it (half to even, as ONNX's reference rounds)
+        double scale = policy == "not_larger" ? std::numeric_limits<double>::infinity() : 0.0;
+        for (const std::int64_t a : axes)
+            scale = policy == "not_larger" ? std::min(scale, scales[static_cast<std::size_t>(a)])
+                                           : std::max(scale, scales[static_cast<std::size_t>(a)]);
+        for (const std::int64_t a : axes) {
+            const auto d = static_cast<std::size_t>(a);
+            scales[d] = scale;
+            shape[d] = static_cast<std::int64_t>(std::nearbyint(scale * static_cast<double>(x[d])));
+        }
+    }
+    if (auto fits = ctx.bytesWithinBudget(ctx.input(0).dataType(), shape); !fits)
+        return fits.error();
     return planFromScales(ctx, o, x, shape, scales, false, roi);
 }
 

@@ -14,7 +14,8 @@
 namespace portolan::runtime::kernels {
 
 enum class Mode { Nearest, Linear, Cubic };
-enum class Transform { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfHalfPixelForNn, TfCropAndResize };
+enum class Transform { HalfPixel, PytorchHalfPixel, AlignCorners, Asymmetric, TfHalfPixelForNn, TfCropAndResize,
+                       HalfPixelSymmetric };
 // Legacy: Upsample and Resize-10 take the floor when enlarging and the ceiling when shrinking.
 enum class Rounding { PreferFloor, PreferCeil, Floor, Ceil, Legacy };
 
@@ -25,6 +26,9 @@ struct ResizeOptions {
     double cubicA = -0.75;
     bool excludeOutside = false;
     double extrapolation = 0;
+    /// Resize-18: a linear or cubic filter stretched by 1 / scale when shrinking, so every input
+    /// element counts (the taps of an axis then grow to the stretched filter's width).
+    bool antialias = false;
 };
 
 /// One axis of a resize: for each output index, `taps` (input index, weight) pairs, or `outside` when

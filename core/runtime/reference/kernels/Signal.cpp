@@ -119,7 +119,13 @@ support::Status dft(KernelContext &ctx)
     const auto rank = static_cast<std::int64_t>(x.rank());
     if (rank < 2 || (x.dim(x.rank() - 1) != 1 && x.dim(x.rank() - 1) != 2))
         return ctx.error("the input's last dim must be 1 (real) or 2 (complex)");
-    std::int64_t axis = ctx.attrInt("axis", 1);
+    // DFT-20 takes the axis as an optional scalar input (default -2), DFT-17 as an attribute
+    std::int64_t axis = ctx.opset() >= 20 ? -2 : ctx.attrInt("axis", 1);
+    if (ctx.opset() >= 20 && ctx.hasInput(2)) {
+        const Tensor &a = ctx.input(2);
+        if (a.size() != 1 || !visitInteger(a.dataType(), [&]<typename T>() { axis = static_cast<std::int64_t>(a.data<T>()[0]); }))
+            return ctx.error("axis must be an integer scalar");
+    }
     if (axis < -rank || axis > rank - 2 || (axis < 0 && axis + rank == rank - 1))
         return ctx.error("axis " + std::to_string(axis) + " is out of range for a rank-" + std::to_string(rank) +
                          " input (the last dim holds the complex parts)");

@@ -22,4 +22,5 @@ portolan_sanitize_setup() {
 # stack; ASan aborts on its first report anyway.
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}"
+export LSAN_OPTIONS="suppressions=$(pwd)/scripts/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export QT_QPA_PLATFORM=offscreen

@@ -325,8 +325,9 @@ support::Expected<std::vector<CalibrationBatch>> calibrationBatches(const std::s
         return readCalibrationBatches(model, spec);
     const std::string rest = spec.substr(7);
     const std::size_t colon = rest.find(':');
+    const std::string countText = rest.substr(0, colon); // named: `end` points into it below
     char *end = nullptr;
-    const long count = std::strtol(rest.substr(0, colon).c_str(), &end, 10);
+    const long count = std::strtol(countText.c_str(), &end, 10);
     const bool countOk = end && *end == '\0' && colon != 0 && count >= 1 && count <= 100000;
     std::uint64_t seed = 0;
     bool seedOk = true;

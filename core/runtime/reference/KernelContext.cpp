@@ -1,6 +1,8 @@
 // KernelContext: attribute access, bounded allocation, and errors that say where.
 #include "runtime/reference/KernelContext.h"
 
+#include <cstdio>
+
 #include "ir/Type.h"
 
 #include <limits>
@@ -81,6 +83,17 @@ ir::GraphId KernelContext::attrGraph(const char *name) const
     return a && !a->subgraphs.empty() ? a->subgraphs.front() : ir::GraphId();
 }
 
+/// A byte count for a message: exact below 2^63, else in scientific notation (a size bomb's count
+/// overflows every integer type, and converting it would be undefined behaviour).
+static std::string byteCount(double bytes)
+{
+    if (bytes < 9.2e18)
+        return std::to_string(static_cast<std::int64_t>(bytes));
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", bytes);
+    return text;
+}
+
 support::Status KernelContext::reserve(int dataType, const Shape &shape)
 {
     auto bytes = bytesWithinBudget(dataType, shape);
@@ -104,7 +117,7 @@ support::Expected<std::size_t> KernelContext::bytesWithinBudget(int dataType, co
     const double bytes = static_cast<double>(count) * static_cast<double>(element);
     // everything this kernel allocated so far counts too: several scratch buffers must fit together
     if (bytes + static_cast<double>(m_budget.live + m_allocatedHere) > static_cast<double>(m_budget.cap))
-        return error("would allocate " + std::to_string(static_cast<unsigned long long>(bytes)) + " bytes for " +
+        return error("would allocate " + byteCount(bytes) + " bytes for " +
                      ir::dataTypeName(dataType) + shapeString(shape) + ", over the memory cap of " +
                      std::to_string(m_budget.cap) + " bytes (" + std::to_string(m_budget.live) +
                      " in use; raise it with --max-memory)");

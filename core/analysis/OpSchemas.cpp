@@ -2,6 +2,7 @@
 #include "analysis/OpSchemas.h"
 
 #include "opset/OpVersions.h"
+#include "opset/PortolanOps.h"
 
 #include <onnx/defs/schema.h>
 
@@ -14,6 +15,7 @@ bool isOnnxDomain(const std::string &domain)
 
 const onnx::OpSchema *findSchema(const std::string &opType, const std::string &domain, int opsetVersion)
 {
+    opset::registerPortolanSchemas();
     const std::string registryDomain = domain == "ai.onnx" ? std::string() : domain;
     const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(opType, opsetVersion, registryDomain);
     // An older schema does not describe a version whose inputs or attributes changed (ReduceMean-18

@@ -1,6 +1,8 @@
 // Registration of the ai.portolan domain and its schemas, once per process.
 #include "opset/PortolanOps.h"
 
+#include "opset/StandardSchemas.h"
+
 #include <onnx/defs/schema.h>
 
 #include <mutex>
@@ -11,6 +13,7 @@ void registerPortolanSchemas()
 {
     static std::once_flag once;
     std::call_once(once, [] {
+        registerStandardSchemas();
         onnx::OpSchemaRegistry::DomainToVersionRange::Instance().AddDomainToVersion(
             kPortolanDomain, kPortolanDomainVersion, kPortolanDomainVersion);
         registerFusedLinearSchemas();

@@ -8,7 +8,8 @@ namespace portolan::opset {
 inline constexpr const char *kPortolanDomain = "ai.portolan";
 inline constexpr int kPortolanDomainVersion = 1;
 
-/// Registers every ai.portolan schema once (thread-safe; later calls do nothing).
+/// Registers every ai.portolan schema, and the standard ones of opsets 18–27 (StandardSchemas.h),
+/// once (thread-safe; later calls do nothing).
 void registerPortolanSchemas();
 
 // One function per op family, each in its own file.

@@ -14,6 +14,7 @@
 // the standard Gelu from opset 20, ai.portolan's Gelu below it (declined in standard-only mode).
 // The standard op needs ONNX's schema of Gelu-20 (libonnx ≥ 1.15): without it the checker would
 // refuse the model, so ai.portolan's Gelu stands in (and standard-only mode declines).
+#include "analysis/OpSchemas.h"
 #include "opset/PortolanOps.h"
 #include "passes/ChainMatch.h"
 #include "passes/FusionSupport.h"
@@ -176,8 +177,8 @@ std::optional<std::string> standardGeluProblem(int opset)
 {
     if (opset < 20)
         return "Gelu is not a standard op before opset 20 (the model has " + std::to_string(opset) + ")";
-    if (onnx::OpSchemaRegistry::Schema("Gelu", opset, "") == nullptr)
-        return "this build's ONNX has no schema of the standard Gelu-20, so the checker would refuse it";
+    if (analysis::findSchema("Gelu", "", opset) == nullptr)
+        return "no schema of the standard Gelu-20 is registered, so the checker would refuse it";
     return std::nullopt;
 }
 

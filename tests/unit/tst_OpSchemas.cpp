@@ -6,6 +6,8 @@
 
 #include <QtTest>
 
+#include <onnx/defs/schema.h>
+
 using namespace portolan;
 
 class TestOpSchemas : public QObject {
@@ -84,10 +86,14 @@ private slots:
 
     void anOlderSchemaOrKernelNeverServesAChangedVersion()
     {
-        // ReduceMean-18 takes its axes as an input: ReduceMean-13's schema does not describe it (the
-        // reference kernel is registered for 18 too: it reads the axes input from opset 18 on)
-        QVERIFY(analysis::findSchema("ReduceMean", "", 17) != nullptr);
-        QVERIFY(analysis::findSchema("ReduceMean", "", 18) == nullptr);
+        // ReduceMean-18 takes its axes as an input: opset 18 must find Portolan's ReduceMean-18 schema,
+        // never ReduceMean-13's (the reference kernel reads the axes input from opset 18 on)
+        const onnx::OpSchema *reduceMean13 = analysis::findSchema("ReduceMean", "", 17);
+        const onnx::OpSchema *reduceMean18 = analysis::findSchema("ReduceMean", "", 18);
+        QVERIFY(reduceMean13 && reduceMean18);
+        QCOMPARE(reduceMean13->SinceVersion(), 13);
+        QCOMPARE(reduceMean18->SinceVersion(), 18);
+        QCOMPARE(int(reduceMean18->inputs().size()), 2);
         QVERIFY(runtime::findReferenceKernel("", "ReduceMean", 18) != nullptr);
         // Range-27 added stash_type, which the Range-11 kernel does not know
         QVERIFY(runtime::findReferenceKernel("", "Range", 26) != nullptr);

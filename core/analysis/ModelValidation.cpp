@@ -1,5 +1,6 @@
 #include "analysis/ModelValidation.h"
 
+#include "analysis/ElementTypeGate.h"
 #include "analysis/NodeArity.h"
 #include "opset/OpVersions.h"
 #include "opset/PortolanOps.h"
@@ -84,6 +85,8 @@ support::Diagnostics validateForExecution(const ir::Model &model)
     checkDeclarations(model, out);
     checkDims(model, model.mainGraph(), out);
     for (Diagnostic &d : checkNodeArity(model))
+        out.push_back(std::move(d));
+    for (Diagnostic &d : checkNarrowElementTypes(model))
         out.push_back(std::move(d));
     return out;
 }

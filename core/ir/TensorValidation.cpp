@@ -21,7 +21,7 @@ static std::int64_t typedEntryCount(const onnx::TensorProto &t)
     case onnx::TensorProto::UINT32:
     case onnx::TensorProto::UINT64: return t.uint64_data_size();
     case onnx::TensorProto::STRING: return t.string_data_size();
-    default: return t.int32_data_size(); // int8/16/32, uint8/16, bool, float16, bfloat16
+    default: return t.int32_data_size(); // int8/16/32, uint8/16, bool, float16, bfloat16, the narrow types
     }
 }
 
@@ -34,12 +34,9 @@ std::optional<std::size_t> expectedByteSize(const onnx::TensorProto &tensor)
 {
     const std::vector<std::int64_t> dims(tensor.dims().begin(), tensor.dims().end());
     const auto count = elementCount(dims);
-    const std::size_t elem = dataTypeSize(tensor.data_type());
-    if (!count || elem == 0)
+    if (!count)
         return std::nullopt;
-    if (static_cast<std::uint64_t>(*count) > std::numeric_limits<std::size_t>::max() / elem)
-        return std::nullopt;
-    return static_cast<std::size_t>(*count) * elem;
+    return dataTypeFileBytes(tensor.data_type(), static_cast<std::uint64_t>(*count));
 }
 
 support::Expected<std::int64_t> validateTensorProto(const onnx::TensorProto &t)
@@ -79,6 +76,16 @@ support::Expected<std::int64_t> validateTensorProto(const onnx::TensorProto &t)
         return *count;
     }
     const std::int64_t entries = typedEntryCount(t);
+    const int bits = dataTypeFileBits(t.data_type());
+    if (bits > 0 && bits < 8) { // int32_data holds the sub-byte types packed, one byte (2 or 4 elements) an entry
+        const auto wanted = static_cast<std::int64_t>(*dataTypeFileBytes(t.data_type(), static_cast<std::uint64_t>(*count)));
+        if (entries != wanted)
+            return makeError("data-size-mismatch",
+                             "tensor " + shapeText + " declares " + std::to_string(*count) + " elements, " +
+                                 std::to_string(wanted) + " packed int32_data entries, but holds " + std::to_string(entries),
+                             {}, {}, t.name());
+        return *count;
+    }
     const std::int64_t wanted = isComplex(t.data_type()) ? *count * 2 : *count;
     if (entries != wanted)
         return makeError("data-size-mismatch",

@@ -1,6 +1,8 @@
 // Names, sizes and readable forms of ONNX types.
 #include "ir/Type.h"
 
+#include <limits>
+
 namespace portolan::ir {
 
 std::string dataTypeName(int dataType)
@@ -56,8 +58,31 @@ std::size_t dataTypeSize(int dataType)
     case onnx::TensorProto::UINT64:
     case onnx::TensorProto::COMPLEX64: return 8;
     case onnx::TensorProto::COMPLEX128: return 16;
-    default: return 0;
+    default: return dataType >= 17 && dataType <= 26 ? 1 : 0; // the narrow types, one element a byte
     }
+}
+
+int dataTypeFileBits(int dataType)
+{
+    switch (dataType) {
+    case 21: // uint4
+    case 22: // int4
+    case 23: return 4; // float4e2m1
+    case 25: // uint2
+    case 26: return 2; // int2
+    default: return static_cast<int>(8 * dataTypeSize(dataType));
+    }
+}
+
+std::optional<std::size_t> dataTypeFileBytes(int dataType, std::uint64_t count)
+{
+    const auto bits = static_cast<std::uint64_t>(dataTypeFileBits(dataType));
+    if (bits == 0 || count > std::numeric_limits<std::uint64_t>::max() / bits)
+        return std::nullopt;
+    const std::uint64_t bytes = (count * bits + 7) / 8;
+    if (bytes > std::numeric_limits<std::size_t>::max())
+        return std::nullopt;
+    return static_cast<std::size_t>(bytes);
 }
 
 std::string Dim::str() const

@@ -16,8 +16,17 @@ using DataType = onnx::TensorProto_DataType;
 /// ONNX's name for an element type ("float", "int64", "bfloat16", …); "undefined" for 0.
 std::string dataTypeName(int dataType);
 
-/// Bytes per element, 0 for string and undefined types (and for sub-byte types, none in opset ≤ 17).
+/// Bytes per element in memory, 0 for string and undefined types. The narrow types (float8, float4,
+/// int4, int2: 17 to 26) take one byte an element at run time (runtime/NarrowTypes.h).
 std::size_t dataTypeSize(int dataType);
+
+/// Bits per element in a file (raw_data, external data): 4 for int4, uint4 and float4e2m1, 2 for int2
+/// and uint2, otherwise 8 × dataTypeSize (0 for string and undefined types).
+int dataTypeFileBits(int dataType);
+
+/// Bytes `count` elements take in a file, the sub-byte types packed (the last byte padded); nullopt
+/// for types without a fixed size or when the count overflows.
+std::optional<std::size_t> dataTypeFileBytes(int dataType, std::uint64_t count);
 
 /// One dimension: a known extent, a symbol ("batch"), or unknown.
 struct Dim {

@@ -6,6 +6,7 @@
 #include "ir/ModelSaver.h"
 #include "ir/TensorValidation.h"
 #include "ir/Type.h"
+#include "runtime/NarrowTypes.h"
 #include "support/MappedFile.h"
 
 #include <cstring>
@@ -39,7 +40,14 @@ void copyFromInt32Field(Tensor &t, const TensorProto &p)
     case TensorProto::BFLOAT16: copyTyped<std::uint16_t>(t, p.int32_data()); break;
     case TensorProto::UINT8:
     case TensorProto::BOOL: copyTyped<std::uint8_t>(t, p.int32_data()); break;
-    default: break;
+    default:
+        if (isNarrowType(p.data_type())) { // one file byte an entry: an element, or 2 or 4 packed ones
+            std::vector<std::uint8_t> bytes(static_cast<std::size_t>(p.int32_data_size()));
+            for (int i = 0; i < p.int32_data_size(); ++i)
+                bytes[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(p.int32_data(i));
+            unpackNarrow(p.data_type(), bytes.data(), static_cast<std::size_t>(t.size()), t.mutableData<std::uint8_t>());
+        }
+        break;
     }
 }
 
@@ -69,6 +77,12 @@ support::Expected<Tensor> tensorFromProto(const TensorProto &p, std::shared_ptr<
         raw = external;
     } else if (p.has_raw_data()) {
         raw = std::as_bytes(std::span(p.raw_data().data(), p.raw_data().size()));
+    }
+    if (!raw.empty() && ir::dataTypeFileBits(type) < 8) { // packed sub-byte elements: unpack
+        Tensor t = Tensor::zeros(type, shape);
+        unpackNarrow(type, reinterpret_cast<const std::uint8_t *>(raw.data()), static_cast<std::size_t>(t.size()),
+                     t.mutableData<std::uint8_t>());
+        return t;
     }
     if (!raw.empty() || p.has_raw_data() || p.data_location() == TensorProto::EXTERNAL) {
         const std::size_t align = std::max<std::size_t>(1, ir::dataTypeSize(type));
@@ -110,6 +124,11 @@ TensorProto tensorToProto(const Tensor &tensor, const std::string &name)
     if (tensor.dataType() == TensorProto::STRING) {
         for (const auto &s : tensor.strings())
             p.add_string_data(s);
+    } else if (ir::dataTypeFileBits(tensor.dataType()) < 8) {
+        std::string packed(narrowFileByteCount(tensor.dataType(), static_cast<std::size_t>(tensor.size())), '\0');
+        packNarrow(tensor.dataType(), tensor.data<std::uint8_t>(), static_cast<std::size_t>(tensor.size()),
+                   reinterpret_cast<std::uint8_t *>(packed.data()));
+        p.set_raw_data(std::move(packed));
     } else {
         p.set_raw_data(reinterpret_cast<const char *>(tensor.rawData()), tensor.byteSize());
     }

@@ -2,6 +2,7 @@
 #include "runtime/TensorStats.h"
 
 #include "runtime/Half.h"
+#include "runtime/NarrowTypes.h"
 #include "runtime/reference/kernels/Dispatch.h"
 
 #include <algorithm>
@@ -58,7 +59,10 @@ double elementAsDouble(const Tensor &tensor, std::int64_t index)
     case onnx::TensorProto::BOOL: return tensor.data<std::uint8_t>()[index] ? 1.0 : 0.0;
     case onnx::TensorProto::FLOAT16: return tensor.data<Float16>()[index].toFloat();
     case onnx::TensorProto::BFLOAT16: return tensor.data<BFloat16>()[index].toFloat();
-    default: break;
+    default:
+        if (isNarrowType(type))
+            return narrowToDouble(type, tensor.data<std::uint8_t>()[index]);
+        break;
     }
     double value = std::numeric_limits<double>::quiet_NaN();
     kernels::visitNumeric(type, [&]<typename T>() { value = static_cast<double>(tensor.data<T>()[index]); });

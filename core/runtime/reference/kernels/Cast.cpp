@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "ir/Type.h"
+#include "runtime/NarrowTypes.h"
 
 namespace portolan::runtime::kernels {
 
@@ -27,6 +28,8 @@ double readAsDouble(const Tensor &t, std::int64_t i)
     case TensorProto::BFLOAT16: return BFloat16{t.data<std::uint16_t>()[i]}.toFloat();
     case TensorProto::BOOL: return t.data<std::uint8_t>()[i] ? 1.0 : 0.0;
     default: {
+        if (isNarrowType(t.dataType()))
+            return narrowToDouble(t.dataType(), t.data<std::uint8_t>()[i]);
         double out = 0;
         visitNumeric(t.dataType(), [&]<typename T>() { out = asDouble(t.data<T>()[i]); });
         return out;
@@ -70,6 +73,11 @@ std::string formatNumber(double v, int fromType)
 
 Tensor convertTensor(const Tensor &in, int to)
 {
+    return convertTensor(in, to, NarrowRounding{});
+}
+
+Tensor convertTensor(const Tensor &in, int to, const NarrowRounding &rounding)
+{
     const int from = in.dataType();
     if (from == to)
         return in;
@@ -81,7 +89,7 @@ Tensor convertTensor(const Tensor &in, int to)
         for (std::int64_t i = 0; i < n; ++i) {
             const double v = std::strtod(strings[static_cast<std::size_t>(i)].c_str(), nullptr);
             Tensor scalar = Tensor::fromVector<double>(TensorProto::DOUBLE, {}, {v});
-            Tensor converted = convertTensor(scalar, to);
+            Tensor converted = convertTensor(scalar, to, rounding);
             std::memcpy(out.mutableData<std::byte>() + i * static_cast<std::int64_t>(ir::dataTypeSize(to)),
                         converted.rawData(), ir::dataTypeSize(to));
         }
@@ -114,6 +122,18 @@ Tensor convertTensor(const Tensor &in, int to)
         });
         return out;
     }
+    if (isNarrowType(to)) {
+        auto *dst = out.mutableData<std::uint8_t>();
+        if (isIntegerType(from) && from != TensorProto::BOOL) // exact, whatever the magnitude
+            visitInteger(from, [&]<typename S>() {
+                for (std::int64_t i = 0; i < n; ++i)
+                    dst[i] = narrowFromInteger(to, static_cast<std::int64_t>(in.data<S>()[i]), rounding);
+            });
+        else
+            for (std::int64_t i = 0; i < n; ++i)
+                dst[i] = narrowFromDouble(to, readAsDouble(in, i), rounding);
+        return out;
+    }
     for (std::int64_t i = 0; i < n; ++i) {
         const double v = readAsDouble(in, i);
         switch (to) {
@@ -129,11 +149,31 @@ Tensor convertTensor(const Tensor &in, int to)
     return out;
 }
 
-/// The element types convertTensor reads and writes (not yet the float8, 4-bit and 2-bit ones).
+/// The element types convertTensor reads and writes (all but the complex ones).
 static bool convertible(int type)
 {
     return isIntegerType(type) || type == TensorProto::FLOAT || type == TensorProto::DOUBLE || type == TensorProto::FLOAT16 ||
-           type == TensorProto::BFLOAT16 || type == TensorProto::STRING;
+           type == TensorProto::BFLOAT16 || type == TensorProto::STRING || isNarrowType(type);
+}
+
+/// Cast's `saturate` (opset 19 on; it only changes casts to float8) and `round_mode` (opset 24 on; it
+/// only changes casts to float8e8m0). Before opset 19 the float8 types did not exist.
+static support::Expected<NarrowRounding> narrowRounding(KernelContext &ctx)
+{
+    NarrowRounding rounding;
+    rounding.fnuzInfinityIsNaN = ctx.opset() < 24;
+    if (const ir::Attribute *saturate = ctx.attribute("saturate")) {
+        if (saturate->proto.i() != 0 && saturate->proto.i() != 1)
+            return ctx.error("attribute 'saturate' is " + std::to_string(saturate->proto.i()) + "; it must be 0 or 1");
+        rounding.saturate = saturate->proto.i() == 1;
+    }
+    if (const ir::Attribute *mode = ctx.attribute("round_mode")) {
+        const auto parsed = support::parseE8M0Rounding(mode->proto.s());
+        if (!parsed)
+            return ctx.error("attribute 'round_mode' is '" + mode->proto.s() + "'; it must be up, down or nearest");
+        rounding.e8m0 = *parsed;
+    }
+    return rounding;
 }
 
 static support::Status castTo(KernelContext &ctx, int to)
@@ -154,7 +194,10 @@ static support::Status castTo(KernelContext &ctx, int to)
         ctx.setOutput(0, std::move(*out));
         return support::Status::ok();
     }
-    ctx.setOutput(0, convertTensor(in, to));
+    auto rounding = narrowRounding(ctx);
+    if (!rounding)
+        return rounding.takeError();
+    ctx.setOutput(0, convertTensor(in, to, *rounding));
     return support::Status::ok();
 }
 
@@ -162,7 +205,7 @@ support::Status cast(KernelContext &ctx)
 {
     if (auto st = ctx.requireInputs(1); !st)
         return st;
-    const ir::Attribute *to = ctx.node().attribute("to");
+    const ir::Attribute *to = ctx.attribute("to");
     if (!to)
         return ctx.error("has no 'to' attribute");
     if (to->proto.type() == onnx::AttributeProto::STRING) { // opset 1 spelled the type out: "FLOAT"

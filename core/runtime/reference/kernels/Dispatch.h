@@ -9,6 +9,10 @@
 
 #include <cstdint>
 
+namespace portolan::runtime {
+struct NarrowRounding; // runtime/NarrowTypes.h
+}
+
 namespace portolan::runtime::kernels {
 
 using onnx::TensorProto;
@@ -72,9 +76,12 @@ inline bool isFloatingType(int dataType)
     return dataType == TensorProto::FLOAT || dataType == TensorProto::DOUBLE || isHalfType(dataType);
 }
 
-/// Converts between any two numeric element types (bool, 16-bit floats included) with ONNX Cast
-/// semantics (saturation is not applied: out-of-range float → int is what C++ gives for in-range values).
+/// Converts between any two numeric element types (bool, 16-bit floats and the narrow types included)
+/// with ONNX Cast semantics: out-of-range float → int gives the type's minimum or maximum (NaN the
+/// minimum); a narrow float saturates (Cast's default); the 4- and 2-bit integers wrap.
 Tensor convertTensor(const Tensor &input, int toType);
+/// The same with Cast's `saturate` and `round_mode` for the narrow float types.
+Tensor convertTensor(const Tensor &input, int toType, const NarrowRounding &rounding);
 
 /// float tensor for a float16/bfloat16 one (the type kernels compute 16-bit floats in); others unchanged.
 inline Tensor toComputeType(const Tensor &t) { return isHalfType(t.dataType()) ? convertTensor(t, TensorProto::FLOAT) : t; }

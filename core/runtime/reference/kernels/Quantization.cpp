@@ -1,6 +1,6 @@
-// Quantization kernels: QuantizeLinear and DequantizeLinear (per tensor, or per axis from opset 13),
-// DynamicQuantizeLinear, and MatMulInteger / QLinearMatMul as exact int64 sums through the blocked GEMM.
-// Arithmetic follows the ONNX reference: x / scale in float, rounded half to even, then saturated.
+// Quantization kernels: DynamicQuantizeLinear, and MatMulInteger / QLinearMatMul as exact int64 sums
+// through the blocked GEMM (QuantizeLinear and DequantizeLinear: QuantizeLinear.cpp). Arithmetic
+// follows the ONNX reference: x / scale in float, rounded half to even, then saturated.
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Broadcast.h"
 #include "runtime/reference/kernels/Dispatch.h"
@@ -13,35 +13,6 @@
 namespace portolan::runtime::kernels {
 
 namespace {
-
-/// Where per-axis parameters apply: element i uses parameter (i / inner) % count.
-struct AxisLayout {
-    std::int64_t inner = 1, count = 1;
-};
-
-support::Expected<AxisLayout> axisLayout(KernelContext &ctx, const Tensor &x, const Tensor &scale)
-{
-    if (scale.size() == 1)
-        return AxisLayout{};
-    if (ctx.opset() < 13 || scale.rank() != 1)
-        return ctx.error(std::string("the scale must be a scalar") + (ctx.opset() >= 13 ? " or 1-D" : "") + ", got " +
-                         shapeString(scale.shape()));
-    const auto rank = static_cast<std::int64_t>(x.rank());
-    std::int64_t axis = ctx.attrInt("axis", 1);
-    if (axis < -rank || axis >= rank)
-        return ctx.error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-    axis = axis < 0 ? axis + rank : axis;
-    AxisLayout layout;
-    layout.count = x.dim(static_cast<std::size_t>(axis));
-    for (std::size_t i = static_cast<std::size_t>(axis) + 1; i < x.rank(); ++i)
-        layout.inner *= x.dim(i);
-    return layout;
-}
-
-std::size_t channelOf(std::int64_t i, const AxisLayout &l, std::size_t params)
-{
-    return params == 1 ? 0 : static_cast<std::size_t>((i / l.inner) % l.count);
-}
 
 /// Numpy matmul shapes: A [..., M, K] times B [..., K, N], batch dims broadcast, 1-D operands promoted.
 struct MatMulShape {
@@ -93,96 +64,6 @@ void batchedGemm(const MatMulShape &mm, const std::int32_t *a, const std::int32_
 }
 
 } // namespace
-
-/// Later versions' attributes the kernels do not implement yet: a clear error, never a silent default.
-/// (saturate only changes float8 outputs, which are refused by element type.)
-static support::Status checkUnimplemented(KernelContext &ctx, int outputType)
-{
-    if (const std::int64_t block = ctx.attrInt("block_size", 0); block != 0)
-        return ctx.error("blocked quantization (block_size " + std::to_string(block) + ") is not implemented yet");
-    if (const std::int64_t precision = ctx.attrInt("precision", 0); precision != 0)
-        return ctx.error("precision " + std::to_string(precision) + " is not implemented yet");
-    if (const std::int64_t wanted = ctx.attrInt("output_dtype", 0); wanted != 0 && wanted != outputType)
-        return ctx.error("output_dtype " + ir::dataTypeName(static_cast<int>(wanted)) + " is not implemented yet (the output is " +
-                         ir::dataTypeName(outputType) + ")");
-    return support::Status::ok();
-}
-
-support::Status quantizeLinear(KernelContext &ctx)
-{
-    if (auto st = ctx.requireInputs(2); !st)
-        return st;
-    if (auto st = checkUnimplemented(ctx, ctx.hasInput(2) ? ctx.input(2).dataType() : TensorProto::UINT8); !st)
-        return st;
-    const Tensor &raw = ctx.input(0);
-    const Tensor x = raw.dataType() == TensorProto::INT32 ? convertTensor(raw, TensorProto::DOUBLE) : toComputeType(raw);
-    const Tensor &scale = ctx.input(1);
-    const Tensor &zeroPoint = ctx.input(2);
-    auto layout = axisLayout(ctx, x, scale);
-    if (!layout)
-        return layout.takeError();
-    auto scales = quantParams(ctx, scale, layout->count, "y_scale");
-    auto zeros = quantParams(ctx, zeroPoint, layout->count, "y_zero_point");
-    if (!scales || !zeros)
-        return !scales ? scales.takeError() : zeros.takeError();
-    const int outType = zeroPoint.defined() ? zeroPoint.dataType() : TensorProto::UINT8;
-    auto out = ctx.allocate(outType, x.shape());
-    if (!out)
-        return out.takeError();
-    bool known = false;
-    visitQuantized(outType, [&]<typename Q>() {
-        known = visitFloat(x.dataType(), [&]<typename T>() {
-            // float inputs divide in float as the reference does; int32 inputs (converted above) in double
-            const T *xs = x.data<T>();
-            Q *y = out->mutableData<Q>();
-            for (std::int64_t i = 0; i < x.size(); ++i) {
-                const std::size_t c = channelOf(i, *layout, scales->size());
-                const T q = xs[i] / static_cast<T>((*scales)[c]);
-                y[i] = saturateRound<Q>(static_cast<double>(q), (*zeros)[zeros->size() == 1 ? 0 : c]);
-            }
-        });
-    });
-    if (!known)
-        return ctx.error("QuantizeLinear takes float or int32 x and an int8 or uint8 zero point");
-    ctx.setOutput(0, std::move(*out));
-    return support::Status::ok();
-}
-
-support::Status dequantizeLinear(KernelContext &ctx)
-{
-    if (auto st = ctx.requireInputs(2); !st)
-        return st;
-    if (auto st = checkUnimplemented(ctx, ctx.input(1).dataType()); !st)
-        return st;
-    const Tensor &x = ctx.input(0);
-    const Tensor &zeroPoint = ctx.input(2);
-    if (zeroPoint.defined() && zeroPoint.dataType() != x.dataType())
-        return ctx.error("x_zero_point must have x's element type");
-    auto layout = axisLayout(ctx, x, ctx.input(1));
-    if (!layout)
-        return layout.takeError();
-    auto scales = quantParams(ctx, ctx.input(1), layout->count, "x_scale");
-    auto zeros = quantParams(ctx, zeroPoint, layout->count, "x_zero_point");
-    if (!scales || !zeros)
-        return !scales ? scales.takeError() : zeros.takeError();
-    auto out = ctx.allocate(TensorProto::FLOAT, x.shape());
-    if (!out)
-        return out.takeError();
-    auto run = [&]<typename T>() {
-        float *y = out->mutableData<float>();
-        for (std::int64_t i = 0; i < x.size(); ++i) {
-            const std::size_t c = channelOf(i, *layout, scales->size());
-            const auto zp = static_cast<float>((*zeros)[zeros->size() == 1 ? 0 : c]);
-            y[i] = (static_cast<float>(x.data<T>()[i]) - zp) * static_cast<float>((*scales)[c]);
-        }
-    };
-    if (x.dataType() == TensorProto::INT32)
-        run.template operator()<std::int32_t>();
-    else if (!visitQuantized(x.dataType(), run))
-        return ctx.error("DequantizeLinear takes int8, uint8 or int32 x, not " + ir::dataTypeName(x.dataType()));
-    ctx.setOutput(0, std::move(*out));
-    return support::Status::ok();
-}
 
 /// uint8 quantization of x over [min(0, min x), max(0, max x)], computed in float as the reference does.
 support::Status dynamicQuantizeLinear(KernelContext &ctx)

@@ -6,6 +6,7 @@
 #include "ir/Type.h"
 #include "passes/Match.h"
 #include "runtime/TensorProtoIO.h"
+#include "runtime/reference/AttributeGuard.h"
 #include "runtime/reference/KernelRegistry.h"
 
 #include <algorithm>
@@ -84,6 +85,8 @@ support::Expected<std::vector<Tensor>> evaluateNode(const ir::Model &model, cons
     runtime::NoSubgraphs subgraphs("constant evaluation runs no subgraphs");
     runtime::KernelContext context(model, node, opset, std::move(pointers), budget, subgraphs);
     if (auto status = kernel(context); !status)
+        return status.error();
+    if (auto status = runtime::checkAttributesHonoured(context, "Portolan's reference kernel"); !status)
         return status.error();
     std::vector<Tensor> outputs(node.outputs.size());
     for (std::size_t k = 0; k < node.outputs.size(); ++k) {

@@ -2,6 +2,7 @@
 // for bad runs (missing kernels listed at once, wrong feeds, terabyte allocations, endless loops).
 #include "support/TestSupport.h"
 
+#include "runtime/reference/AttributeGuard.h"
 #include "runtime/reference/Interpreter.h"
 
 #include <QtTest>
@@ -191,6 +192,35 @@ private slots:
         QVERIFY(out.hasValue());
         QVERIFY2(interpreter.lastStats().peakBytes <= 3u << 20,
                  qPrintable(QString::number(interpreter.lastStats().peakBytes)));
+    }
+
+    // The guard behind "no kernel ignores an attribute": an attribute no lookup read is an error
+    // unless it holds its schema default.
+    void anAttributeNoLookupReadIsNamedUnlessDefault()
+    {
+        auto loaded = test::loadModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+            g (float[1,2,4,4] x, float[2,1,3,3] w) => (float[1,2,2,2] y, float[1,2,2,2] z) {
+                y = Conv <group = 2> (x, w)
+                z = Conv <group = 1> (x, w)
+            })");
+        QVERIFY(loaded.hasValue());
+        const ir::Model &model = *loaded->model;
+        const ir::Graph &main = model.graph(model.mainGraph());
+        runtime::MemoryBudget budget;
+        runtime::NoSubgraphs noSubgraphs("none");
+        const ir::Node &grouped = model.node(main.nodes[0]);
+        runtime::KernelContext unread(model, grouped, 17, {}, budget, noSubgraphs);
+        QCOMPARE(runtime::ignoredAttribute(unread), std::optional<std::string>("group = 2"));
+        const auto status = runtime::checkAttributesHonoured(unread, "a test kernel");
+        QVERIFY(!status);
+        QVERIFY2(status.error().primary.message.find("attribute group = 2 is not implemented by a test kernel for Conv-11") !=
+                     std::string::npos, status.error().primary.message.c_str());
+        runtime::KernelContext read(model, grouped, 17, {}, budget, noSubgraphs);
+        QCOMPARE(read.attrInt("group", 1), std::int64_t(2));
+        QVERIFY(!runtime::ignoredAttribute(read));
+        const ir::Node &plain = model.node(main.nodes[1]); // group = 1 is Conv's default: ignoring it changes nothing
+        runtime::KernelContext defaulted(model, plain, 17, {}, budget, noSubgraphs);
+        QVERIFY(!runtime::ignoredAttribute(defaulted));
     }
 };
 

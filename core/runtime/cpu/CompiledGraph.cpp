@@ -10,6 +10,7 @@
 #include "runtime/ModelConstants.h"
 #include "runtime/cpu/Calibration.h"
 #include "runtime/cpu/OneDnn.h"
+#include "runtime/reference/AttributeGuard.h"
 #include "runtime/reference/KernelRegistry.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -377,6 +378,11 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
             profile.whyFallback = "a shape is unknown at compile time";
         } else {
             step.kernel = factory(binding, profile.whyFallback);
+            if (step.kernel)
+                if (const auto ignored = ignoredAttribute(attributes)) { // the reference kernel may have it
+                    step.kernel.reset();
+                    profile.whyFallback = "the native kernel does not implement attribute " + *ignored;
+                }
         }
         if (step.kernel) {
             profile.implementation = step.kernel->implementation();

@@ -121,7 +121,11 @@ std::unique_ptr<CpuKernel> makeConvKernel(const NodeBinding &b, std::string &why
         return nullptr;
     }
     const Shape xSpatial(x->shape.begin() + 2, x->shape.end());
-    Shape kernel(w->shape.begin() + 2, w->shape.end());
+    const Shape kernel(w->shape.begin() + 2, w->shape.end());
+    if (kernels::kernelShape(b.attributes, kernel) != kernel) {
+        whyNot = "kernel_shape does not match the weights";
+        return nullptr;
+    }
     auto window = kernels::makeWindow(b.attributes, xSpatial, kernel, false);
     if (!window) {
         whyNot = window.error().format();

@@ -10,6 +10,7 @@
 #include "runtime/cuda/CudaError.h"
 #include "runtime/cuda/DeviceKernels.h"
 #include "runtime/cuda/ObservedDownloads.h"
+#include "runtime/reference/AttributeGuard.h"
 #include "runtime/reference/KernelRegistry.h"
 #include "runtime/reference/kernels/Dispatch.h"
 
@@ -380,6 +381,11 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
             else
                 try {
                     step.kernel = factory(binding, setup, profile.whyFallback);
+                    if (step.kernel)
+                        if (const auto ignored = ignoredAttribute(attributes)) { // the CPU's kernels may have it
+                            step.kernel.reset();
+                            profile.whyFallback = "the CUDA kernel does not implement attribute " + *ignored;
+                        }
                 } catch (const std::exception &e) { // a library that declines (no cuBLASLt algorithm…): the CPU runs it
                     profile.whyFallback = e.what();
                 }

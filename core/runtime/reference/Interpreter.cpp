@@ -8,6 +8,7 @@
 #include "ir/Topology.h"
 #include "ir/Type.h"
 #include "runtime/TensorProtoIO.h"
+#include "runtime/reference/AttributeGuard.h"
 #include "runtime/reference/KernelRegistry.h"
 
 #include <map>
@@ -198,6 +199,8 @@ support::Expected<std::vector<RuntimeValue>> Interpreter::Execution::runNode(con
     KernelContext ctx(m_model, node, opset, std::move(inputs), m_budget, *this);
     m_current = &frame;
     if (auto st = kernel(ctx); !st)
+        return st.error();
+    if (auto st = checkAttributesHonoured(ctx, "Portolan's reference kernel"); !st)
         return st.error();
     ++m_nodesRun;
 

@@ -12,8 +12,27 @@ namespace portolan::runtime {
 KernelContext::KernelContext(const ir::Model &model, const ir::Node &node, int opset,
                              std::vector<const RuntimeValue *> inputs, MemoryBudget &budget, SubgraphRunner &subgraphs)
     : m_model(model), m_node(node), m_opset(opset), m_inputs(std::move(inputs)), m_outputs(node.outputs.size()),
-      m_budget(budget), m_subgraphs(subgraphs)
+      m_budget(budget), m_subgraphs(subgraphs), m_attributeRead(node.attributes.size(), false)
 {
+}
+
+const ir::Attribute *KernelContext::attribute(const char *name) const
+{
+    for (std::size_t i = 0; i < m_node.attributes.size(); ++i)
+        if (m_node.attributes[i].name() == name) {
+            m_attributeRead[i] = true;
+            return &m_node.attributes[i];
+        }
+    return nullptr;
+}
+
+std::vector<const ir::Attribute *> KernelContext::unreadAttributes() const
+{
+    std::vector<const ir::Attribute *> unread;
+    for (std::size_t i = 0; i < m_node.attributes.size(); ++i)
+        if (!m_attributeRead[i])
+            unread.push_back(&m_node.attributes[i]);
+    return unread;
 }
 
 bool KernelContext::hasInput(std::size_t i) const
@@ -37,49 +56,49 @@ support::Status KernelContext::requireInputs(std::size_t required) const
 
 std::int64_t KernelContext::attrInt(const char *name, std::int64_t fallback) const
 {
-    const ir::Attribute *a = m_node.attribute(name);
+    const ir::Attribute *a = attribute(name);
     return a ? a->proto.i() : fallback;
 }
 
 float KernelContext::attrFloat(const char *name, float fallback) const
 {
-    const ir::Attribute *a = m_node.attribute(name);
+    const ir::Attribute *a = attribute(name);
     return a ? a->proto.f() : fallback;
 }
 
 std::string KernelContext::attrString(const char *name, const std::string &fallback) const
 {
-    const ir::Attribute *a = m_node.attribute(name);
+    const ir::Attribute *a = attribute(name);
     return a ? a->proto.s() : fallback;
 }
 
 std::vector<std::int64_t> KernelContext::attrInts(const char *name) const
 {
-    const ir::Attribute *a = m_node.attribute(name);
+    const ir::Attribute *a = attribute(name);
     return a ? std::vector<std::int64_t>(a->proto.ints().begin(), a->proto.ints().end()) : std::vector<std::int64_t>{};
 }
 
 std::vector<float> KernelContext::attrFloats(const char *name) const
 {
-    const ir::Attribute *a = m_node.attribute(name);
+    const ir::Attribute *a = attribute(name);
     return a ? std::vector<float>(a->proto.floats().begin(), a->proto.floats().end()) : std::vector<float>{};
 }
 
 std::vector<std::string> KernelContext::attrStrings(const char *name) const
 {
-    const ir::Attribute *a = m_node.attribute(name);
+    const ir::Attribute *a = attribute(name);
     return a ? std::vector<std::string>(a->proto.strings().begin(), a->proto.strings().end()) : std::vector<std::string>{};
 }
 
 const onnx::TensorProto *KernelContext::attrTensor(const char *name) const
 {
-    const ir::Attribute *a = m_node.attribute(name);
+    const ir::Attribute *a = attribute(name);
     return a && a->proto.has_t() ? &a->proto.t() : nullptr;
 }
 
 ir::GraphId KernelContext::attrGraph(const char *name) const
 {
-    const ir::Attribute *a = m_node.attribute(name);
+    const ir::Attribute *a = attribute(name);
     return a && !a->subgraphs.empty() ? a->subgraphs.front() : ir::GraphId();
 }
 

@@ -67,7 +67,11 @@ public:
     support::Status requireInputs(std::size_t required) const;
 
     // --- attributes (the schema's defaults are the caller's fallback) ---
-    bool hasAttribute(const char *name) const { return m_node.attribute(name) != nullptr; }
+    // Every lookup marks the attribute as read: after the kernel, an attribute it never read must
+    // hold its schema default (checkAttributesHonoured), so none is silently ignored.
+    bool hasAttribute(const char *name) const { return attribute(name) != nullptr; }
+    /// The attribute itself (nullptr when the node has none of that name).
+    const ir::Attribute *attribute(const char *name) const;
     std::int64_t attrInt(const char *name, std::int64_t fallback) const;
     float attrFloat(const char *name, float fallback) const;
     std::string attrString(const char *name, const std::string &fallback = {}) const;
@@ -76,6 +80,8 @@ public:
     std::vector<std::string> attrStrings(const char *name) const;
     const onnx::TensorProto *attrTensor(const char *name) const;
     ir::GraphId attrGraph(const char *name) const;
+    /// The node's attributes no lookup above asked for.
+    std::vector<const ir::Attribute *> unreadAttributes() const;
 
     // --- outputs ---
     std::size_t outputCount() const { return m_node.outputs.size(); }
@@ -108,6 +114,7 @@ private:
     std::vector<RuntimeValue> m_outputs;
     MemoryBudget &m_budget;
     std::size_t m_allocatedHere = 0; // bytes allocate() handed out during this kernel call
+    mutable std::vector<bool> m_attributeRead; // by index in m_node.attributes
     SubgraphRunner &m_subgraphs;
 };
 

@@ -27,12 +27,12 @@ Tensor legacyAlign(const KernelContext &ctx, const Tensor &a, const Tensor &b)
         shape[0] = b.size();
         return b.reshaped(shape);
     }
-    if (ctx.opset() >= 7 || ctx.attrInt("broadcast", 0) == 0 || b.rank() == a.rank())
+    if (ctx.opset() >= 7 || ctx.attrInt("broadcast", 0) == 0)
         return b;
     const auto rankA = static_cast<std::int64_t>(a.rank());
     const auto rankB = static_cast<std::int64_t>(b.rank());
     const std::int64_t axis = ctx.attrInt("axis", rankA - rankB);
-    if (axis < 0 || axis + rankB > rankA)
+    if (rankA == rankB || axis < 0 || axis + rankB > rankA)
         return b;
     Shape shape(static_cast<std::size_t>(axis), 1);
     shape.insert(shape.end(), b.shape().begin(), b.shape().end());

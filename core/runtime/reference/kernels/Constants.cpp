@@ -16,7 +16,7 @@ namespace portolan::runtime::kernels {
 
 support::Status constant(KernelContext &ctx)
 {
-    const ir::Attribute *valueAttribute = ctx.node().attribute("value");
+    const ir::Attribute *valueAttribute = ctx.attribute("value");
     if (valueAttribute && valueAttribute->externalTensor) {
         auto tensor = tensorFromInitializer(valueAttribute->externalTensor);
         if (!tensor)
@@ -101,6 +101,7 @@ support::Status dropout(KernelContext &ctx)
         return st;
     const Tensor &x = ctx.input(0);
     float ratio = ctx.attrFloat("ratio", 0.5f);
+    const auto seed = static_cast<std::uint32_t>(ctx.attrInt("seed", 0)); // only training draws from it
     bool training = ctx.opset() < 7 && ctx.attrInt("is_test", 0) == 0;
     if (ctx.opset() >= 12) {
         training = false;
@@ -121,7 +122,7 @@ support::Status dropout(KernelContext &ctx)
     } else {
         if (!visitFloat(toComputeType(x).dataType(), [] <typename T>() {}))
             return ctx.error("training-mode Dropout needs a float input");
-        std::mt19937 rng(static_cast<std::uint32_t>(ctx.attrInt("seed", 0)));
+        std::mt19937 rng(seed);
         std::bernoulli_distribution keep(1.0 - ratio);
         Tensor in = toComputeType(x);
         Tensor out = Tensor::zeros(in.dataType(), in.shape());

@@ -64,7 +64,9 @@ support::Status ifElse(KernelContext &ctx)
     auto cond = condition(ctx, ctx.inputValue(0), "the condition");
     if (!cond)
         return cond.takeError();
-    const ir::GraphId branch = ctx.attrGraph(*cond ? "then_branch" : "else_branch");
+    // both branches are required, whichever one runs
+    const ir::GraphId thenBranch = ctx.attrGraph("then_branch"), elseBranch = ctx.attrGraph("else_branch");
+    const ir::GraphId branch = *cond ? thenBranch : elseBranch;
     if (!branch.valid())
         return ctx.error(std::string("has no ") + (*cond ? "then_branch" : "else_branch"));
     auto outputs = runBody(ctx, branch, {}, ctx.outputCount());

@@ -313,7 +313,7 @@ support::Status split(KernelContext &ctx)
     const std::int64_t dim = x.dim(*axis);
     const auto parts = static_cast<std::int64_t>(ctx.outputCount());
     std::vector<std::int64_t> lengths = sizes->value_or(std::vector<std::int64_t>{});
-    if (const ir::Attribute *numOutputs = ctx.opset() >= 18 ? ctx.node().attribute("num_outputs") : nullptr) {
+    if (const ir::Attribute *numOutputs = ctx.opset() >= 18 ? ctx.attribute("num_outputs") : nullptr) {
         // Split-18: chunks of ceil(dim / n), the last one smaller when the dim does not divide evenly
         const std::int64_t n = numOutputs->proto.i();
         if (!lengths.empty())

@@ -154,6 +154,10 @@ support::Status gemm(KernelContext &ctx)
         if ((cm != 1 && cm != M) || (cn != 1 && cn != N))
             return ctx.error("C " + shapeString(c.shape()) + " does not broadcast to [" + std::to_string(M) + "," +
                              std::to_string(N) + "]");
+        // before opset 7, broadcast = 0 (the default) asked C to be exactly [M, N]
+        if (ctx.node().domain.empty() && ctx.opset() < 7 && ctx.attrInt("broadcast", 0) == 0 && (c.rank() != 2 || cm != M || cn != N))
+            return ctx.error("C " + shapeString(c.shape()) + " is not [" + std::to_string(M) + "," + std::to_string(N) +
+                             "] and broadcast is 0");
         cRowStride = cm == 1 ? 0 : cn;
         cColStride = cn == 1 ? 0 : 1;
     }

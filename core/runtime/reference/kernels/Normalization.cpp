@@ -165,7 +165,7 @@ support::Status batchNormalization(KernelContext &ctx)
         return st;
     const std::int64_t channels = x.dim(1), spatial = x.size() / std::max<std::int64_t>(1, x.dim(0) * channels);
     const bool training = ctx.opset() >= 14 ? ctx.attrInt("training_mode", 0) != 0
-                                            : ctx.outputCount() > 1 && ctx.attrInt("is_test", 0) == 0;
+                                            : ctx.attrInt("is_test", 0) == 0 && ctx.outputCount() > 1;
     // Opsets before 9 with spatial=0 keep one parameter per (channel, position).
     const bool perPosition = ctx.opset() < 9 && ctx.attrInt("spatial", 1) == 0;
     const std::int64_t count = perPosition ? channels * spatial : channels;

@@ -70,7 +70,7 @@ std::vector<double> paddedCounts(const Window &w)
 /// The Lp exponent: a float attribute in opset 1, an int from opset 2.
 double lpExponent(const KernelContext &ctx)
 {
-    const ir::Attribute *a = ctx.node().attribute("p");
+    const ir::Attribute *a = ctx.attribute("p");
     if (!a)
         return 2.0;
     return a->proto.type() == onnx::AttributeProto::FLOAT ? a->proto.f() : static_cast<double>(a->proto.i());

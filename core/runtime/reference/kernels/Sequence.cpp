@@ -457,7 +457,7 @@ support::Status optionalWrap(KernelContext &ctx)
         ctx.setOutputValue(0, *v);
         return support::Status::ok();
     }
-    const ir::Attribute *type = ctx.node().attribute("type");
+    const ir::Attribute *type = ctx.attribute("type");
     if (!type || !type->proto.has_tp())
         return ctx.error("an Optional without input needs the type attribute");
     const onnx::TypeProto &tp = type->proto.tp();

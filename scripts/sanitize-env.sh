@@ -24,3 +24,5 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}"
 export LSAN_OPTIONS="suppressions=$(pwd)/scripts/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export QT_QPA_PLATFORM=offscreen
+# The tests' waits for a portolan process (tests/support/CliSupport.cpp) stretch by this factor.
+export PORTOLAN_TEST_TIME_SCALE="${PORTOLAN_TEST_TIME_SCALE:-5}"

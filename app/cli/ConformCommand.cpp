@@ -7,13 +7,13 @@
 #include "conform/Conformance.h"
 #include "ir/ModelLoader.h"
 #include "support/JsonWriter.h"
+#include "support/StagedFile.h"
 
 #include <climits>
 #include <regex>
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 namespace portolan::cli {
 
@@ -161,10 +161,9 @@ int runConform(const QStringList &arguments)
         std::printf("\nconform: %s\n", totalsLine(report).c_str());
     }
     if (parser.isSet(markdown)) {
-        std::ofstream out(parser.value(markdown).toStdString(), std::ios::trunc);
-        out << reportMarkdown(report, arguments, title);
-        if (!out) {
-            std::fprintf(stderr, "portolan conform: error: cannot write %s\n", qPrintable(parser.value(markdown)));
+        const auto overwrite = parser.isSet(force) ? support::Overwrite::Allow : support::Overwrite::Refuse;
+        if (auto st = support::writeFileWhole(parser.value(markdown).toStdString(), reportMarkdown(report, arguments, title), overwrite); !st) {
+            std::fprintf(stderr, "portolan conform: error: %s\n", st.error().format().c_str());
             return kExitUsage;
         }
     }

@@ -188,7 +188,7 @@ support::Status writePortReport(const report::PortReport &report, const std::str
         return support::makeError("file-exists", "already exists (use --force to replace it)", path);
     if (extension == ".pdf") {
 #ifdef PORTOLAN_HAVE_GUI
-        return views::writeReportPdf(report, QString::fromStdString(path));
+        return views::writeReportPdf(report, QString::fromStdString(path), force ? support::Overwrite::Allow : support::Overwrite::Refuse);
 #else
         return support::makeError("no-gui", "this portolan was built without the GUI (PORTOLAN_BUILD_GUI=OFF), whose "
                                             "renderer writes PDFs: write .html and print it", path);

@@ -24,6 +24,7 @@
 #include "runtime/TestDataSet.h"
 #include "runtime/reference/Interpreter.h"
 #include "support/JsonWriter.h"
+#include "support/StagedFile.h"
 #include "support/TextColumn.h"
 
 #include <algorithm>
@@ -31,7 +32,6 @@
 #include <climits>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 
@@ -106,8 +106,7 @@ public:
         m_manifest.endArray();
         if (!m_error.empty())
             return support::makeError("cannot-write", m_error, m_dir);
-        std::ofstream(m_dir + "/manifest.json") << m_manifest.str() << "\n";
-        return support::Status::ok();
+        return support::writeFileWhole(m_dir + "/manifest.json", m_manifest.str() + "\n", support::Overwrite::Allow);
     }
 
     std::size_t count() const { return m_count; }
@@ -397,7 +396,8 @@ int runRun(const QStringList &arguments)
             manifest.endObject();
         }
         manifest.endArray();
-        std::ofstream(dir + "/manifest.json") << manifest.str() << "\n";
+        if (auto st = support::writeFileWhole(dir + "/manifest.json", manifest.str() + "\n", support::Overwrite::Allow); !st)
+            return fail(st.error().format());
     }
 
     const auto &referenceStats = interpreter.lastStats();

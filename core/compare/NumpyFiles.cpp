@@ -4,6 +4,7 @@
 
 #include "ir/Type.h"
 #include "runtime/TensorProtoIO.h"
+#include "support/StagedFile.h"
 
 #include <filesystem>
 
@@ -138,15 +139,15 @@ support::Status writeNpyFile(const runtime::Tensor &tensor, const std::string &p
                          "', 'fortran_order': False, 'shape': (" + shape + "), }";
     header.append(64 - (10 + header.size() + 1) % 64, ' '); // the data starts 64-byte aligned
     header += '\n';
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
     const unsigned char length[2] = {static_cast<unsigned char>(header.size() & 0xff), static_cast<unsigned char>(header.size() >> 8)};
-    out.write("\x93NUMPY\x01\x00", 8);
-    out.write(reinterpret_cast<const char *>(length), 2);
-    out << header;
-    out.write(reinterpret_cast<const char *>(tensor.rawData()), static_cast<std::streamsize>(tensor.byteSize()));
-    if (!out)
-        return makeError("cannot-write", "cannot write the file", path);
-    return support::Status::ok();
+    const std::string prefix = std::string("\x93NUMPY\x01\x00", 8) + std::string(reinterpret_cast<const char *>(length), 2) + header;
+    return support::writeFileWhole(
+        path,
+        [&](int fd) {
+            return support::writeAll(fd, prefix.data(), prefix.size()) &&
+                   support::writeAll(fd, tensor.rawData(), tensor.byteSize());
+        },
+        support::Overwrite::Refuse);
 }
 
 support::Expected<std::vector<std::pair<std::string, runtime::Tensor>>> readNpzFile(const std::string &path)

@@ -203,21 +203,6 @@ std::map<std::string, std::span<const std::byte>> externalBytes(const Model &mod
     return out;
 }
 
-bool writeAll(int fd, const void *data, std::size_t size)
-{
-    const auto *bytes = static_cast<const char *>(data);
-    while (size > 0) {
-        const ssize_t n = ::write(fd, bytes, size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        bytes += n;
-        size -= static_cast<std::size_t>(n);
-    }
-    return true;
-}
-
 /// Every EXTERNAL tensor of `graph` (and its subgraphs), for rewriting its reference.
 void collectExternal(onnx::GraphProto &graph, std::vector<onnx::TensorProto *> &out)
 {
@@ -248,7 +233,7 @@ support::Status relocateExternalData(const Model &model, onnx::ModelProto &proto
         if (found == bytesOf.end())
             return support::makeError("cannot-write", "the bytes of external tensor '" + t->name() + "' are not loaded", model.sourcePath);
         const std::size_t pad = (64 - offset % 64) % 64;
-        if (!writeAll(data, zeros, pad) || !writeAll(data, found->second.data(), found->second.size()))
+        if (!support::writeAll(data, zeros, pad) || !support::writeAll(data, found->second.data(), found->second.size()))
             return support::makeError("cannot-write", "writing the external data failed (disk full?)", location);
         offset += pad;
         t->clear_external_data();

@@ -8,10 +8,10 @@
 #include "passes/NumericCheck.h"
 #include "passes/Pass.h"
 #include "passes/Verifier.h"
+#include "support/StagedFile.h"
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 
 namespace portolan::passes {
 
@@ -52,7 +52,8 @@ std::string writeReproducer(const std::string &dumpDir, const ir::Model &input, 
     std::filesystem::create_directories(dir, ec);
     if (!ir::saveModelFile(input, (dir / "model.onnx").string(), ir::Overwrite::Allow))
         return {};
-    std::ofstream((dir / "pipeline.txt").string()) << invocation.str() << "\n";
+    if (!support::writeFileWhole((dir / "pipeline.txt").string(), invocation.str() + "\n", support::Overwrite::Allow))
+        return {};
     return dir.string();
 }
 

@@ -82,23 +82,24 @@ Status writeFileWhole(const std::string &path, const std::function<bool(int fd)>
     return staged->commit(write(staged->fd()), overwrite);
 }
 
+bool writeAll(int fd, const void *data, std::size_t size)
+{
+    const auto *bytes = static_cast<const char *>(data);
+    while (size > 0) {
+        const ssize_t n = ::write(fd, bytes, size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        bytes += n;
+        size -= static_cast<std::size_t>(n);
+    }
+    return true;
+}
+
 Status writeFileWhole(const std::string &path, std::string_view bytes, Overwrite overwrite)
 {
-    return writeFileWhole(
-        path,
-        [bytes](int fd) {
-            std::size_t done = 0;
-            while (done < bytes.size()) {
-                const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-                if (n < 0 && errno == EINTR)
-                    continue;
-                if (n <= 0)
-                    return false;
-                done += static_cast<std::size_t>(n);
-            }
-            return true;
-        },
-        overwrite);
+    return writeFileWhole(path, [bytes](int fd) { return writeAll(fd, bytes.data(), bytes.size()); }, overwrite);
 }
 
 } // namespace portolan::support

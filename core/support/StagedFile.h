@@ -6,6 +6,7 @@
 
 #include "support/Expected.h"
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,9 @@ private:
     int m_fd = -1;
     bool m_committed = false;
 };
+
+/// Writes all `size` bytes to `fd`, retrying short and interrupted writes; false on an error.
+bool writeAll(int fd, const void *data, std::size_t size);
 
 /// Writes `bytes` to `path` through a StagedFile.
 Status writeFileWhole(const std::string &path, std::string_view bytes, Overwrite overwrite);

@@ -135,6 +135,7 @@ private slots:
             for (std::size_t i = first; i < std::min(models.size(), first + kBatch); ++i)
                 args << QString::fromStdString(models[i]);
             const Run r = runPortolan(args);
+            QVERIFY2(r.exitCode >= 0, r.exitCode == -1 ? "portolan inspect timed out" : "portolan inspect crashed");
             QJsonParseError error{};
             const QJsonArray docs = QJsonDocument::fromJson(r.out, &error).array();
             QCOMPARE(error.error, QJsonParseError::NoError);

@@ -2,11 +2,18 @@
 #include "support/CliSupport.h"
 
 #include <QProcess>
+#include <QtGlobal>
+
+#include <climits>
 
 namespace portolan::test {
 
 CliRun runPortolan(const QStringList &args, int timeoutMs)
 {
+    bool scaled = false;
+    const int scale = qEnvironmentVariableIntValue("PORTOLAN_TEST_TIME_SCALE", &scaled);
+    if (scaled && scale > 1)
+        timeoutMs = timeoutMs > INT_MAX / scale ? INT_MAX : timeoutMs * scale;
     QProcess p;
     p.start(PORTOLAN_BINARY, args);
     if (!p.waitForFinished(timeoutMs)) {

@@ -12,7 +12,8 @@ struct CliRun {
     QByteArray err;
 };
 
-/// Runs the built `portolan` with `args` and waits up to `timeoutMs`.
+/// Runs the built `portolan` with `args` and waits up to `timeoutMs`, times PORTOLAN_TEST_TIME_SCALE
+/// when set (scripts/sanitize-env.sh sets it: a sanitized build runs several times slower).
 CliRun runPortolan(const QStringList &args, int timeoutMs = 60000);
 
 } // namespace portolan::test

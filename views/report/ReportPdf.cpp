@@ -4,7 +4,7 @@
 #include "report/ReportPdf.h"
 
 #include <QAbstractTextDocumentLayout>
-#include <QFile>
+#include <QBuffer>
 #include <QGuiApplication>
 #include <QImage>
 #include <QPageLayout>
@@ -60,12 +60,14 @@ void layOutReport(const report::PortReport &report, QTextDocument &document, int
     document.setHtml(QString::fromStdString(report::reportHtml(page, images)));
 }
 
-support::Status writeReportPdf(const report::PortReport &report, const QString &path)
+support::Status writeReportPdf(const report::PortReport &report, const QString &path, support::Overwrite overwrite)
 {
     if (!qobject_cast<QGuiApplication *>(QCoreApplication::instance()))
         return support::makeError("no-gui", "rendering a PDF needs a QGuiApplication", path.toStdString());
+    QBuffer rendered;
+    rendered.open(QIODevice::WriteOnly);
     {
-        QPdfWriter pdf(path);
+        QPdfWriter pdf(&rendered);
         pdf.setResolution(300);
         pdf.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(14, 14, 14, 14), QPageLayout::Millimeter));
         pdf.setTitle(QString::fromStdString("Port report: " + report.model));
@@ -94,11 +96,11 @@ support::Status writeReportPdf(const report::PortReport &report, const QString &
             document.drawContents(&painter, QRectF(QPointF(0, laidOut.height() * i), laidOut));
             painter.restore();
         }
-    } // the file is complete once the writer is gone
-    const QFile written(path);
-    if (!written.exists() || written.size() == 0)
-        return support::makeError("cannot-write", "cannot write the PDF", path.toStdString());
-    return support::Status::ok();
+    } // the PDF is complete once the writer is gone
+    const QByteArray &bytes = rendered.data();
+    if (bytes.isEmpty())
+        return support::makeError("cannot-write", "rendering the PDF produced no bytes", path.toStdString());
+    return support::writeFileWhole(path.toStdString(), std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), overwrite);
 }
 
 } // namespace portolan::views

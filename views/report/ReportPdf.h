@@ -5,6 +5,7 @@
 
 #include "report/PortReport.h"
 #include "support/Expected.h"
+#include "support/StagedFile.h"
 
 #include <QString>
 
@@ -16,7 +17,8 @@ namespace portolan::views {
 /// image resource; at most a page's worth of suspects.
 void layOutReport(const report::PortReport &report, QTextDocument &document, int width, int dpi);
 
-/// Writes the report to `path` as a PDF (A4). Needs a QGuiApplication.
-support::Status writeReportPdf(const report::PortReport &report, const QString &path);
+/// Writes the report to `path` as a PDF (A4), whole or not at all (support::writeFileWhole). Needs a
+/// QGuiApplication.
+support::Status writeReportPdf(const report::PortReport &report, const QString &path, support::Overwrite overwrite);
 
 } // namespace portolan::views

@@ -12,6 +12,8 @@
 
 #include <QtTest>
 
+#include <set>
+
 #include <filesystem>
 #include <fstream>
 
@@ -81,6 +83,10 @@ private slots:
 
     void conformanceShapesAreInferred()
     {
+        // axes, a shape or Range's operands fed as graph inputs: no inference can know these dims
+        const std::set<std::string> kShapeFromRunTimeValues = {
+            "test_reduce_max_axes_fed_at_run_time", "test_constant_of_shape_opset21",
+            "test_range_27_float16_descending", "test_range_27_float16_double_stash", "test_range_27_float16_past_2048"};
         const auto cases = conform::findCases({std::string(PORTOLAN_SOURCE_DIR) + "/tests/data/conformance"});
         QVERIFY(cases.size() >= 74);
         int outputsChecked = 0, staticOutputs = 0;
@@ -106,15 +112,18 @@ private slots:
                     continue;
                 const auto dims = analysis::staticDims(inferred->second);
                 QVERIFY2(tensorType.shape().dim_size() == expected->dims_size(), (where + ": rank of " + dimsText(inferred->second)).c_str());
-                if (!dims)
+                if (!dims) { // only a shape computed from a value fed at run time may stay unknown
+                    const std::string test = std::filesystem::path(dir).filename().string();
+                    QVERIFY2(kShapeFromRunTimeValues.contains(test), (where + ": no static shape").c_str());
                     continue;
+                }
                 const std::vector<std::int64_t> truth(expected->dims().begin(), expected->dims().end());
                 QVERIFY2(*dims == truth, (where + ": inferred " + dimsText(inferred->second)).c_str());
                 ++staticOutputs;
             }
         }
         qInfo("%d outputs typed, %d with a static shape equal to ONNX Runtime's", outputsChecked, staticOutputs);
-        QVERIFY(staticOutputs >= outputsChecked - 2); // the ones whose axes arrive at run time stay dynamic
+        QCOMPARE(staticOutputs, outputsChecked - int(kShapeFromRunTimeValues.size()));
     }
 };
 

@@ -21,9 +21,13 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+import cases_tensor  # the opset 18-26 op families, one file each beside this one
+import cases_transformer
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.environ.get("PORTOLAN_ORT_RUNNER", "")
 RNG = np.random.default_rng(20261207)
+ORT_NEWEST_OPSET = 26  # ONNX Runtime 1.30 refuses opset 27 ("under development")
 CASES = []  # (opset, name, model, inputs as [(name, array)], exact outputs or None)
 
 ELEM = {np.float32: TensorProto.FLOAT, np.int64: TensorProto.INT64, np.int32: TensorProto.INT32,
@@ -279,6 +283,8 @@ def main():
     unchanged_ops_at_new_opsets()
     new_ops()
     narrow_types()
+    for family in (cases_tensor, cases_transformer): # appended last: the older cases keep their seeded data
+        family.add_cases(case, floats, RNG)
     for entry in os.listdir(HERE):
         if entry.startswith("opset") and os.path.isdir(os.path.join(HERE, entry)):
             shutil.rmtree(os.path.join(HERE, entry))
@@ -290,14 +296,17 @@ def main():
         onnx.save(model, os.path.join(folder, "model.onnx"))
         with tempfile.TemporaryDirectory() as scratch:
             outputs, why = expected_outputs(os.path.join(folder, "model.onnx"), inputs, scratch)
-        if outputs is None:
+        if outputs is None and (exact is None or opset <= ORT_NEWEST_OPSET):
             refused.append(f"{name}: {why}")
             shutil.rmtree(folder)
             continue
+        if outputs is None:  # an opset ONNX Runtime does not run yet: the spec's numbers alone
+            outputs = {}
+            print(f"{name}: opset {opset} expected outputs from numpy only (ONNX Runtime runs up to {ORT_NEWEST_OPSET})")
         if exact is not None:
             computed = exact(dict(inputs))
             for out_name, value in computed.items():
-                if not np.allclose(outputs[out_name], value, rtol=1e-4, atol=1e-5):
+                if out_name in outputs and not np.allclose(outputs[out_name], value, rtol=1e-4, atol=1e-5):
                     sys.exit(f"{name}: ONNX Runtime and numpy disagree on {out_name}")
             outputs.update(computed)
         for k, (input_name, array) in enumerate(inputs):

@@ -1,4 +1,4 @@
-// Ordering kernels: TopK, Unique, CumSum, ArgMax and ArgMin (NaN sorts above every number, as in numpy).
+// Ordering kernels: TopK, Unique, CumSum, CumProd, ArgMax and ArgMin (NaN sorts above every number, as in numpy).
 #include "runtime/reference/kernels/DataMovement.h"
 #include "runtime/reference/kernels/TensorOps.h"
 
@@ -159,7 +159,13 @@ support::Status unique(KernelContext &ctx)
     return support::Status::ok();
 }
 
-support::Status cumSum(KernelContext &ctx)
+namespace {
+
+enum class Cumulation { Sum, Product };
+
+/// CumSum and CumProd: the axis comes from a one-element integer input, `exclusive` leaves each
+/// element out of its own result and `reverse` runs from the end of the axis.
+support::Status cumulate(KernelContext &ctx, Cumulation op)
 {
     if (auto st = ctx.requireInputs(2); !st)
         return st;
@@ -177,20 +183,25 @@ support::Status cumSum(KernelContext &ctx)
     if (!out)
         return out.takeError();
     if (!visitNumeric(x.dataType(), [&]<typename T>() {
-            // Floats sum in double; integers in uint64, which wraps without undefined behaviour.
+            // Floats accumulate in double, rounded once per output; integers in uint64, where sums and
+            // products wrap exactly as the element type would (modulo 2^bits) without undefined behaviour.
             using Acc = std::conditional_t<std::is_floating_point_v<T>, double, std::uint64_t>;
+            const Acc identity = op == Cumulation::Sum ? Acc(0) : Acc(1);
             std::vector<Acc> acc(static_cast<std::size_t>(g.inner));
             const T *in = x.data<T>();
             T *o = out->mutableData<T>();
             for (std::int64_t b = 0; b < g.outer; ++b) {
-                std::fill(acc.begin(), acc.end(), Acc(0));
+                std::fill(acc.begin(), acc.end(), identity);
                 for (std::int64_t t = 0; t < g.n; ++t) {
                     const std::int64_t row = (b * g.n + (reverse ? g.n - 1 - t : t)) * g.inner;
                     for (std::int64_t i = 0; i < g.inner; ++i) {
                         Acc &a = acc[static_cast<std::size_t>(i)];
                         if (exclusive)
                             o[row + i] = static_cast<T>(a);
-                        a += static_cast<Acc>(in[row + i]);
+                        if (op == Cumulation::Sum)
+                            a += static_cast<Acc>(in[row + i]);
+                        else
+                            a *= static_cast<Acc>(in[row + i]);
                         if (!exclusive)
                             o[row + i] = static_cast<T>(a);
                     }
@@ -201,6 +212,12 @@ support::Status cumSum(KernelContext &ctx)
     ctx.setOutput(0, fromComputeType(*out, ctx.input(0).dataType()));
     return support::Status::ok();
 }
+
+} // namespace
+
+support::Status cumSum(KernelContext &ctx) { return cumulate(ctx, Cumulation::Sum); }
+
+support::Status cumProd(KernelContext &ctx) { return cumulate(ctx, Cumulation::Product); }
 
 support::Status argExtreme(KernelContext &ctx)
 {

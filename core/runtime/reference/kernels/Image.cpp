@@ -1,6 +1,7 @@
 // Image resampling kernels: Resize (opset 10, 11, 13 semantics), the deprecated Upsample, GridSample and
 // RoiAlign. Resize runs one separable pass per axis in double, innermost axis first as the ONNX reference
-// nests its interpolation; GridSample follows PyTorch's grid_sample, RoiAlign the ONNX Runtime algorithm.
+// nests its interpolation; GridSample follows PyTorch's grid_sample, taken to any number of spatial axes
+// (GridSample-20's N-linear and N-cubic modes), RoiAlign the ONNX Runtime algorithm.
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Dispatch.h"
 #include "runtime/reference/kernels/ResizePlan.h"
@@ -8,9 +9,12 @@
 
 #include "ir/Type.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace portolan::runtime::kernels {
 
@@ -163,95 +167,190 @@ double padCoordinate(double x, std::int64_t size, Padding padding, bool alignCor
     return x;
 }
 
+enum class Sampling { Linear, Nearest, Cubic };
+
+/// Taps per output point (1, 2 or 4 per axis, multiplied over the axes) the kernel accepts: N-cubic over
+/// seven axes would already need 16384 reads per point and channel.
+constexpr std::int64_t kMaxTapsPerPoint = 4096;
+
+/// The taps along one spatial axis for one sampling point, in tap order; a tap outside the axis
+/// reads zero, so it is left out.
+struct AxisSamples {
+    std::array<std::int64_t, 4> index{};
+    std::array<double, 4> weight{};
+    std::size_t count = 0;
+
+    void add(std::int64_t i, double w, std::int64_t size)
+    {
+        if (i >= 0 && i < size) {
+            index[count] = i;
+            weight[count++] = w;
+        }
+    }
+};
+
+/// The taps of unnormalized coordinate f (not NaN, within ±1e15) on an axis of `size` elements.
+AxisSamples axisSamples(double f, std::int64_t size, Sampling sampling, Padding padding, bool alignCorners)
+{
+    AxisSamples s;
+    if (sampling == Sampling::Cubic) { // the point stays put and each tap is padded on its own, as PyTorch does
+        const double base = std::floor(f);
+        const auto w = cubicWeights(f - base, -0.75);
+        for (std::size_t i = 0; i < 4; ++i) {
+            const double tap = padCoordinate(base - 1 + static_cast<double>(i), size, padding, alignCorners);
+            s.add(static_cast<std::int64_t>(tap), w[i], size);
+        }
+        return s;
+    }
+    f = padCoordinate(f, size, padding, alignCorners); // linear and nearest move the point itself into X
+    if (sampling == Sampling::Nearest) {
+        s.add(static_cast<std::int64_t>(std::nearbyint(f)), 1, size); // ties to even, the spec's rule
+        return s;
+    }
+    const double base = std::floor(f), t = f - base;
+    const auto i = static_cast<std::int64_t>(base);
+    s.add(i, 1 - t, size);
+    s.add(i + 1, t, size);
+    return s;
+}
+
 } // namespace
 
+/// GridSample over any number r of spatial axes (opset 16: r = 2 only): for each grid point, the taps of
+/// every axis (1 nearest, 2 linear, 4 cubic) are combined into their product, innermost axis fastest,
+/// each weighing the product of its axes' weights; the sum runs in double.
 support::Status gridSample(KernelContext &ctx)
 {
     if (auto st = ctx.requireInputs(2); !st)
         return st;
     const int originalType = ctx.input(0).dataType();
+    if (!isFloatingType(originalType))
+        return ctx.error("GridSample takes floating-point inputs, not " + ir::dataTypeName(originalType));
+    if (!isFloatingType(ctx.input(1).dataType()))
+        return ctx.error("grid must be floating-point, not " + ir::dataTypeName(ctx.input(1).dataType()));
     const Tensor x = toComputeType(ctx.input(0));
     const Tensor grid = toComputeType(ctx.input(1));
-    if (x.rank() != 4 || grid.rank() != 4 || grid.dim(0) != x.dim(0) || grid.dim(3) != 2)
-        return ctx.error("takes X [N, C, H, W] and grid [N, H_out, W_out, 2]" +
-                         std::string(ctx.opset() >= 20 ? " (GridSample-20's volumetric form is not implemented yet)" : ""));
+    const std::size_t rank = x.rank();
+    if (ctx.opset() < 20 && rank != 4)
+        return ctx.error("GridSample-16 takes X [N, C, H, W] and grid [N, H_out, W_out, 2]");
+    if (rank < 3 || grid.rank() != rank || grid.dim(0) != x.dim(0) ||
+        grid.dim(rank - 1) != static_cast<std::int64_t>(rank - 2))
+        return ctx.error("takes X [N, C, D1, ..., Dr] and grid [N, O1, ..., Or, r] of the same rank, at least 3");
+    const std::size_t r = rank - 2;
+
     std::string modeName = ctx.attrString("mode", ctx.opset() >= 20 ? "linear" : "bilinear");
-    if (ctx.opset() >= 20) { // GridSample-20 renamed the modes linear, nearest and cubic
-        if (modeName == "linear" || modeName == "cubic")
-            modeName = modeName == "linear" ? "bilinear" : "bicubic";
-        else if (modeName != "nearest")
-            return ctx.error("mode '" + modeName + "' is not linear, nearest or cubic");
-    }
+    // GridSample-20 renamed the modes bilinear and bicubic to linear and cubic (N-linear, N-cubic).
+    const std::string linearName = ctx.opset() >= 20 ? "linear" : "bilinear";
+    const std::string cubicName = ctx.opset() >= 20 ? "cubic" : "bicubic";
+    Sampling sampling;
+    if (modeName == linearName)
+        sampling = Sampling::Linear;
+    else if (modeName == "nearest")
+        sampling = Sampling::Nearest;
+    else if (modeName == cubicName)
+        sampling = Sampling::Cubic;
+    else
+        return ctx.error("mode '" + modeName + "' is not " + linearName + ", nearest or " + cubicName);
     const std::string paddingName = ctx.attrString("padding_mode", "zeros");
-    const bool alignCorners = ctx.attrInt("align_corners", 0) != 0;
-    if (modeName != "bilinear" && modeName != "nearest" && modeName != "bicubic")
-        return ctx.error("unsupported mode '" + modeName + "'");
     if (paddingName != "zeros" && paddingName != "border" && paddingName != "reflection")
         return ctx.error("unsupported padding_mode '" + paddingName + "'");
     const Padding padding = paddingName == "zeros" ? Padding::Zeros
                             : paddingName == "border" ? Padding::Border : Padding::Reflection;
-    const std::int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3), Ho = grid.dim(1), Wo = grid.dim(2);
-    if (H == 0 || W == 0)
-        return ctx.error("X has an empty spatial axis");
-    auto out = ctx.allocate(x.dataType(), {N, C, Ho, Wo});
+    const bool alignCorners = ctx.attrInt("align_corners", 0) != 0;
+
+    const std::int64_t perAxis = sampling == Sampling::Cubic ? 4 : sampling == Sampling::Linear ? 2 : 1;
+    std::int64_t maxTaps = 1;
+    for (std::size_t a = 0; a < r; ++a)
+        if ((maxTaps *= perAxis) > kMaxTapsPerPoint)
+            return ctx.error("mode '" + modeName + "' over " + std::to_string(r) + " spatial axes reads more than " +
+                             std::to_string(kMaxTapsPerPoint) + " input points per output point");
+
+    // Spatial sizes and strides of X; the output takes the grid's spatial shape.
+    const std::int64_t N = x.dim(0), C = x.dim(1);
+    std::vector<std::int64_t> inDims(r), inStride(r);
+    std::int64_t inPlane = 1, outPoints = 1;
+    Shape outShape{N, C};
+    for (std::size_t a = r; a-- > 0;) {
+        inDims[a] = x.dim(a + 2);
+        inStride[a] = inPlane;
+        inPlane *= inDims[a];
+    }
+    for (std::size_t a = 0; a < r; ++a) {
+        outShape.push_back(grid.dim(a + 1));
+        outPoints *= grid.dim(a + 1);
+    }
+    auto out = ctx.allocate(x.dataType(), outShape);
     if (!out)
         return out.takeError();
-    const bool known = visitFloat(x.dataType(), [&]<typename T>() {
-        const T *g = grid.data<T>();
-        T *y = out->mutableData<T>();
-        // Up to 16 taps (bicubic) of (plane offset, weight); out-of-range taps read zero and are dropped.
-        std::array<std::int64_t, 16> at{};
-        std::array<double, 16> weight{};
-        for (std::int64_t n = 0; n < N; ++n)
-            for (std::int64_t p = 0; p < Ho * Wo; ++p) {
-                const double gx = static_cast<double>(g[(n * Ho * Wo + p) * 2]);
-                const double gy = static_cast<double>(g[(n * Ho * Wo + p) * 2 + 1]);
-                int taps = 0;
-                auto add = [&](std::int64_t ix, std::int64_t iy, double w) {
-                    if (ix >= 0 && ix < W && iy >= 0 && iy < H) {
-                        at[static_cast<std::size_t>(taps)] = iy * W + ix;
-                        weight[static_cast<std::size_t>(taps++)] = w;
-                    }
-                };
-                // Clamped far outside the input so the integer conversions below stay defined.
-                double fx = std::clamp(unnormalize(gx, W, alignCorners), -1e15, 1e15);
-                double fy = std::clamp(unnormalize(gy, H, alignCorners), -1e15, 1e15);
-                const bool nan = std::isnan(fx) || std::isnan(fy);
-                if (!nan && modeName == "bicubic") {
-                    const double bx = std::floor(fx), by = std::floor(fy);
-                    const auto wx = cubicWeights(fx - bx, -0.75), wy = cubicWeights(fy - by, -0.75);
-                    for (int j = 0; j < 4; ++j)
-                        for (int i = 0; i < 4; ++i) { // each tap is padded on its own, as PyTorch does
-                            const double tx = padCoordinate(bx - 1 + i, W, padding, alignCorners);
-                            const double ty = padCoordinate(by - 1 + j, H, padding, alignCorners);
-                            add(static_cast<std::int64_t>(tx), static_cast<std::int64_t>(ty),
-                                wx[static_cast<std::size_t>(i)] * wy[static_cast<std::size_t>(j)]);
+    if (out->size() == 0) { // nothing to sample, even from an empty X
+        ctx.setOutput(0, fromComputeType(*out, originalType));
+        return support::Status::ok();
+    }
+    if (inPlane == 0)
+        return ctx.error("X has an empty spatial axis");
+    auto tapOffsets = ctx.allocate(TensorProto::INT64, {maxTaps});
+    if (!tapOffsets)
+        return tapOffsets.takeError();
+    auto tapWeights = ctx.allocate(TensorProto::DOUBLE, {maxTaps});
+    if (!tapWeights)
+        return tapWeights.takeError();
+    std::int64_t *at = tapOffsets->mutableData<std::int64_t>();
+    double *weight = tapWeights->mutableData<double>();
+    std::vector<AxisSamples> axes(r);
+    std::vector<std::size_t> digit(r); // which tap of each axis the current product term takes
+
+    visitFloat(x.dataType(), [&]<typename T>() {
+        visitFloat(grid.dataType(), [&]<typename G>() {
+            T *y = out->mutableData<T>();
+            for (std::int64_t n = 0; n < N; ++n)
+                for (std::int64_t p = 0; p < outPoints; ++p) {
+                    // The grid lists a point's coordinates innermost axis first (x, y, z, ...).
+                    const G *coordinates = grid.data<G>() + (n * outPoints + p) * static_cast<std::int64_t>(r);
+                    bool nan = false, empty = false;
+                    for (std::size_t a = 0; a < r && !nan; ++a) {
+                        const std::size_t axis = r - 1 - a;
+                        // Clamped far outside X so the integer conversions stay defined.
+                        const double f = std::clamp(unnormalize(static_cast<double>(coordinates[a]), inDims[axis],
+                                                                alignCorners), -1e15, 1e15);
+                        nan = std::isnan(f);
+                        if (!nan) {
+                            axes[axis] = axisSamples(f, inDims[axis], sampling, padding, alignCorners);
+                            empty = empty || axes[axis].count == 0;
                         }
-                } else if (!nan) {
-                    fx = padCoordinate(fx, W, padding, alignCorners);
-                    fy = padCoordinate(fy, H, padding, alignCorners);
-                    if (modeName == "nearest") {
-                        add(static_cast<std::int64_t>(std::nearbyint(fx)), static_cast<std::int64_t>(std::nearbyint(fy)), 1);
-                    } else {
-                        const double bx = std::floor(fx), by = std::floor(fy), tx = fx - bx, ty = fy - by;
-                        const auto ix = static_cast<std::int64_t>(bx), iy = static_cast<std::int64_t>(by);
-                        add(ix, iy, (1 - tx) * (1 - ty));
-                        add(ix + 1, iy, tx * (1 - ty));
-                        add(ix, iy + 1, (1 - tx) * ty);
-                        add(ix + 1, iy + 1, tx * ty);
+                    }
+                    std::int64_t taps = 0;
+                    if (!nan && !empty) {
+                        std::fill(digit.begin(), digit.end(), 0);
+                        for (bool more = true; more;) {
+                            std::int64_t offset = 0;
+                            for (std::size_t a = 0; a < r; ++a)
+                                offset += axes[a].index[digit[a]] * inStride[a];
+                            // Innermost axis's weight first: in 2-D, wx * wy exactly as before the N-D form.
+                            double w = axes[r - 1].weight[digit[r - 1]];
+                            for (std::size_t a = r - 1; a-- > 0;)
+                                w *= axes[a].weight[digit[a]];
+                            at[taps] = offset;
+                            weight[taps++] = w;
+                            more = false;
+                            for (std::size_t a = r; a-- > 0;) { // next term, innermost axis fastest
+                                if (++digit[a] < axes[a].count) {
+                                    more = true;
+                                    break;
+                                }
+                                digit[a] = 0;
+                            }
+                        }
+                    }
+                    for (std::int64_t c = 0; c < C; ++c) {
+                        const T *plane = x.data<T>() + (n * C + c) * inPlane;
+                        double v = nan ? std::numeric_limits<double>::quiet_NaN() : 0.0;
+                        for (std::int64_t k = 0; k < taps; ++k)
+                            v += weight[k] * static_cast<double>(plane[at[k]]);
+                        y[(n * C + c) * outPoints + p] = static_cast<T>(v);
                     }
                 }
-                for (std::int64_t c = 0; c < C; ++c) {
-                    const T *plane = x.data<T>() + (n * C + c) * H * W;
-                    double v = nan ? std::numeric_limits<double>::quiet_NaN() : 0.0;
-                    for (int k = 0; k < taps; ++k)
-                        v += weight[static_cast<std::size_t>(k)] * static_cast<double>(plane[at[static_cast<std::size_t>(k)]]);
-                    y[(n * C + c) * Ho * Wo + p] = static_cast<T>(v);
-                }
-            }
+        });
     });
-    if (!known)
-        return ctx.error("GridSample takes floating-point inputs, not " + ir::dataTypeName(originalType));
     ctx.setOutput(0, fromComputeType(*out, originalType));
     return support::Status::ok();
 }

@@ -11,6 +11,8 @@ packages=(
   libgl-dev libxkbcommon-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libgraphviz-dev libspdlog-dev libfmt-dev libdnnl-dev zlib1g-dev nlohmann-json3-dev
+  libre2-dev # RegexFullMatch-20: the spec's regex syntax is RE2's
+  libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev libstb-dev # ImageDecoder-20
   ocl-icd-opencl-dev # only Recommended by libdnnl-dev, yet its CMake config requires OpenCL (GPU runtime OCL)
   poppler-utils # the tests render the PDF report
 )
@@ -18,7 +20,7 @@ for option in "$@"; do
   case "$option" in
     --fixtures) packages+=(python3-torch python3-torchvision python3-onnx python3-numpy) ;;
     --sanitize) packages+=(clang libclang-rt-14-dev libomp-14-dev) ;;
-    --conformance) packages+=(python3-onnx python3-numpy) ;; # onnxruntime-node comes from npm
+    --conformance) packages+=(python3-onnx python3-numpy python3-pil) ;; # onnxruntime-node comes from npm
     *) echo "install-deps: unknown option '$option'" >&2; exit 2 ;;
   esac
 done

@@ -10,6 +10,7 @@
 #include "support/StagedFile.h"
 
 #include <climits>
+#include <map>
 #include <regex>
 
 #include <cstdio>
@@ -71,6 +72,15 @@ static std::string reportMarkdown(const conform::Report &report, const QStringLi
                     ch = ch == '|' ? '/' : ' ';
             md += "| " + c.suite + " | " + c.name + " | " + conform::outcomeName(c.outcome) + " | " + detail + " |\n";
         }
+    // One row per suite folder: for Portolan's own suite that is one row per opset (opset18 …)
+    std::map<std::string, std::map<Outcome, int>> bySuite;
+    for (const auto &c : report.cases)
+        ++bySuite[c.suite][c.outcome];
+    md += "\n## By suite\n\n| suite | pass | fail | error | random | skipped |\n|---|---:|---:|---:|---:|---:|\n";
+    for (auto &[suite, counts] : bySuite)
+        md += "| " + suite + " | " + std::to_string(counts[Outcome::Pass]) + " | " + std::to_string(counts[Outcome::Fail]) +
+              " | " + std::to_string(counts[Outcome::Error]) + " | " + std::to_string(counts[Outcome::Random]) + " | " +
+              std::to_string(counts[Outcome::Skipped]) + " |\n";
     md += "\n## By operator\n\n| op | pass | fail | error | random | skipped |\n|---|---:|---:|---:|---:|---:|\n";
     for (const auto &[op, t] : report.byOp)
         md += "| " + op + " | " + std::to_string(t.pass) + " | " + std::to_string(t.fail) + " | " +

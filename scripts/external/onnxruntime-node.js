@@ -23,6 +23,29 @@ const types = [
   ['|b1', 'bool', Uint8Array],
 ];
 
+// Fixed-width unicode ('<U5': 5 UTF-32 code units a string, NUL-padded) for string tensors
+function readStrings(raw, width, dims) {
+  const values = [];
+  for (let at = 0; at + 4 * width <= raw.length; at += 4 * width) {
+    let s = '';
+    for (let k = 0; k < width; ++k) {
+      const c = raw.readUInt32LE(at + 4 * k);
+      if (c === 0) break;
+      s += String.fromCodePoint(c);
+    }
+    values.push(s);
+  }
+  return new ort.Tensor('string', values, dims);
+}
+
+function writeStrings(tensor) {
+  const points = tensor.data.map((s) => Array.from(s, (c) => c.codePointAt(0)));
+  const width = Math.max(1, ...points.map((p) => p.length));
+  const data = Buffer.alloc(4 * width * points.length);
+  points.forEach((p, i) => p.forEach((c, k) => data.writeUInt32LE(c, 4 * (i * width + k))));
+  return ['<U' + width, data];
+}
+
 function readNpy(file) {
   const bytes = fs.readFileSync(file);
   if (bytes.toString('latin1', 0, 6) !== '\x93NUMPY') throw new Error(file + ': not a .npy file');
@@ -32,16 +55,19 @@ function readNpy(file) {
   const descr = /'descr':\s*'([^']+)'/.exec(header)[1].replace(/^=/, '<');
   const dims = /'shape':\s*\(([^)]*)\)/.exec(header)[1].split(',').map((d) => d.trim()).filter((d) => d).map(Number);
   if (/'fortran_order':\s*True/.test(header)) throw new Error(file + ': Fortran-order data');
+  const unicode = /^<U(\d+)$/.exec(descr);
   const type = types.find((t) => t[0] === descr || (t[0][0] === '|' && descr === '<' + t[0].slice(1)));
-  if (!type) throw new Error(file + ': element type ' + descr + ' is not supported');
+  if (!type && !unicode) throw new Error(file + ': element type ' + descr + ' is not supported');
   const raw = bytes.subarray(start);
+  if (unicode) return readStrings(raw, Number(unicode[1]), dims);
   const data = new type[2](raw.length / type[2].BYTES_PER_ELEMENT);
   new Uint8Array(data.buffer).set(raw);
   return new ort.Tensor(type[1], type[1] === 'bool' ? Uint8Array.from(data, (v) => (v ? 1 : 0)) : data, dims);
 }
 
 function writeNpy(file, tensor) {
-  const type = types.find((t) => t[1] === tensor.type);
+  const strings = tensor.type === 'string' ? writeStrings(tensor) : null;
+  const type = strings ? [strings[0]] : types.find((t) => t[1] === tensor.type);
   if (!type) throw new Error('output type ' + tensor.type + ' has no NumPy counterpart');
   const shape = tensor.dims.map((d) => d + ', ').join('');
   let header = "{'descr': '" + type[0] + "', 'fortran_order': False, 'shape': (" + shape + '), }';
@@ -50,7 +76,7 @@ function writeNpy(file, tensor) {
   prefix.write('\x93NUMPY', 0, 'latin1');
   prefix[6] = 1;
   prefix.writeUInt16LE(header.length, 8);
-  const data = tensor.type === 'bool' ? Uint8Array.from(tensor.data, (v) => (v ? 1 : 0)) : tensor.data;
+  const data = strings ? strings[1] : tensor.type === 'bool' ? Uint8Array.from(tensor.data, (v) => (v ? 1 : 0)) : tensor.data;
   fs.writeFileSync(file, Buffer.concat([prefix, Buffer.from(header, 'latin1'), Buffer.from(data.buffer, data.byteOffset, data.byteLength)]));
 }
 

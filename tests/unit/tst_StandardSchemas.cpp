@@ -12,7 +12,7 @@
 
 #include <QtTest>
 
-#include <set>
+#include <algorithm>
 
 #include <filesystem>
 #include <fstream>
@@ -83,10 +83,16 @@ private slots:
 
     void conformanceShapesAreInferred()
     {
-        // axes, a shape or Range's operands fed as graph inputs: no inference can know these dims
-        const std::set<std::string> kShapeFromRunTimeValues = {
-            "test_reduce_max_axes_fed_at_run_time", "test_constant_of_shape_opset21",
-            "test_range_27_float16_descending", "test_range_27_float16_double_stash", "test_range_27_float16_past_2048"};
+        // axes, a shape or Range's operands fed as graph inputs, an image's size inside its encoded
+        // stream, the most pieces a string splits into: no inference can know these dims
+        const std::vector<std::string> kShapeFromRunTimeValues = {
+            "test_reduce_max_axes_fed_at_run_time", "test_constant_of_shape_opset21", "test_range_27_float16_",
+            "test_image_decoder_", "test_string_split_"};
+        const auto shapeFromRunTimeValues = [&](const std::string &test) {
+            return std::any_of(kShapeFromRunTimeValues.begin(), kShapeFromRunTimeValues.end(),
+                               [&](const std::string &prefix) { return test.starts_with(prefix); });
+        };
+        int runTimeShapes = 0;
         const auto cases = conform::findCases({std::string(PORTOLAN_SOURCE_DIR) + "/tests/data/conformance"});
         QVERIFY(cases.size() >= 74);
         int outputsChecked = 0, staticOutputs = 0;
@@ -114,7 +120,8 @@ private slots:
                 QVERIFY2(tensorType.shape().dim_size() == expected->dims_size(), (where + ": rank of " + dimsText(inferred->second)).c_str());
                 if (!dims) { // only a shape computed from a value fed at run time may stay unknown
                     const std::string test = std::filesystem::path(dir).filename().string();
-                    QVERIFY2(kShapeFromRunTimeValues.contains(test), (where + ": no static shape").c_str());
+                    QVERIFY2(shapeFromRunTimeValues(test), (where + ": no static shape").c_str());
+                    ++runTimeShapes;
                     continue;
                 }
                 const std::vector<std::int64_t> truth(expected->dims().begin(), expected->dims().end());
@@ -123,7 +130,8 @@ private slots:
             }
         }
         qInfo("%d outputs typed, %d with a static shape equal to ONNX Runtime's", outputsChecked, staticOutputs);
-        QCOMPARE(staticOutputs, outputsChecked - int(kShapeFromRunTimeValues.size()));
+        QCOMPARE(staticOutputs, outputsChecked - runTimeShapes);
+        QVERIFY(staticOutputs > 150); // the rule above must not swallow the suite
     }
 };
 

@@ -12,7 +12,7 @@ namespace portolan::runtime {
 KernelContext::KernelContext(const ir::Model &model, const ir::Node &node, int opset,
                              std::vector<const RuntimeValue *> inputs, MemoryBudget &budget, SubgraphRunner &subgraphs)
     : m_model(model), m_node(node), m_opset(opset), m_inputs(std::move(inputs)), m_outputs(node.outputs.size()),
-      m_budget(budget), m_subgraphs(subgraphs), m_attributeRead(node.attributes.size(), false)
+      m_budget(budget), m_attributeRead(node.attributes.size(), false), m_subgraphs(subgraphs)
 {
 }
 

@@ -22,6 +22,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 import cases_gridsample  # the opset 18-27 op families, one file each beside this one
+import cases_image
+import cases_strings
 import cases_tensor
 import cases_transformer
 
@@ -33,7 +35,7 @@ CASES = []  # (opset, name, model, inputs as [(name, array)], exact outputs or N
 
 ELEM = {np.float32: TensorProto.FLOAT, np.int64: TensorProto.INT64, np.int32: TensorProto.INT32,
         np.uint8: TensorProto.UINT8, np.bool_: TensorProto.BOOL, np.float64: TensorProto.DOUBLE,
-        np.int8: TensorProto.INT8}
+        np.int8: TensorProto.INT8, np.object_: TensorProto.STRING}
 
 
 def info(name, array):
@@ -270,12 +272,15 @@ def expected_outputs(model_path, inputs, outputs_dir):
     """Runs ONNX Runtime on the model; returns {output name: array} or None when it refuses."""
     with tempfile.TemporaryDirectory() as feeds:
         for name, array in inputs:
-            np.save(os.path.join(feeds, name.replace("%", "%25").replace("/", "%2F") + ".npy"), array)
+            # strings travel as fixed-width unicode (an object array would be pickled)
+            np.save(os.path.join(feeds, name.replace("%", "%25").replace("/", "%2F") + ".npy"),
+                    array.astype(np.str_) if array.dtype == object else array)
         os.makedirs(outputs_dir, exist_ok=True)
         run = subprocess.run(RUNNER.split() + [model_path, feeds, outputs_dir], capture_output=True, text=True)
         if run.returncode != 0:
             return None, run.stderr.strip().splitlines()[-1] if run.stderr.strip() else "exit %d" % run.returncode
-    return {os.path.splitext(f)[0]: np.load(os.path.join(outputs_dir, f)) for f in os.listdir(outputs_dir)}, ""
+    loaded = {os.path.splitext(f)[0]: np.load(os.path.join(outputs_dir, f)) for f in os.listdir(outputs_dir)}
+    return {k: v.astype(object) if v.dtype.kind == "U" else v for k, v in loaded.items()}, ""
 
 
 def main():
@@ -286,7 +291,7 @@ def main():
     unchanged_ops_at_new_opsets()
     new_ops()
     narrow_types()
-    for family in (cases_tensor, cases_transformer, cases_gridsample): # appended last: the older cases keep their seeded data
+    for family in (cases_tensor, cases_transformer, cases_gridsample, cases_strings, cases_image): # appended last: the older cases keep their seeded data
         family.add_cases(case, floats, RNG)
     for entry in os.listdir(HERE):
         if entry.startswith("opset") and os.path.isdir(os.path.join(HERE, entry)):

@@ -1,0 +1,1 @@
+BimageJ-¦¦¦///AAAYYY111JJJ•••jjjכככתתתההה§§§סססmmm

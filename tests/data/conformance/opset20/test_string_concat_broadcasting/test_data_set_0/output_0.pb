@@ -1,0 +1,1 @@
+2cats2dogs2snakesBz

@@ -1,0 +1,1 @@
+2abc2com2def2netBy

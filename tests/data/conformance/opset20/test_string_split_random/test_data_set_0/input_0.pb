@@ -1,0 +1,1 @@
+2,a2bbabbb2,2a,a,,2aabaa,2ab,,2,a,aaaa2aaaab2ab,bb,2,ba,2aabbaab2,aaa2aab,a,,2abbba2aba,ab2,2,b,b2a,,b,,2,aabaab2ab,bb,2b2aaa2ab,b2bbb2b,,b2,,b,abaa2ba,babab2aaaaab2,,b,a2b,aBx

@@ -127,7 +127,8 @@ std::map<std::pair<std::string, int>, onnx::OpSchema> &writtenSchemas()
 {
     static std::map<std::pair<std::string, int>, onnx::OpSchema> schemas = [] {
         std::map<std::pair<std::string, int>, onnx::OpSchema> out;
-        for (auto family : {tensorOpSchemas, visionOpSchemas, conversionOpSchemas, transformerOpSchemas})
+        for (auto family : {tensorOpSchemas, visionOpSchemas, conversionOpSchemas, textAndOptionalOpSchemas,
+                            transformerOpSchemas})
             for (onnx::OpSchema &schema : family()) {
                 auto key = std::make_pair(schema.Name(), schema.SinceVersion());
                 out.emplace(std::move(key), std::move(schema));

@@ -40,9 +40,10 @@ std::vector<onnx::OpSchema> tensorOpSchemas();
 /// Pooling, Resize, GroupNormalization, DeformConv, AffineGrid, GridSample, DFT, ImageDecoder,
 /// Mish, Gelu, Swish, CausalConvWithState (StandardSchemasVision.cpp).
 std::vector<onnx::OpSchema> visionOpSchemas();
-/// Cast, CastLike, QuantizeLinear, DequantizeLinear, the string ops, BitCast, Optional*, Range
-/// (StandardSchemasConversion.cpp).
+/// Cast, CastLike, QuantizeLinear, DequantizeLinear, BitCast, Range (StandardSchemasConversion.cpp).
 std::vector<onnx::OpSchema> conversionOpSchemas();
+/// OptionalGetElement, OptionalHasElement and the string ops (StandardSchemasText.cpp, one file).
+std::vector<onnx::OpSchema> textAndOptionalOpSchemas();
 /// Attention, RMSNormalization, RotaryEmbedding, LinearAttention, TensorScatter
 /// (StandardSchemasTransformer.cpp).
 std::vector<onnx::OpSchema> transformerOpSchemas();

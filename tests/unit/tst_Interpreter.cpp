@@ -222,6 +222,52 @@ private slots:
         runtime::KernelContext defaulted(model, plain, 17, {}, budget, noSubgraphs);
         QVERIFY(!runtime::ignoredAttribute(defaulted));
     }
+
+    // Opsets 1-6 broadcast B into A from `axis` only with broadcast=1; an axis that does not place B
+    // inside A, or unequal shapes without broadcast, is an error and never numpy's rule instead.
+    void legacyBroadcastFollowsAxisOrRefuses()
+    {
+        auto run = [](const char *attributes, runtime::Shape shapeB) {
+            std::string dimsB;
+            for (const std::int64_t d : shapeB)
+                dimsB += (dimsB.empty() ? "" : ",") + std::to_string(d);
+            const std::string text = R"(<ir_version: 3, opset_import: ["" : 6]>
+                g (float[2,3] a, float[)" + dimsB + "] b) => (float[2,3] y) { y = Add " + attributes + "(a, b) }";
+            auto loaded = test::loadModelText(text.c_str());
+            if (!loaded)
+                return support::Expected<runtime::NamedValues>(loaded.takeError());
+            std::vector<float> valuesB(static_cast<std::size_t>(runtime::elementCount(shapeB)));
+            for (std::size_t i = 0; i < valuesB.size(); ++i)
+                valuesB[i] = float(10 * (i + 1));
+            return runtime::Interpreter(*loaded->model)
+                .run({{"a", floats({2, 3}, {0, 1, 2, 3, 4, 5})}, {"b", floats(shapeB, valuesB)}});
+        };
+        auto firstOutput = [](const auto &out) { return out.value().front().second.tensor.template data<float>(); };
+
+        const auto alongRows = run("<broadcast = 1, axis = 0>", {2}); // B = [10, 20] runs down the rows
+        QVERIFY2(alongRows.hasValue(), alongRows ? "" : alongRows.error().format().c_str());
+        QCOMPARE(firstOutput(alongRows)[2], 12.0f);
+        QCOMPARE(firstOutput(alongRows)[3], 23.0f);
+        const auto trailing = run("<broadcast = 1>", {3}); // the default axis lines B up with the last dims
+        QVERIFY(trailing.hasValue());
+        QCOMPARE(firstOutput(trailing)[4], 24.0f);
+
+        const auto outside = run("<broadcast = 1, axis = 1>", {2});
+        QVERIFY(!outside.hasValue());
+        QVERIFY2(outside.error().format().find("B's dim 0 (2) does not match A's dim 1 (3)") != std::string::npos,
+                 outside.error().format().c_str());
+        const auto pastEnd = run("<broadcast = 1, axis = 2>", {3});
+        QVERIFY(!pastEnd.hasValue());
+        QVERIFY2(pastEnd.error().format().find("axis 2 does not place B") != std::string::npos,
+                 pastEnd.error().format().c_str());
+        const auto equalRankShifted = run("<broadcast = 1, axis = 1>", {1, 3});
+        QVERIFY(!equalRankShifted.hasValue());
+        const auto noBroadcast = run("", {3}); // broadcast defaults to 0 before opset 7
+        QVERIFY(!noBroadcast.hasValue());
+        QVERIFY2(noBroadcast.error().format().find("broadcast=0 requires both inputs to have one shape") !=
+                     std::string::npos,
+                 noBroadcast.error().format().c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestInterpreter)

@@ -1,6 +1,7 @@
 // The narrow ONNX element types (support/MiniFloats.h): every code of every small float format,
 // rounding ties, saturation, the sub-byte integers and their packing, and agreement with ONNX
 // Runtime's Cast kernels (tests/data/minifloat/expected.tsv, written by make_expected.js).
+#include "runtime/HalfFromDouble.h"
 #include "support/MiniFloats.h"
 
 #include <QtTest>
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -575,6 +577,61 @@ private slots:
         QCOMPARE(seen.size(), 18); // 4 float8 x 2 saturate, e8m0 x 2 x 3 round modes, 4 integer types
         QVERIFY(lines >= 3000);
         QCOMPARE(excepted, 3 + 4 * int(std::size(integerTies)));
+    }
+
+    // Cast double -> float16/bfloat16 rounds once. Rounding through float first would round a value
+    // just above a tie down to the tie, then to even: 1 + 2^-11 + 2^-30 must give 1 + 2^-10, not 1.
+    void sixteenBitFromDoubleRoundsOnce()
+    {
+        using portolan::runtime::bfloat16FromDouble;
+        using portolan::runtime::Float16;
+        using portolan::runtime::float16FromDouble;
+        QCOMPARE(float16FromDouble(1 + p2(-11) + p2(-30)).toFloat(), float(1 + p2(-10)));
+        QCOMPARE(Float16::fromFloat(float(1 + p2(-11) + p2(-30))).toFloat(), 1.0f); // the trap avoided
+        QCOMPARE(float16FromDouble(-(1 + p2(-11) + p2(-30))).toFloat(), -float(1 + p2(-10)));
+        QCOMPARE(bfloat16FromDouble(1 + p2(-8) + p2(-30)).toFloat(), float(1 + p2(-7)));
+        QCOMPARE(float16FromDouble(1 + p2(-11)).toFloat(), 1.0f); // an exact tie still goes to even
+        QCOMPARE(float16FromDouble(65519.99).toFloat(), 65504.0f);
+        QVERIFY(std::isinf(float16FromDouble(65520.0).toFloat()));
+        QVERIFY(std::isinf(float16FromDouble(1e300).toFloat()));
+        QVERIFY(std::isinf(bfloat16FromDouble(1e300).toFloat()));
+        QVERIFY(std::isnan(float16FromDouble(std::nan("")).toFloat()));
+        QCOMPARE(float16FromDouble(p2(-25) + p2(-60)).bits, std::uint16_t(1)); // just above half the smallest subnormal
+        QCOMPARE(float16FromDouble(p2(-25)).bits, std::uint16_t(0));             // the tie itself goes to zero
+
+        // Against the nearest float16 found by search over every finite value (ties to even bits).
+        std::vector<double> halves; // halves[b] = the value of the positive half with bits b
+        for (std::uint16_t b = 0; b <= 0x7bff; ++b)
+            halves.push_back(Float16{b}.toFloat());
+        auto nearest = [&](double a) -> std::uint16_t {
+            if (a >= 65520.0)
+                return 0x7c00;
+            const auto above = std::upper_bound(halves.begin(), halves.end(), a);
+            if (above == halves.end())
+                return 0x7bff;
+            const auto hi = static_cast<std::uint16_t>(above - halves.begin()), lo = static_cast<std::uint16_t>(hi - 1);
+            const double down = a - halves[lo], up = halves[hi] - a;
+            if (down != up)
+                return down < up ? lo : hi;
+            return (lo & 1) == 0 ? lo : hi;
+        };
+        std::mt19937_64 random(20261207);
+        std::uniform_int_distribution<std::uint16_t> pick(0, 0x7bfe);
+        std::uniform_real_distribution<double> fraction(0.0, 1.0);
+        for (int i = 0; i < 200000; ++i) {
+            const std::uint16_t b = pick(random);
+            const double gap = halves[b + 1] - halves[b];
+            // Half the draws sit within 2^-20 of a gap's midpoint: where rounding twice goes wrong.
+            const double offset = i % 2 ? fraction(random) : 0.5 + (fraction(random) - 0.5) * p2(-20);
+            const double value = halves[b] + gap * offset;
+            const std::uint16_t expected = nearest(value);
+            QVERIFY2(float16FromDouble(value).bits == expected,
+                     qPrintable(QStringLiteral("%1 -> %2, expected %3")
+                                    .arg(value, 0, 'g', 17)
+                                    .arg(float16FromDouble(value).bits, 4, 16)
+                                    .arg(expected, 4, 16)));
+            QCOMPARE(float16FromDouble(-value).bits, std::uint16_t(expected | 0x8000));
+        }
     }
 };
 

@@ -17,8 +17,10 @@ namespace portolan::runtime::kernels {
 
 namespace {
 
-// The legacy (opset < 7) rule: B's dims line up with A's starting at `axis` (default: trailing).
-Tensor legacyAlign(const KernelContext &ctx, const Tensor &a, const Tensor &b)
+// The legacy (opset < 7) rule: with `broadcast=1`, B's dims line up with A's starting at `axis`
+// (default: trailing) and B is stretched over the rest; with `broadcast=0` the shapes must match.
+// An axis that does not place B inside A is an error, never a quiet fall-back to numpy's rule.
+support::Expected<Tensor> legacyAlign(const KernelContext &ctx, const Tensor &a, const Tensor &b)
 {
     // PRelu before opset 7 took one slope per channel (axis 1) as a 1-D tensor
     if (ctx.opset() < 7 && ctx.node().opType == "PRelu" && b.rank() == 1 && a.rank() >= 2 && b.size() == a.dim(1) &&
@@ -27,13 +29,33 @@ Tensor legacyAlign(const KernelContext &ctx, const Tensor &a, const Tensor &b)
         shape[0] = b.size();
         return b.reshaped(shape);
     }
-    if (ctx.opset() >= 7 || ctx.attrInt("broadcast", 0) == 0)
+    // Only the domain-"" ops of opsets 1-6 carry the attributes (PRelu-6 has none of them).
+    if (ctx.opset() >= 7 || !ctx.node().domain.empty() || ctx.node().opType == "PRelu")
         return b;
+    if (ctx.attrInt("broadcast", 0) == 0) {
+        ctx.attrInt("axis", 0); // meaningless without broadcast: read so the guard does not name it
+        if (a.shape() != b.shape())
+            return ctx.error("broadcast=0 requires both inputs to have one shape (opset " +
+                             std::to_string(ctx.opset()) + " has no implicit broadcasting)");
+        return b;
+    }
     const auto rankA = static_cast<std::int64_t>(a.rank());
     const auto rankB = static_cast<std::int64_t>(b.rank());
+    if (rankB > rankA)
+        return ctx.error("broadcast=1 needs B's rank (" + std::to_string(rankB) + ") to be at most A's (" +
+                         std::to_string(rankA) + ")");
     const std::int64_t axis = ctx.attrInt("axis", rankA - rankB);
-    if (rankA == rankB || axis < 0 || axis + rankB > rankA)
-        return b;
+    if (axis < 0 || axis + rankB > rankA)
+        return ctx.error("axis " + std::to_string(axis) + " does not place B (rank " + std::to_string(rankB) +
+                         ") inside A (rank " + std::to_string(rankA) + "): it must lie in [0, " +
+                         std::to_string(rankA - rankB) + "]");
+    for (std::int64_t i = 0; i < rankB; ++i) {
+        const auto dimB = b.dim(static_cast<std::size_t>(i)), dimA = a.dim(static_cast<std::size_t>(axis + i));
+        if (dimB != dimA && dimB != 1)
+            return ctx.error("B's dim " + std::to_string(i) + " (" + std::to_string(dimB) + ") does not match A's dim " +
+                             std::to_string(axis + i) + " (" + std::to_string(dimA) + ") at axis " +
+                             std::to_string(axis));
+    }
     Shape shape(static_cast<std::size_t>(axis), 1);
     shape.insert(shape.end(), b.shape().begin(), b.shape().end());
     shape.resize(static_cast<std::size_t>(rankA), 1);
@@ -231,7 +253,10 @@ support::Status binary(KernelContext &ctx)
     const Tensor &rawA = ctx.input(0);
     const int originalType = rawA.dataType();
     const Tensor a = toComputeType(rawA);
-    const Tensor b = toComputeType(legacyAlign(ctx, rawA, ctx.input(1)));
+    auto aligned = legacyAlign(ctx, rawA, ctx.input(1));
+    if (!aligned)
+        return aligned.takeError();
+    const Tensor b = toComputeType(*aligned);
 
     if (op == "Equal" || op == "Less" || op == "LessOrEqual" || op == "Greater" || op == "GreaterOrEqual")
         return comparison(ctx, op, a, b);

@@ -1,6 +1,7 @@
 // Cast and CastLike, and the element conversions every kernel uses (convertTensor).
 // float → bfloat16 truncates for opsets before 19: ONNX 1.12's reference (and its test data) drop the
 // low 16 bits; opset 19 made it round-to-nearest-even, which BFloat16::fromFloat implements.
+#include "runtime/HalfFromDouble.h"
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Dispatch.h"
 
@@ -137,8 +138,8 @@ Tensor convertTensor(const Tensor &in, int to, const NarrowRounding &rounding)
     for (std::int64_t i = 0; i < n; ++i) {
         const double v = readAsDouble(in, i);
         switch (to) {
-        case TensorProto::FLOAT16: out.mutableData<std::uint16_t>()[i] = Float16::fromFloat(static_cast<float>(v)).bits; break;
-        case TensorProto::BFLOAT16: out.mutableData<std::uint16_t>()[i] = BFloat16::fromFloat(static_cast<float>(v)).bits; break;
+        case TensorProto::FLOAT16: out.mutableData<std::uint16_t>()[i] = float16FromDouble(v).bits; break;
+        case TensorProto::BFLOAT16: out.mutableData<std::uint16_t>()[i] = bfloat16FromDouble(v).bits; break;
         case TensorProto::BOOL: out.mutableData<std::uint8_t>()[i] = v != 0 ? 1 : 0; break;
         case TensorProto::FLOAT: out.mutableData<float>()[i] = static_cast<float>(v); break;
         case TensorProto::DOUBLE: out.mutableData<double>()[i] = v; break;

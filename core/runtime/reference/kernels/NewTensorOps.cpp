@@ -1,5 +1,6 @@
 // BitCast (opset 26) and Range-27, which adds float16/bfloat16 inputs computed in
 // the `stash_type` precision (the other types keep Range-11's kernel in Constants.cpp).
+#include "runtime/HalfFromDouble.h"
 #include "runtime/reference/kernels/DataMovement.h"
 
 #include "ir/Type.h"
@@ -101,9 +102,8 @@ support::Status halfRange(KernelContext &ctx, int type)
         return out.takeError();
     auto *o = out->mutableData<std::uint16_t>();
     for (std::int64_t i = 0; i < n; ++i) {
-        // Rounded through float as Cast rounds double to the 16-bit types (Cast.cpp).
-        const auto v = static_cast<float>(start + static_cast<S>(i) * delta);
-        o[i] = type == TensorProto::FLOAT16 ? Float16::fromFloat(v).bits : BFloat16::fromFloat(v).bits;
+        const double v = static_cast<double>(start + static_cast<S>(i) * delta); // exact for S = float
+        o[i] = type == TensorProto::FLOAT16 ? float16FromDouble(v).bits : bfloat16FromDouble(v).bits;
     }
     ctx.setOutput(0, std::move(*out));
     return support::Status::ok();

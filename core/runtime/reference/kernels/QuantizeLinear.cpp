@@ -7,6 +7,7 @@
 // of the two (precision overrides it), rounds half to even, adds the zero point and saturates;
 // a float8 or float4 output rounds x / scale + zero point to nearest even (saturating unless
 // `saturate` is 0). DequantizeLinear computes (x − zero point) × scale in float.
+#include "runtime/HalfFromDouble.h"
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Dispatch.h"
 
@@ -120,8 +121,8 @@ double roundedTo(int type, double v)
 {
     switch (type) {
     case TensorProto::FLOAT: return static_cast<float>(v);
-    case TensorProto::FLOAT16: return Float16::fromFloat(static_cast<float>(v)).toFloat();
-    case TensorProto::BFLOAT16: return BFloat16::fromFloat(static_cast<float>(v)).toFloat();
+    case TensorProto::FLOAT16: return float16FromDouble(v).toFloat();
+    case TensorProto::BFLOAT16: return bfloat16FromDouble(v).toFloat();
     default: return v;
     }
 }

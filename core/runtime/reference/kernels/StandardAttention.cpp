@@ -10,6 +10,7 @@
 //
 // A query row whose combined bias (mask + causal + window + padding) is -inf for every key produces
 // zeros in Y and in the mode-3 qk_matmul_output, as the spec's errata and ONNX's reference do.
+#include "runtime/HalfFromDouble.h"
 #include "runtime/reference/KernelContext.h"
 #include "runtime/reference/kernels/Dispatch.h"
 #include "runtime/reference/kernels/TensorOps.h"
@@ -37,8 +38,8 @@ double roundTo(double v, Precision p)
     switch (p) {
     case Precision::Double: return v;
     case Precision::Float: return static_cast<double>(static_cast<float>(v));
-    case Precision::Half: return Float16::fromFloat(static_cast<float>(v)).toFloat();
-    case Precision::BFloat: return BFloat16::fromFloat(static_cast<float>(v)).toFloat();
+    case Precision::Half: return float16FromDouble(v).toFloat();
+    case Precision::BFloat: return bfloat16FromDouble(v).toFloat();
     }
     return v;
 }

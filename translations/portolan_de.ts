@@ -241,12 +241,12 @@
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="546"/>
+        <location filename="../app/gui/MainWindow.cpp" line="551"/>
         <source>Layout failed</source>
         <translation>Layout fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="211"/>
+        <location filename="../app/gui/MainWindow.cpp" line="216"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
@@ -257,324 +257,325 @@
     </message>
     <message>
         <location filename="../app/gui/MainWindow.cpp" line="153"/>
+        <location filename="../app/gui/MainWindow.cpp" line="164"/>
         <source>Pipeline</source>
         <translation>Pipeline</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="168"/>
-        <location filename="../app/gui/MainWindow.cpp" line="194"/>
+        <location filename="../app/gui/MainWindow.cpp" line="173"/>
+        <location filename="../app/gui/MainWindow.cpp" line="199"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="171"/>
+        <location filename="../app/gui/MainWindow.cpp" line="176"/>
         <source>Findings</source>
         <translation>Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="212"/>
+        <location filename="../app/gui/MainWindow.cpp" line="217"/>
         <source>&amp;Open…</source>
         <translation>Ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="213"/>
+        <location filename="../app/gui/MainWindow.cpp" line="218"/>
         <source>&amp;Save Session…</source>
         <translation>Sitzung &amp;speichern…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="214"/>
+        <location filename="../app/gui/MainWindow.cpp" line="219"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="215"/>
+        <location filename="../app/gui/MainWindow.cpp" line="220"/>
         <source>Open &amp;Sample Model</source>
         <translation>&amp;Beispielmodell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="217"/>
+        <location filename="../app/gui/MainWindow.cpp" line="222"/>
         <source>&amp;Export View…</source>
         <translation>Ansicht &amp;exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="217"/>
+        <location filename="../app/gui/MainWindow.cpp" line="222"/>
         <source>Ctrl+E</source>
         <translation>Ctrl+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218"/>
+        <location filename="../app/gui/MainWindow.cpp" line="223"/>
         <source>Export Port &amp;Report…</source>
         <translation>Port-&amp;Bericht exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218"/>
+        <location filename="../app/gui/MainWindow.cpp" line="223"/>
         <source>Ctrl+Shift+E</source>
         <translation>Ctrl+Shift+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220"/>
+        <location filename="../app/gui/MainWindow.cpp" line="225"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223"/>
+        <location filename="../app/gui/MainWindow.cpp" line="228"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="224"/>
+        <location filename="../app/gui/MainWindow.cpp" line="229"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="226"/>
+        <location filename="../app/gui/MainWindow.cpp" line="231"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="231"/>
+        <location filename="../app/gui/MainWindow.cpp" line="236"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232"/>
+        <location filename="../app/gui/MainWindow.cpp" line="237"/>
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="232"/>
+        <location filename="../app/gui/MainWindow.cpp" line="237"/>
         <source>Ctrl+0</source>
         <translation>Ctrl+0</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="237"/>
+        <location filename="../app/gui/MainWindow.cpp" line="242"/>
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="238"/>
+        <location filename="../app/gui/MainWindow.cpp" line="243"/>
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243"/>
+        <location filename="../app/gui/MainWindow.cpp" line="248"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="244"/>
+        <location filename="../app/gui/MainWindow.cpp" line="249"/>
         <source>&amp;About Portolan</source>
         <translation>Ü&amp;ber Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="246"/>
+        <location filename="../app/gui/MainWindow.cpp" line="251"/>
         <source>Search</source>
         <translation>Suche</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="250"/>
+        <location filename="../app/gui/MainWindow.cpp" line="255"/>
         <source>Search nodes, ops (op:Conv), tensors (tensor:x)…</source>
         <translation>Knoten, Operatoren (op:Conv), Tensoren (tensor:x) suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="257"/>
+        <location filename="../app/gui/MainWindow.cpp" line="262"/>
         <source>Previous</source>
         <translation>Zurück</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="258"/>
+        <location filename="../app/gui/MainWindow.cpp" line="263"/>
         <source>Next</source>
         <translation>Weiter</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="260"/>
+        <location filename="../app/gui/MainWindow.cpp" line="265"/>
         <source>Fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="283"/>
-        <location filename="../app/gui/MainWindow.cpp" line="424"/>
+        <location filename="../app/gui/MainWindow.cpp" line="288"/>
+        <location filename="../app/gui/MainWindow.cpp" line="429"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="325"/>
+        <location filename="../app/gui/MainWindow.cpp" line="330"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="362"/>
+        <location filename="../app/gui/MainWindow.cpp" line="367"/>
         <source>Sample model</source>
         <translation>Beispielmodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="362"/>
+        <location filename="../app/gui/MainWindow.cpp" line="367"/>
         <source>The bundled sample model is missing from this build.</source>
         <translation>Das mitgelieferte Beispielmodell fehlt in diesem Build.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="378"/>
-        <location filename="../app/gui/MainWindow.cpp" line="425"/>
+        <location filename="../app/gui/MainWindow.cpp" line="383"/>
+        <location filename="../app/gui/MainWindow.cpp" line="430"/>
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="391"/>
+        <location filename="../app/gui/MainWindow.cpp" line="396"/>
         <source>Open a model first: a session is a model and how it is looked at.</source>
         <translation>Öffnen Sie zuerst ein Modell: Eine Sitzung ist ein Modell und die Art, es zu betrachten.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="393"/>
+        <location filename="../app/gui/MainWindow.cpp" line="398"/>
         <source>The bundled sample has no file of its own to point to; open a model file to save a session.</source>
         <translation>Das mitgelieferte Beispiel hat keine eigene Datei, auf die verwiesen werden kann; öffnen Sie eine Modelldatei, um eine Sitzung zu speichern.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="408"/>
-        <location filename="../app/gui/MainWindow.cpp" line="414"/>
+        <location filename="../app/gui/MainWindow.cpp" line="413"/>
+        <location filename="../app/gui/MainWindow.cpp" line="419"/>
         <source>Save Session</source>
         <translation>Sitzung speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="408"/>
+        <location filename="../app/gui/MainWindow.cpp" line="413"/>
         <source>Portolan sessions (*.portolan)</source>
         <translation>Portolan-Sitzungen (*.portolan)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="416"/>
+        <location filename="../app/gui/MainWindow.cpp" line="421"/>
         <source>Session saved to %1</source>
         <translation>Sitzung nach %1 gespeichert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="451"/>
+        <location filename="../app/gui/MainWindow.cpp" line="456"/>
         <source>%1 — %2 nodes, %3 initializers (%4), %5 findings</source>
         <translation>%1 — %2 Knoten, %3 Initialisierer (%4), %5 Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="457"/>
+        <location filename="../app/gui/MainWindow.cpp" line="462"/>
         <source>%1 — Portolan</source>
         <translation>%1 — Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="478"/>
+        <location filename="../app/gui/MainWindow.cpp" line="483"/>
         <source>no match</source>
         <translation>kein Treffer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="492"/>
+        <location filename="../app/gui/MainWindow.cpp" line="497"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="558"/>
+        <location filename="../app/gui/MainWindow.cpp" line="563"/>
         <source>Running the reference for %1…</source>
         <translation>Referenzlauf für %1…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="586"/>
+        <location filename="../app/gui/MainWindow.cpp" line="591"/>
         <source>Comparing</source>
         <translation>Vergleich läuft</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="589"/>
+        <location filename="../app/gui/MainWindow.cpp" line="594"/>
         <source>Compiling</source>
         <translation>Kompilierung läuft</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="591"/>
+        <location filename="../app/gui/MainWindow.cpp" line="596"/>
         <source>Loading</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="630"/>
+        <location filename="../app/gui/MainWindow.cpp" line="635"/>
         <source>main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="709"/>
-        <location filename="../app/gui/MainWindow.cpp" line="710"/>
+        <location filename="../app/gui/MainWindow.cpp" line="714"/>
+        <location filename="../app/gui/MainWindow.cpp" line="715"/>
         <source>Input model</source>
         <translation>Eingabemodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="724"/>
+        <location filename="../app/gui/MainWindow.cpp" line="729"/>
         <source>made by %1 from: %2</source>
         <translation>erzeugt von %1 aus: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="725"/>
+        <location filename="../app/gui/MainWindow.cpp" line="730"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="739"/>
+        <location filename="../app/gui/MainWindow.cpp" line="744"/>
         <source>Before %1 — %2 nodes, struck through: removed</source>
         <translation>Vor %1 — %2 Knoten, durchgestrichen: entfernt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="740"/>
+        <location filename="../app/gui/MainWindow.cpp" line="745"/>
         <source>After %1 — %2 nodes, green: created</source>
         <translation>Nach %1 — %2 Knoten, grün: erzeugt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="743"/>
+        <location filename="../app/gui/MainWindow.cpp" line="748"/>
         <source>Pass diff</source>
         <translation>Pass-Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="749"/>
+        <location filename="../app/gui/MainWindow.cpp" line="754"/>
         <source>Open ONNX Model</source>
         <translation>ONNX-Modell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="750"/>
+        <location filename="../app/gui/MainWindow.cpp" line="755"/>
         <source>ONNX models (*.onnx);;Portolan sessions (*.portolan);;All files (*)</source>
         <translation>ONNX-Modelle (*.onnx);;Portolan-Sitzungen (*.portolan);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="760"/>
-        <location filename="../app/gui/MainWindow.cpp" line="766"/>
+        <location filename="../app/gui/MainWindow.cpp" line="765"/>
+        <location filename="../app/gui/MainWindow.cpp" line="771"/>
         <source>Export View</source>
         <translation>Ansicht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="760"/>
+        <location filename="../app/gui/MainWindow.cpp" line="765"/>
         <source>SVG image (*.svg);;PNG image (*.png)</source>
         <translation>SVG-Bild (*.svg);;PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="766"/>
+        <location filename="../app/gui/MainWindow.cpp" line="771"/>
         <source>Cannot write %1.</source>
         <translation>%1 kann nicht geschrieben werden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="771"/>
+        <location filename="../app/gui/MainWindow.cpp" line="776"/>
         <source>Run a comparison first (the Compare dock): the report is about its result.</source>
         <translation>Führen Sie zuerst einen Vergleich aus (Vergleichsleiste): Der Bericht handelt von seinem Ergebnis.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="795"/>
-        <location filename="../app/gui/MainWindow.cpp" line="798"/>
+        <location filename="../app/gui/MainWindow.cpp" line="800"/>
         <location filename="../app/gui/MainWindow.cpp" line="803"/>
+        <location filename="../app/gui/MainWindow.cpp" line="808"/>
         <source>Export Port Report</source>
         <translation>Port-Bericht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="799"/>
+        <location filename="../app/gui/MainWindow.cpp" line="804"/>
         <source>PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)</source>
         <translation>PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="805"/>
+        <location filename="../app/gui/MainWindow.cpp" line="810"/>
         <source>Port report written to %1</source>
         <translation>Port-Bericht nach %1 geschrieben</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="844"/>
+        <location filename="../app/gui/MainWindow.cpp" line="849"/>
         <source>About Portolan</source>
         <translation>Über Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="845"/>
+        <location filename="../app/gui/MainWindow.cpp" line="850"/>
         <source>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;A workbench for porting ONNX models to accelerators.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank zum Portieren von ONNX-Modellen auf Beschleuniger.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</translation>
     </message>
@@ -582,295 +583,300 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="104"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="105"/>
         <source>seeded random inputs; or a test_data_set folder</source>
         <translation>Zufallseingaben mit Startwert; oder ein test_data_set-Ordner</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="79"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="105"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="113"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="80"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="106"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="114"/>
         <source>…</source>
         <translation>…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="64"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="65"/>
         <source>Reference interpreter</source>
         <translation>Referenzinterpreter</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="66"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="67"/>
         <source>Compiled CPU executor at %1</source>
         <translation>Kompilierter CPU-Executor mit %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="67"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="68"/>
         <source>Compiled at fp32 against B at fp16 tells precision apart from kernels; A compiled goes with B compiled</source>
         <translation>Kompiliert mit fp32 gegen B mit fp16 trennt Genauigkeit von Kerneln; A kompiliert setzt B kompiliert voraus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="70"/>
         <source>Compiled CPU executor</source>
         <translation>Kompilierter CPU-Executor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="81"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="70"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="82"/>
         <source>Imported run</source>
         <translation>Importierter Lauf</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="70"/>
         <source>External command</source>
         <translation>Externer Befehl</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="71"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="72"/>
         <source>CUDA executor (local GPU)</source>
         <translation>CUDA-Executor (lokale GPU)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="76"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="77"/>
         <source>int8&apos;s calibration batches: random:N[:SEED], or a folder of test_data_set_N folders</source>
         <translation>Kalibrierdaten für int8: random:N[:SEED] oder ein Ordner mit test_data_set_N-Ordnern</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="78"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="79"/>
         <source>another runtime&apos;s tensors: a folder of .pb/.npy, an .npz, or Polygraphy&apos;s .json[#RUNNER]</source>
         <translation>Tensoren einer anderen Laufzeit: ein Ordner mit .pb/.npy, eine .npz oder Polygraphys .json[#RUNNER]</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="82"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="83"/>
         <source>Runs (*.npz *.json);;All files (*)</source>
         <translation>Läufe (*.npz *.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="87"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="88"/>
         <source>another runtime as a command: CMD {model} {inputs} {outputs}</source>
         <translation>eine andere Laufzeit als Befehl: CMD {model} {inputs} {outputs}</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="88"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="89"/>
         <source>Run through /bin/sh on the model file as loaded. {inputs} holds input_K.pb and NAME.npy; the command writes outputs (and any intermediates) into {outputs} as .pb or .npy.</source>
         <translation>Läuft über /bin/sh auf der geladenen Modelldatei. {inputs} enthält input_K.pb und NAME.npy; der Befehl schreibt die Ausgaben (und beliebige Zwischenwerte) als .pb oder .npy nach {outputs}.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="107"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="108"/>
         <source>Inputs (input_K.pb)</source>
         <translation>Eingaben (input_K.pb)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="112"/>
-        <source>single inputs: name=FILE.npy; other=FILE.pb (over the test set&apos;s, or random)</source>
-        <translation>einzelne Eingaben: name=DATEI.npy; andere=DATEI.pb (statt der aus dem Testsatz oder zufälliger)</translation>
+        <location filename="../views/compare/ComparePanel.cpp" line="113"/>
+        <source>single inputs: name=FILE.npy; other=FILE.pb; third=random:SEED (over the test set&apos;s, or random)</source>
+        <translation>einzelne Eingaben: name=DATEI.npy; andere=DATEI.pb; dritte=random:SEED (über denen des Testsatzes, sonst zufällig)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="114"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="115"/>
         <source>Add .pb or .npy files, each for the input it names (a .pb&apos;s stored name, a .npy&apos;s file name)</source>
         <translation>.pb- oder .npy-Dateien hinzufügen, jede für die Eingabe, die sie nennt (der in der .pb gespeicherte Name, der Dateiname der .npy)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="116"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="188"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="117"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="190"/>
         <source>Input files</source>
         <translation>Eingabedateien</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="116"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="117"/>
         <source>Tensors (*.pb *.npy)</source>
         <translation>Tensoren (*.pb *.npy)</translation>
     </message>
     <message>
         <location filename="../views/compare/ComparePanel.cpp" line="130"/>
+        <source>Random inputs: the K-th graph input gets seed N+K, as with portolan compare --seed N</source>
+        <translation>Zufällige Eingaben: der K-te Graph-Eingang erhält den Seed N+K, wie bei portolan compare --seed N</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="132"/>
         <source>symbolic inputs: name=1,3,224,224; other=1,128</source>
         <translation>symbolische Eingaben: name=1,3,224,224; andere=1,128</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="133"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="134"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="135"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
         <source>by precision</source>
         <translation>nach Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="138"/>
         <source>max error / reference scale</source>
         <translation>max. Fehler / Referenzskala</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="138"/>
         <source>max abs error</source>
         <translation>max. absoluter Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="138"/>
         <source>1 − cosine</source>
         <translation>1 − Kosinus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="138"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="140"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="140"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="142"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="145"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="497"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="147"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="499"/>
         <source>running A and B: %p%</source>
         <translation>A und B laufen: %p%</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="155"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="157"/>
         <source>checking the failing kernels…</source>
         <translation>die abweichenden Kernel werden geprüft…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="157"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="159"/>
         <source>Reference interpreter (A) against the compiled CPU executor (B).</source>
         <translation>Referenzinterpreter (A) gegen den kompilierten CPU-Executor (B).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="165"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="167"/>
         <source>seed</source>
         <translation>Startwert</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="176"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="178"/>
         <source>atol</source>
         <translation>atol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="178"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="180"/>
         <source>rtol</source>
         <translation>rtol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="180"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="182"/>
         <source>A</source>
         <translation>A</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="181"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="183"/>
         <source>B</source>
         <translation>B</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="182"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="184"/>
         <source>Pipeline, precision</source>
         <translation>Pipeline, Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="183"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="185"/>
         <source>Other runtime</source>
         <translation>Andere Laufzeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="184"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="186"/>
         <source>Inputs</source>
         <translation>Eingaben</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="189"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="191"/>
         <source>Shapes</source>
         <translation>Formen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="190"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="192"/>
         <source>Tolerance</source>
         <translation>Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="191"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="193"/>
         <source>Heat on graph</source>
         <translation>Wärmebild im Graphen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="192"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="194"/>
         <source>Extract Repro…</source>
         <translation>Repro herauslösen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="193"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="195"/>
         <source>Cut the selected suspect (or the first divergence) out as a standalone model with the inputs B gave it and the reference&apos;s outputs, shrunk while it still fails</source>
         <translation>Den gewählten Verdächtigen (oder die erste Abweichung) als eigenständiges Modell herauslösen, mit den Eingaben, die B ihm gab, und den Ausgaben der Referenz; verkleinert, solange der Fehler bleibt</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="196"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="198"/>
         <source>Bisect Precision</source>
         <translation>Genauigkeit bisektieren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="197"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="199"/>
         <source>Find the nodes to keep at fp32 for B&apos;s outputs to meet the tolerance</source>
         <translation>Die Knoten finden, die bei fp32 bleiben müssen, damit die Ausgaben von B die Toleranz einhalten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="223"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="225"/>
         <source>Suspect</source>
         <translation>Verdächtig</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="223"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="225"/>
         <source>Error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="223"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="225"/>
         <source>Why</source>
         <translation>Warum</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="229"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="231"/>
         <source>Suspects</source>
         <translation>Verdächtige</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="230"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="232"/>
         <source>Tensors</source>
         <translation>Tensoren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="231"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="233"/>
         <source>Error by depth</source>
         <translation>Fehler nach Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="232"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="234"/>
         <source>GPU profile</source>
         <translation>GPU-Profil</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="286"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="293"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="288"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="295"/>
         <source>Extract Repro</source>
         <translation>Repro herauslösen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="286"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="303"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="288"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="305"/>
         <source>No tensor goes out of tolerance on its own: pick a suspect first.</source>
         <translation>Kein Tensor verlässt die Toleranz von selbst: wählen Sie zuerst einen Verdächtigen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="289"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="291"/>
         <source>Folder for the repro around %1</source>
         <translation>Ordner für das Repro um %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="293"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="295"/>
         <source>%1 holds files. Write the repro into it anyway?</source>
         <translation>%1 enthält Dateien. Das Repro trotzdem hineinschreiben?</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="317"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="319"/>
         <source>Cutting a repro around %1…</source>
         <translation>Repro um %1 wird herausgelöst…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="328"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="330"/>
         <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
         <translation>
             <numerusform>Repro um %1 (%n Knoten) nach %2 geschrieben: B ist dort %3 der Referenz.</numerusform>
@@ -878,47 +884,47 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="330"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="332"/>
         <source>OUT OF TOLERANCE against</source>
         <translation>AUSSERHALB DER TOLERANZ gegenüber</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="330"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="332"/>
         <source>within tolerance of</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="347"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="349"/>
         <source>Bisecting: which nodes must stay at fp32…</source>
         <translation>Bisektion: welche Knoten bei fp32 bleiben müssen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="353"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="355"/>
         <source>B already meets the tolerance at %1: nothing to keep at fp32.</source>
         <translation>B hält die Toleranz bei %1 bereits ein: nichts muss bei fp32 bleiben.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="359"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="361"/>
         <source>Keep %1 of the %2 nodes %3 lowers at fp32 (worst output error %4 of its scale, %5 runs):%6</source>
         <translation>%1 der %2 Knoten, die %3 absenkt, bei fp32 lassen (schlechtester Ausgabefehler %4 seiner Skala, %5 Läufe):%6</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="503"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="505"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="533"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="535"/>
         <source>Cancelled.</source>
         <translation>Abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="552"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="554"/>
         <source>Cancelling…</source>
         <translation>Wird abgebrochen…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="575"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="577"/>
         <source>
 On %1: kernels %2 ms; %n node(s) on the CPU, %3 ms.</source>
         <translation>
@@ -929,45 +935,45 @@ Auf %1: Kernel %2 ms; %n Knoten auf der CPU, %3 ms.</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="583"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="585"/>
         <source> Slowest kernel: %1 (%2, %3) %4 ms</source>
         <translation> Langsamster Kernel: %1 (%2, %3) %4 ms</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="588"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="590"/>
         <source> (the device&apos;s peaks were not measured).</source>
         <translation> (die Spitzenwerte des Geräts wurden nicht gemessen).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="590"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="592"/>
         <source>, %1% of the copy bandwidth, %2% of the MatMul rate.</source>
         <translation>, %1% der Kopierbandbreite, %2% der MatMul-Rate.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="607"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="609"/>
         <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
         <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="611"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="664"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="613"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="666"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="611"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="613"/>
         <source>OUT OF TOLERANCE</source>
         <translation>AUSSERHALB DER TOLERANZ</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="615"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="617"/>
         <source>
 First divergence: %1, output %2.</source>
         <translation>
 Erste Abweichung: %1, Ausgabe %2.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="621"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="623"/>
         <source>
 %n imported tensor(s) named as no value of the model: %1</source>
         <translation>
@@ -978,27 +984,27 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="649"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="651"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="661"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="663"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="665"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="667"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="680"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="682"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="685"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="687"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>

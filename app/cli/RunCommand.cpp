@@ -18,7 +18,6 @@
 #include "passes/PassManager.h"
 #include "passes/Pipeline.h"
 #include "runtime/cpu/CpuExecutor.h"
-#include "runtime/InputGeneration.h"
 #include "runtime/TensorProtoIO.h"
 #include "runtime/TensorStats.h"
 #include "runtime/TestDataSet.h"

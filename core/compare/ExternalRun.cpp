@@ -2,7 +2,7 @@
 // against a deadline) and the temporary folders it works in.
 #include "compare/ExternalRun.h"
 
-#include "compare/NumpyFiles.h"
+#include "runtime/NumpyFiles.h"
 #include "ir/ModelSaver.h"
 #include "runtime/TensorProtoIO.h"
 
@@ -170,7 +170,7 @@ support::Expected<ImportedRun> runExternal(const ExternalCommand &command, const
         if (auto st = runtime::writeValueFile(value, name, inputs + "/input_" + std::to_string(k) + ".pb", true); !st)
             return st.error();
         if (value.isTensor())
-            if (auto st = writeNpyFile(value.tensor, inputs + "/" + percentEncoded(name) + ".npy"); !st)
+            if (auto st = runtime::writeNpyFile(value.tensor, inputs + "/" + runtime::percentEncoded(name) + ".npy"); !st)
                 return st.error();
     }
     const std::string shell = expanded(command.text, modelPath, inputs, outputs);

@@ -1,7 +1,7 @@
 // Reading imported tensors, and replaying them as a run.
 #include "compare/ImportedRun.h"
 
-#include "compare/NumpyFiles.h"
+#include "runtime/NumpyFiles.h"
 #include "compare/PolygraphyRun.h"
 #include "ir/Topology.h"
 #include "runtime/TensorProtoIO.h"
@@ -34,7 +34,7 @@ support::Expected<ImportedRun> readImportedRun(const std::string &source, const 
             add(name, runtime::RuntimeValue::ofTensor(std::move(tensor)), "runner " + polygraphy->runner);
         run.dir = file + "#" + polygraphy->runner;
     } else if (source.ends_with(".npz")) {
-        auto arrays = readNpzFile(source);
+        auto arrays = runtime::readNpzFile(source);
         if (!arrays)
             return arrays.takeError();
         for (auto &[name, tensor] : *arrays)
@@ -49,10 +49,10 @@ support::Expected<ImportedRun> readImportedRun(const std::string &source, const 
         std::sort(files.begin(), files.end());
         for (const fs::path &path : files) {
             if (path.extension() == ".npy") {
-                auto tensor = readNpyFile(path.string());
+                auto tensor = runtime::readNpyFile(path.string());
                 if (!tensor)
                     return tensor.takeError();
-                add(percentDecoded(path.stem().string()), runtime::RuntimeValue::ofTensor(std::move(*tensor)), path.filename().string());
+                add(runtime::percentDecoded(path.stem().string()), runtime::RuntimeValue::ofTensor(std::move(*tensor)), path.filename().string());
                 continue;
             }
             std::string name = runtime::valueFileName(path.string(), {});

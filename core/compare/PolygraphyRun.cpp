@@ -2,7 +2,7 @@
 // library); the arrays inside are .npy bytes in base64.
 #include "compare/PolygraphyRun.h"
 
-#include "compare/NumpyFiles.h"
+#include "runtime/NumpyFiles.h"
 
 #include <nlohmann/json.hpp>
 
@@ -58,7 +58,7 @@ support::Expected<runtime::Tensor> arrayOf(const nlohmann::json &encoded, const 
     auto bytes = base64Decoded((*array)["array"].get<std::string>(), where);
     if (!bytes)
         return bytes.takeError();
-    return parseNpy(*bytes, where);
+    return runtime::parseNpy(*bytes, where);
 }
 
 } // namespace

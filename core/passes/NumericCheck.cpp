@@ -1,7 +1,7 @@
 // Seeded feeds, reference runs and the before/after comparison of a pass's numeric check.
 #include "passes/NumericCheck.h"
 
-#include "runtime/InputGeneration.h"
+#include "runtime/Feeds.h"
 #include "runtime/reference/kernels/Dispatch.h"
 
 #include <cmath>
@@ -15,32 +15,11 @@ support::Expected<runtime::NamedValues> seededFeeds(const ir::Model &model, std:
                                                     const std::map<std::string, std::vector<std::int64_t>> &shapes,
                                                     std::int64_t symbolicDim)
 {
-    runtime::NamedValues feeds;
-    const ir::Graph &main = model.graph(model.mainGraph());
-    std::uint64_t k = 0;
-    for (const ir::ValueId id : main.inputs) {
-        const ir::Value &input = model.value(id);
-        ++k;
-        if (input.isInitializer())
-            continue;
-        std::map<std::string, runtime::Shape> fixed;
-        if (auto given = shapes.find(input.name); given != shapes.end()) {
-            fixed[input.name] = given->second;
-        } else {
-            const ir::Shape declared = input.shape();
-            if (declared.rankKnown() && !declared.isStatic()) {
-                runtime::Shape dims;
-                for (const ir::Dim &d : *declared.dims)
-                    dims.push_back(d.isStatic() ? d.extent() : symbolicDim);
-                fixed[input.name] = dims;
-            }
-        }
-        auto tensor = runtime::randomInput(input, seed * 1000003u + k, fixed);
-        if (!tensor)
-            return tensor.takeError();
-        feeds.emplace_back(input.name, RuntimeValue::ofTensor(std::move(*tensor)));
-    }
-    return feeds;
+    runtime::FeedSpec spec;
+    spec.seed = seed;
+    spec.shapes = shapes;
+    spec.symbolicDimsAs = symbolicDim;
+    return runtime::buildFeeds(model, spec);
 }
 
 support::Expected<runtime::NamedValues> referenceOutputs(const ir::Model &model, const runtime::NamedValues &feeds)

@@ -9,8 +9,8 @@
 
 namespace portolan::passes {
 
-/// Seeded random feeds for the model's graph inputs (dims of `shapes` by input name; other symbolic
-/// or unknown dims are `symbolicDim`).
+/// Random feeds by the seed rule (runtime/Feeds.h) for the model's graph inputs (dims of `shapes` by
+/// input name; other symbolic dims are `symbolicDim`).
 support::Expected<runtime::NamedValues> seededFeeds(const ir::Model &model, std::uint64_t seed,
                                                     const std::map<std::string, std::vector<std::int64_t>> &shapes,
                                                     std::int64_t symbolicDim);

@@ -8,6 +8,7 @@
 #include "compare/RunComparison.h"
 #include "passes/PassManager.h"
 #include "runtime/AcceleratorProfile.h"
+#include "runtime/Feeds.h"
 #include "runtime/Tensor.h"
 #include "runtime/cpu/CpuExecutor.h"
 
@@ -39,10 +40,9 @@ struct ComparisonRequest {
     /// "CMD {model} {inputs} {outputs}" (compare::ExternalCommand), killed past externalTimeout seconds.
     std::string externalCommand;
     double externalTimeout = 600;
-    std::string inputsDir;              ///< a test_data_set folder of input_K.pb; empty: seeded random inputs
-    std::map<std::string, std::string> inputFiles; ///< by input name: a .pb or .npy file (over inputsDir's)
-    std::uint64_t seed = 1;
-    std::map<std::string, runtime::Shape> shapes; ///< dims for symbolic inputs, by input name
+    /// The inputs: a test set, files by input name, and random values by the seed rule
+    /// (runtime/Feeds.h) for the rest; `feeds.shapes` also shapes int8's random calibration batches.
+    runtime::FeedSpec feeds{.seed = runtime::kDefaultSeed};
     std::optional<compare::Tolerance> tolerance;  ///< default: the precision's
     bool kernelCheck = true;            ///< re-run failing suspects alone on the reference kernels
     /// Set (from any thread) to stop the runs: compare() then fails with "cancelled".

@@ -4,6 +4,7 @@
 // below it, so a session travels with its model.
 #pragma once
 
+#include "runtime/Feeds.h"
 #include "support/Expected.h"
 
 #include <cstdint>
@@ -21,7 +22,7 @@ struct CompareForm {
     std::string executorB = "cpu";    ///< B compiled on "cpu" or "cuda"
     std::string inputsDir;            ///< "": seeded random inputs
     std::string inputFiles;           ///< "name=FILE.npy; other=FILE.pb" as typed
-    std::uint64_t seed = 1;
+    std::uint64_t seed = runtime::kDefaultSeed;
     std::string shapes;               ///< "name=1,3,224,224; other=1,128"
     std::string atol, rtol;           ///< "": by precision
     std::string heatMetric = "normalized-error"; ///< normalized-error, max-abs or cosine-distance

@@ -5,54 +5,15 @@
 #include "compare/CaptureObserver.h"
 #include "compare/ExternalRun.h"
 #include "compare/ImportedRun.h"
-#include "compare/NumpyFiles.h"
 #include "runtime/ExecutorRegistry.h"
-#include "runtime/InputGeneration.h"
+#include "runtime/Feeds.h"
 #include "runtime/cpu/Calibration.h"
-#include "runtime/TestDataSet.h"
 #include "runtime/cpu/CpuExecutor.h"
 #include "runtime/reference/Interpreter.h"
 
 namespace portolan::session {
 
 namespace {
-
-/// The request's feeds: a test set's, then single files over them, and seeded random values (seed,
-/// seed + 1, … in input order) for the inputs neither names.
-support::Expected<runtime::NamedValues> comparisonFeeds(const ir::Model &model, const ComparisonRequest &request)
-{
-    runtime::NamedValues feeds;
-    if (!request.inputsDir.empty()) {
-        auto read = runtime::readTestDataInputs(model, request.inputsDir);
-        if (!read)
-            return read.takeError();
-        feeds = std::move(*read);
-    }
-    for (const auto &[name, path] : request.inputFiles) {
-        const auto id = model.lookup(model.mainGraph(), name);
-        if (!id || model.value(*id).isInitializer() || model.value(*id).producer.valid())
-            return support::makeError("bad-input", "the model has no input named '" + name + "' (for " + path + ")", model.sourcePath);
-        auto value = compare::readFeedFile(path, model.value(*id));
-        if (!value)
-            return value.takeError();
-        std::erase_if(feeds, [&name = name](const auto &f) { return f.first == name; }); // clang < 16 cannot capture a binding by [&]
-        feeds.emplace_back(name, std::move(*value));
-    }
-    std::uint64_t k = 0;
-    for (auto v : model.graph(model.mainGraph()).inputs) {
-        const ir::Value &input = model.value(v);
-        if (input.isInitializer())
-            continue;
-        const std::uint64_t seed = request.seed + k++;
-        if (std::any_of(feeds.begin(), feeds.end(), [&](const auto &f) { return f.first == input.name; }))
-            continue;
-        auto tensor = runtime::randomInput(input, seed, request.shapes);
-        if (!tensor)
-            return tensor.takeError();
-        feeds.emplace_back(input.name, runtime::RuntimeValue::ofTensor(std::move(*tensor)));
-    }
-    return feeds;
-}
 
 /// Run B: `executor` on `optimized`; a model of its own (a repro, a kernel check) gets an executor of its own.
 compare::RunSide compiledSide(runtime::cpu::CpuExecutor &executor, const ir::Model &optimized, const std::string &precision)
@@ -75,7 +36,7 @@ support::Expected<runtime::cpu::CompileOptions> compileOptionsFor(const Comparis
     options.precision.precision = *precision;
     if (*precision != runtime::cpu::Precision::Int8)
         return options;
-    auto batches = runtime::cpu::calibrationBatches(request.calibration, optimized, request.shapes);
+    auto batches = runtime::cpu::calibrationBatches(request.calibration, optimized, request.feeds.shapes);
     if (!batches)
         return batches.takeError();
     runtime::RunOptions run;
@@ -172,7 +133,7 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     auto compiled = passes::runPipeline(model, *pipeline, {});
     if (!compiled)
         return compiled.takeError();
-    auto feeds = comparisonFeeds(model, request);
+    auto feeds = runtime::buildFeeds(model, request.feeds);
     if (!feeds)
         return feeds.takeError();
 
@@ -236,7 +197,7 @@ support::Expected<compare::Repro> Workbench::extractRepro(const ComparisonOutcom
     const ir::Model &optimized = *outcome.compiled->model;
     if (node.index >= optimized.nodeCapacity() || !optimized.node(node).alive)
         return support::makeError("bad-node", "the node is not in the compared model");
-    auto feeds = comparisonFeeds(*m_model, outcome.request);
+    auto feeds = runtime::buildFeeds(*m_model, outcome.request.feeds);
     if (!feeds)
         return feeds.takeError();
     if (!outcome.request.importFrom.empty())
@@ -265,7 +226,7 @@ support::Expected<compare::BisectionResult> Workbench::bisectPrecision(const Com
         return precision.takeError();
     if (*precision == runtime::cpu::Precision::Fp32)
         return support::makeError("bad-usage", "B runs at fp32: there is no precision to bisect");
-    auto feeds = comparisonFeeds(*m_model, outcome.request);
+    auto feeds = runtime::buildFeeds(*m_model, outcome.request.feeds);
     if (!feeds)
         return feeds.takeError();
     auto expected = runtime::Interpreter(*m_model).run(*feeds);
@@ -285,7 +246,7 @@ support::Expected<runtime::Tensor> Workbench::referenceValue(const ComparisonReq
     const ir::Model &model = *m_model;
     if (value.index >= model.valueCapacity() || model.value(value).graph != model.mainGraph())
         return support::makeError("bad-value", "not a tensor of the main graph");
-    auto feeds = comparisonFeeds(model, inputs);
+    auto feeds = runtime::buildFeeds(model, inputs.feeds);
     if (!feeds)
         return feeds.takeError();
     const std::string &name = model.value(value).name;

@@ -4,6 +4,8 @@
 #include "support/CliSupport.h"
 #include "support/TestSupport.h"
 
+#include "session/Workbench.h"
+
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -87,6 +89,41 @@ private slots:
         QVERIFY(!kernels.isEmpty());
         QVERIFY(kernels[0].toObject()["ms"].toDouble() >= kernels[kernels.size() - 1].toObject()["ms"].toDouble());
         QVERIFY(r["performance"].toObject()["arena_bytes"].toDouble() > 0);
+    }
+
+    // One seed rule (runtime/Feeds.h): `compare --seed S` and the Workbench's compare (the dock's)
+    // with seed S feed the same random inputs, so they measure the same errors, output by output.
+    void cliAndWorkbenchFeedTheSameSeededInputs()
+    {
+        session::Workbench workbench;
+        QVERIFY(workbench.open(fixture("cnn_bn").toStdString()));
+        auto metricsOf = [&](std::uint64_t seed) {
+            session::ComparisonRequest request;
+            request.precision = "fp16";
+            request.feeds.seed = seed;
+            auto outcome = workbench.compare(request);
+            std::vector<double> maxAbs;
+            if (outcome)
+                for (const compare::ComparedTensor *t : (*outcome)->result.outputs())
+                    maxAbs.push_back(t->metrics.maxAbs);
+            return maxAbs;
+        };
+        for (const std::uint64_t seed : {5u, 6u}) {
+            const auto run = runPortolan({"compare", fixture("cnn_bn"), "--b", "cpu:fp16", "--seed", QString::number(seed),
+                                          "--atol", "1", "--json"});
+            QVERIFY2(run.exitCode == 0, run.err.constData());
+            const QJsonArray outputs = QJsonDocument::fromJson(run.out).object()["outputs"].toArray();
+            const std::vector<double> gui = metricsOf(seed);
+            QCOMPARE(std::size_t(outputs.size()), gui.size());
+            QVERIFY(!gui.empty());
+            for (qsizetype i = 0; i < outputs.size(); ++i) {
+                const double cli = outputs.at(i).toObject()["max_abs"].toDouble();
+                QVERIFY2(cli > 0 && std::abs(cli - gui[std::size_t(i)]) <= 1e-12 * cli,
+                         qPrintable(QString("seed %1 output %2: CLI %3, Workbench %4").arg(seed).arg(i).arg(cli, 0, 'g', 17)
+                                        .arg(gui[std::size_t(i)], 0, 'g', 17)));
+            }
+        }
+        QVERIFY(metricsOf(5) != metricsOf(6)); // the seed reaches the inputs at all
     }
 
     void fp16AgainstATightToleranceFailsAndSaysWhere()

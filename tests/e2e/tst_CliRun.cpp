@@ -3,7 +3,7 @@
 #include "support/CliSupport.h"
 #include "support/TestSupport.h"
 
-#include "compare/NumpyFiles.h"
+#include "runtime/NumpyFiles.h"
 #include "ir/ModelLoader.h"
 #include "runtime/TensorProtoIO.h"
 
@@ -150,7 +150,7 @@ private slots:
         QVERIFY(value);
         QTemporaryDir tmp;
         const QString npy = tmp.filePath("x.npy");
-        QVERIFY(compare::writeNpyFile(value->tensor, npy.toStdString()));
+        QVERIFY(runtime::writeNpyFile(value->tensor, npy.toStdString()));
         const QString name = QString::fromStdString(input.name);
         const QJsonObject fromPb = runJson({"run", fixture("cnn_bn"), "--input", name + "=" + dir + "/input_0.pb", "--json"});
         const QJsonObject fromNpy = runJson({"run", fixture("cnn_bn"), "--input", name + "=" + npy, "--json"});

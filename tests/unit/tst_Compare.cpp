@@ -8,7 +8,7 @@
 #include "compare/Divergence.h"
 #include "compare/ImportedRun.h"
 #include "compare/KernelCheck.h"
-#include "compare/NumpyFiles.h"
+#include "runtime/NumpyFiles.h"
 #include "compare/PolygraphyRun.h"
 #include "compare/PrecisionBisection.h"
 #include "compare/Repro.h"
@@ -836,7 +836,7 @@ void tst_Compare::importedTensorsCompareAsARun()
         auto &[name, tensor] = keep.seen[i];
         if (i == 2) {
             // a name with '/' is no file name: spelled %-escaped, as the external executor writes it
-            QVERIFY(compare::writeNpyFile(tensor, dir.filePath(QString::fromStdString(compare::percentEncoded(name)) + ".npy").toStdString()));
+            QVERIFY(runtime::writeNpyFile(tensor, dir.filePath(QString::fromStdString(runtime::percentEncoded(name)) + ".npy").toStdString()));
             continue;
         }
         QVERIFY(runtime::writeValueFile(runtime::RuntimeValue::ofTensor(tensor), name,
@@ -857,12 +857,12 @@ void tst_Compare::importedTensorsCompareAsARun()
         QVERIFY2(t.metrics.maxAbs == 0, t.name.c_str());
     // a .npy named as the tensor is
     const std::string npyPath = dir.filePath("exact.npy").toStdString();
-    QVERIFY(compare::writeNpyFile(keep.seen[0].second, npyPath));
-    auto npy = compare::readNpyFile(npyPath);
+    QVERIFY(runtime::writeNpyFile(keep.seen[0].second, npyPath));
+    auto npy = runtime::readNpyFile(npyPath);
     QVERIFY(npy);
     QCOMPARE(npy->shape(), keep.seen[0].second.shape());
     QCOMPARE(compare::compareTensors(keep.seen[0].second, *npy, {0, 0}).maxAbs, 0.0);
-    QVERIFY(!compare::readNpyFile(dir.filePath("t0.pb").toStdString()));
+    QVERIFY(!runtime::readNpyFile(dir.filePath("t0.pb").toStdString()));
     QVERIFY(!compare::readImportedRun("/nonexistent", *model));
 }
 
@@ -917,7 +917,7 @@ void tst_Compare::npzAndPolygraphyRunsImport()
     std::string bytes((std::istreambuf_iterator<char>(whole)), std::istreambuf_iterator<char>());
     const std::string truncated = dir.filePath("truncated.npz").toStdString();
     std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
-    auto broken = compare::readNpzFile(truncated);
+    auto broken = runtime::readNpzFile(truncated);
     QVERIFY(!broken);
     QVERIFY2(broken.error().format().find("truncated.npz") != std::string::npos, broken.error().format().c_str());
     const std::string notJson = dir.filePath("results.json").toStdString();

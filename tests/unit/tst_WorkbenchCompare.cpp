@@ -5,8 +5,9 @@
 #include "support/TestSupport.h"
 
 #include "cli/ReportBuilder.h"
-#include "compare/NumpyFiles.h"
+#include "runtime/NumpyFiles.h"
 #include "runtime/ExecutorRegistry.h"
+#include "runtime/Feeds.h"
 #include "runtime/InputGeneration.h"
 #include "runtime/cpu/CpuExecutor.h"
 #include "runtime/TensorProtoIO.h"
@@ -44,7 +45,7 @@ private slots:
     void fp32PassesEveryOutput()
     {
         session::ComparisonRequest request;
-        request.inputsDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
+        request.feeds.testDataDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
         request.progress = std::make_shared<std::atomic<int>>(-1);
         auto outcome = m_workbench.compare(request);
         QCOMPARE(request.progress->load(), 1000); // both runs done
@@ -67,27 +68,27 @@ private slots:
         QVERIFY(value);
         QTemporaryDir tmp;
         const std::string npy = tmp.filePath(QString::fromStdString(input.name) + ".npy").toStdString();
-        QVERIFY(compare::writeNpyFile(value->tensor, npy));
-        QCOMPARE(compare::feedFileName(npy), input.name);
-        QCOMPARE(compare::feedFileName(dir + "/input_0.pb"), input.name);
+        QVERIFY(runtime::writeNpyFile(value->tensor, npy));
+        QCOMPARE(runtime::feedFileName(npy), input.name);
+        QCOMPARE(runtime::feedFileName(dir + "/input_0.pb"), input.name);
         session::ComparisonRequest request;
-        request.inputFiles[input.name] = npy;
+        request.feeds.sources.push_back({input.name, npy, {}});
         auto outcome = m_workbench.compare(request);
         QVERIFY2(outcome.hasValue(), outcome ? "" : outcome.error().format().c_str());
         QVERIFY((*outcome)->result.outputsPassed());
         session::ComparisonRequest fromDir;
-        fromDir.inputsDir = dir;
+        fromDir.feeds.testDataDir = dir;
         auto expected = m_workbench.compare(fromDir);
         QVERIFY(expected.hasValue());
         QCOMPARE((*outcome)->result.tensors.size(), (*expected)->result.tensors.size());
         for (std::size_t i = 0; i < (*outcome)->result.tensors.size(); ++i)
             QCOMPARE((*outcome)->result.tensors[i].metrics.maxAbs, (*expected)->result.tensors[i].metrics.maxAbs);
         // a file for no input, or of the wrong element type, is refused by name
-        request.inputFiles = {{"no_such_input", npy}};
+        request.feeds.sources = {{"no_such_input", npy, {}}};
         QVERIFY(refused(request, "no_such_input"));
         const std::string ints = tmp.filePath("ints.npy").toStdString();
-        QVERIFY(compare::writeNpyFile(runtime::Tensor::fromVector(onnx::TensorProto::INT64, {2}, std::vector<std::int64_t>{1, 2}), ints));
-        request.inputFiles = {{input.name, ints}};
+        QVERIFY(runtime::writeNpyFile(runtime::Tensor::fromVector(onnx::TensorProto::INT64, {2}, std::vector<std::int64_t>{1, 2}), ints));
+        request.feeds.sources = {{input.name, ints, {}}};
         QVERIFY(refused(request, "int64"));
     }
 
@@ -97,7 +98,7 @@ private slots:
         session::ComparisonRequest request;
         request.sideA = "cpu:fp32";
         request.precision = "fp16";
-        request.inputsDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
+        request.feeds.testDataDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
         auto outcome = m_workbench.compare(request);
         QVERIFY2(outcome.hasValue(), outcome ? "" : outcome.error().format().c_str());
         const auto &o = **outcome;
@@ -119,7 +120,7 @@ private slots:
     void pluggedExecutorsAreOfferedByName()
     {
         session::ComparisonRequest request;
-        request.inputsDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
+        request.feeds.testDataDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
         request.executorB = "test-gpu";
         QVERIFY(refused(request, "has no test-gpu executor")); // a build without it says so
         test::registerStandInGpu("test-gpu"); // the CPU executor by another name, measuring like a GPU
@@ -162,7 +163,7 @@ private slots:
         // int8: calibrated here, the ranges handed to the plugged executor with its policy
         request.precision = "int8";
         request.calibration = "random:2";
-        request.shapes["input"] = {1, 8, 32}; // the random batches' shape: the inputs'
+        request.feeds.shapes["input"] = {1, 8, 32}; // the random batches' shape: the inputs'
         const auto int8 = m_workbench.compare(request);
         QVERIFY2(int8, int8 ? "" : int8.error().format().c_str());
         QCOMPARE((*int8)->result.labelB, std::string("test-gpu:int8"));
@@ -183,8 +184,8 @@ private slots:
     {
         session::ComparisonRequest request;
         request.precision = "fp16";
-        request.seed = 3;
-        request.shapes["input"] = {1, 5, 32};
+        request.feeds.seed = 3;
+        request.feeds.shapes["input"] = {1, 5, 32};
         request.tolerance = compare::Tolerance{1e-6, 1e-6};
         auto outcome = m_workbench.compare(request);
         QVERIFY2(outcome.hasValue(), outcome ? "" : outcome.error().format().c_str());
@@ -205,12 +206,12 @@ private slots:
         QVERIFY(outcome.error().format().find("fuse-everything") != std::string::npos);
         request = {};
         request.precision = "int8";
-        request.shapes["input"] = {1, 5, 32};
+        request.feeds.shapes["input"] = {1, 5, 32};
         request.calibration = "random:none";
         QVERIFY(refused(request, "random:none"));
         request = {};
         request.importFrom = "/nonexistent/run";
-        request.shapes["input"] = {1, 5, 32};
+        request.feeds.shapes["input"] = {1, 5, 32};
         QVERIFY(!m_workbench.compare(request).hasValue());
         request = {}; // the input has a symbolic dim: random inputs need its extent
         QVERIFY(refused(request, "input"));
@@ -221,7 +222,7 @@ private slots:
         session::ComparisonRequest request;
         request.precision = "int8";
         request.calibration = "random:2:9";
-        request.shapes["input"] = {1, 5, 32};
+        request.feeds.shapes["input"] = {1, 5, 32};
         request.kernelCheck = false;
         auto outcome = m_workbench.compare(request);
         QVERIFY2(outcome.hasValue(), outcome ? "" : outcome.error().format().c_str());
@@ -240,12 +241,7 @@ private slots:
         // another runtime's dump of every intermediate on the dock's seeded inputs, one of them off by 1%
         const ir::Model &model = m_workbench.model();
         const std::map<std::string, runtime::Shape> shapes{{"input", {1, 5, 32}}};
-        runtime::NamedValues feeds;
-        std::uint64_t k = 0;
-        for (const ir::ValueId v : model.graph(model.mainGraph()).inputs)
-            if (!model.value(v).isInitializer())
-                feeds.emplace_back(model.value(v).name,
-                                   runtime::RuntimeValue::ofTensor(*runtime::randomInput(model.value(v), 1 + k++, shapes)));
+        const runtime::NamedValues feeds = *runtime::randomFeeds(model, runtime::kDefaultSeed, 0, shapes);
         struct Dump final : runtime::RunObserver {
             const ir::Model *model = nullptr;
             std::vector<std::pair<std::string, runtime::Tensor>> seen;
@@ -279,7 +275,7 @@ private slots:
         session::ComparisonRequest request;
         request.importFrom = dir.path().toStdString();
         request.pipeline = "fuse-everything"; // unused: an imported run is of the model as loaded
-        request.shapes = shapes;
+        request.feeds.shapes = shapes;
         auto outcome = m_workbench.compare(request);
         QVERIFY2(outcome.hasValue(), outcome ? "" : outcome.error().format().c_str());
         const auto &o = **outcome;
@@ -300,7 +296,7 @@ private slots:
     {
         // portolan's own CLI as "another runtime": it writes the outputs, which match the reference
         session::ComparisonRequest request;
-        request.inputsDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
+        request.feeds.testDataDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
         request.externalCommand = std::string(PORTOLAN_BINARY) + " run {model} --inputs {inputs} --output-dir {outputs}";
         request.externalTimeout = 120;
         auto outcome = m_workbench.compare(request);

@@ -3,9 +3,10 @@
 #include "common/Background.h"
 #include "compare/ComparisonTableModel.h"
 #include "compare/GpuProfileView.h"
-#include "compare/NumpyFiles.h"
+#include "runtime/NumpyFiles.h"
 #include "compare/ReproReadme.h"
 #include "runtime/ExecutorRegistry.h"
+#include "runtime/Feeds.h"
 #include "runtime/InputGeneration.h"
 
 #include <QChart>
@@ -109,7 +110,7 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
             m_inputs->setText(dir);
     });
     m_inputFiles = new QLineEdit(this);
-    m_inputFiles->setPlaceholderText(tr("single inputs: name=FILE.npy; other=FILE.pb (over the test set's, or random)"));
+    m_inputFiles->setPlaceholderText(tr("single inputs: name=FILE.npy; other=FILE.pb; third=random:SEED (over the test set's, or random)"));
     auto *browseFiles = new QPushButton(tr("…"), this);
     browseFiles->setToolTip(tr("Add .pb or .npy files, each for the input it names (a .pb's stored name, a .npy's file name)"));
     connect(browseFiles, &QPushButton::clicked, this, [this] {
@@ -118,14 +119,15 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
         if (!m_inputFiles->text().trimmed().isEmpty())
             entries << m_inputFiles->text().trimmed();
         for (const QString &file : files) {
-            const std::string name = compare::feedFileName(file.toStdString());
+            const std::string name = runtime::feedFileName(file.toStdString());
             entries << QStringLiteral("%1=%2").arg(name.empty() ? QFileInfo(file).completeBaseName() : QString::fromStdString(name), file);
         }
         m_inputFiles->setText(entries.join(QStringLiteral("; ")));
     });
     m_seed = new QSpinBox(this);
     m_seed->setRange(0, 1'000'000);
-    m_seed->setValue(1);
+    m_seed->setValue(static_cast<int>(runtime::kDefaultSeed));
+    m_seed->setToolTip(tr("Random inputs: the K-th graph input gets seed N+K, as with portolan compare --seed N"));
     m_shapes = new QLineEdit(this);
     m_shapes->setPlaceholderText(tr("symbolic inputs: name=1,3,224,224; other=1,128"));
     m_atol = new QLineEdit(this);
@@ -450,21 +452,21 @@ support::Expected<session::ComparisonRequest> ComparePanel::request() const
         r.externalCommand = m_external->text().trimmed().toStdString(); // checked by the workbench
     if (m_sideB->currentIndex() == kCudaSide)
         r.executorB = "cuda";
-    r.inputsDir = m_inputs->text().trimmed().toStdString();
+    r.feeds.testDataDir = m_inputs->text().trimmed().toStdString();
     for (const QString &entry : m_inputFiles->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
-        const qsizetype eq = entry.indexOf(QLatin1Char('='));
-        if (eq <= 0)
-            return support::makeError("bad-usage", "input file '" + entry.trimmed().toStdString() + "' is not name=FILE.pb or name=FILE.npy");
-        r.inputFiles[entry.left(eq).trimmed().toStdString()] = entry.mid(eq + 1).trimmed().toStdString();
+        auto source = runtime::parseInputSource(entry.trimmed().toStdString());
+        if (!source)
+            return source.takeError();
+        r.feeds.sources.push_back(std::move(*source));
     }
-    r.seed = static_cast<std::uint64_t>(m_seed->value());
+    r.feeds.seed = static_cast<std::uint64_t>(m_seed->value());
     std::vector<std::string> specs;
     for (const QString &spec : m_shapes->text().split(QLatin1Char(';'), Qt::SkipEmptyParts))
         specs.push_back(spec.trimmed().toStdString());
     auto shapes = runtime::parseShapeSpecs(specs);
     if (!shapes)
         return shapes.takeError();
-    r.shapes = std::move(*shapes);
+    r.feeds.shapes = std::move(*shapes);
     if (!m_atol->text().trimmed().isEmpty() || !m_rtol->text().trimmed().isEmpty()) {
         compare::Tolerance t = r.effectiveTolerance();
         bool okA = true, okR = true;

@@ -5,7 +5,7 @@
 
 #include "support/StagedFile.h"
 
-#include "runtime/InputGeneration.h"
+#include "runtime/Feeds.h"
 #include "runtime/TestDataSet.h"
 #include "runtime/cpu/CpuExecutor.h"
 #include "runtime/cpu/Precision.h"
@@ -269,19 +269,11 @@ support::Expected<std::vector<CalibrationBatch>> randomCalibrationBatches(const 
                                                                           const std::map<std::string, Shape> &shapes)
 {
     std::vector<CalibrationBatch> batches;
-    const ir::Graph &main = model.graph(model.mainGraph());
     for (int b = 0; b < count; ++b) {
-        CalibrationBatch batch{"random:" + std::to_string(seed + static_cast<std::uint64_t>(b)), {}};
-        for (const ir::ValueId in : main.inputs) {
-            const ir::Value &value = model.value(in);
-            if (value.isInitializer())
-                continue;
-            auto tensor = randomInput(value, seed + static_cast<std::uint64_t>(b), shapes);
-            if (!tensor)
-                return tensor.takeError();
-            batch.feeds.emplace_back(value.name, RuntimeValue::ofTensor(std::move(*tensor)));
-        }
-        batches.push_back(std::move(batch));
+        auto feeds = randomFeeds(model, seed, static_cast<std::uint64_t>(b), shapes); // batch b of the seed rule
+        if (!feeds)
+            return feeds.takeError();
+        batches.push_back({"random:" + std::to_string(seed) + " batch " + std::to_string(b), std::move(*feeds)});
     }
     return batches;
 }

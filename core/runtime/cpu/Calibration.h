@@ -63,7 +63,7 @@ struct CalibrationBatch {
 /// (test_data_set_0, test_data_set_1…, in name order) as a batch.
 support::Expected<std::vector<CalibrationBatch>> readCalibrationBatches(const ir::Model &model, const std::string &dir);
 
-/// `count` batches of seeded random inputs (seed, seed + 1, …); symbolic dims come from `shapes`.
+/// `count` batches of random inputs, batch b by the seed rule of runtime/Feeds.h; symbolic dims come from `shapes`.
 support::Expected<std::vector<CalibrationBatch>> randomCalibrationBatches(const ir::Model &model, int count, std::uint64_t seed,
                                                                           const std::map<std::string, Shape> &shapes);
 /// The batches `spec` names: "random:N[:SEED]" (seeded random inputs, dims of symbolic inputs from

@@ -1,7 +1,7 @@
 #include "runtime/cuda/DevicePeaks.h"
 
 #include "ir/ModelLoader.h"
-#include "runtime/InputGeneration.h"
+#include "runtime/Feeds.h"
 #include "runtime/cpu/Calibration.h"
 #include "runtime/cuda/CudaError.h"
 #include "runtime/cuda/CudaExecutor.h"
@@ -96,20 +96,15 @@ support::Expected<double> matmulFlopsPerSecond(const std::string &precision)
     if (!created)
         return created.takeError();
     CudaExecutor &cuda = **created;
-    NamedValues feeds;
-    const ir::Graph &main = model.graph(model.mainGraph());
-    for (std::size_t i = 0; i < main.inputs.size(); ++i) {
-        auto input = randomInput(model.value(main.inputs[i]), i + 1, {});
-        if (!input)
-            return input.takeError();
-        feeds.emplace_back(model.value(main.inputs[i]).name, RuntimeValue::ofTensor(std::move(*input)));
-    }
-    if (auto warm = cuda.run(feeds); !warm)
+    auto feeds = randomFeeds(model, kDefaultSeed);
+    if (!feeds)
+        return feeds.takeError();
+    if (auto warm = cuda.run(*feeds); !warm)
         return warm.takeError();
     cuda.setProfiling(true);
     double best = 0, total = 0;
     for (int i = 0; i < kRepeats; ++i) {
-        if (auto ran = cuda.run(feeds); !ran)
+        if (auto ran = cuda.run(*feeds); !ran)
             return ran.takeError();
         const double ms = cuda.lastNodes().front().milliseconds - total; // summed over the profiled runs
         total += ms;

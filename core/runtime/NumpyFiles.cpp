@@ -1,6 +1,6 @@
 // .npy parsing from memory, and a small zip reader for .npz (the central directory, local
 // headers, Zip64 extras; deflate through zlib).
-#include "compare/NumpyFiles.h"
+#include "runtime/NumpyFiles.h"
 
 #include "ir/Type.h"
 #include "runtime/TensorProtoIO.h"
@@ -18,7 +18,7 @@
 #include <regex>
 #include <sstream>
 
-namespace portolan::compare {
+namespace portolan::runtime {
 
 using support::makeError;
 
@@ -282,4 +282,4 @@ std::string feedFileName(const std::string &path)
     return percentDecoded(file.stem().string());
 }
 
-} // namespace portolan::compare
+} // namespace portolan::runtime

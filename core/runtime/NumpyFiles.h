@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace portolan::compare {
+namespace portolan::runtime {
 
 /// A tensor from the bytes of a `.npy` file (format 1.0–3.0, little-endian, C order); errors name `where`.
 support::Expected<runtime::Tensor> parseNpy(std::string_view bytes, const std::string &where);
@@ -38,4 +38,4 @@ std::string percentDecoded(const std::string &text);
 /// The inverse: every byte but letters, digits and "-._" escaped.
 std::string percentEncoded(const std::string &text);
 
-} // namespace portolan::compare
+} // namespace portolan::runtime

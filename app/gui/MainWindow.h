@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -85,6 +86,16 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    /// The docks buildDocks made, for the View menu.
+    struct DockSet {
+        QDockWidget *groups = nullptr, *inspector = nullptr, *summary = nullptr;
+        QDockWidget *pipeline = nullptr, *compare = nullptr, *findings = nullptr;
+    };
+    void buildCentralArea();
+    DockSet buildDocks();
+    void buildMenus(const DockSet &docks);
+    void buildSearchBar();
+    void buildStatusBar();
     void startLoad(std::function<std::shared_ptr<LoadResult>()> job, const QString &title);
     void finishLoad(const std::shared_ptr<LoadResult> &result);
     void chooseFile();

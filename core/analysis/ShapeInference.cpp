@@ -84,14 +84,24 @@ void dropNonPositiveWindows(const ir::Model &model, onnx::GraphProto &graph, sup
 }
 
 /// ONNX 1.12's ConvTranspose inference reads the kernel from W's dims when kernel_shape is absent,
-/// without checking W's rank against X's (a rank-2 W crashed it). Where W is a constant, its kernel
-/// dims become kernel_shape in the copy (the same node; ONNX checks that attribute's length); where
-/// it is not, or has no kernel dims, the node is left out of the copy and named.
+/// without checking W's rank against X's (a rank-2 W crashed it). Where W's dims are known (a constant,
+/// or a graph input of static shape), its kernel dims become kernel_shape in the copy (the same node;
+/// ONNX checks that attribute's length); otherwise the node is left out of the copy and named.
 void guardConvTranspose(const ir::Model &model, onnx::GraphProto &graph, support::Diagnostics &findings)
 {
-    std::unordered_map<std::string, const onnx::TensorProto *> constants;
+    // W's dims: a constant's, or a graph input's declared static ones
+    std::unordered_map<std::string, std::vector<std::int64_t>> weightDims;
+    for (const onnx::ValueInfoProto &input : graph.input()) {
+        if (!input.type().has_tensor_type() || !input.type().tensor_type().has_shape())
+            continue;
+        std::vector<std::int64_t> dims;
+        for (const auto &d : input.type().tensor_type().shape().dim())
+            dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+        if (std::all_of(dims.begin(), dims.end(), [](std::int64_t d) { return d >= 0; }))
+            weightDims[input.name()] = std::move(dims);
+    }
     for (const onnx::TensorProto &t : graph.initializer())
-        constants[t.name()] = &t;
+        weightDims[t.name()] = std::vector<std::int64_t>(t.dims().begin(), t.dims().end());
     auto *nodes = graph.mutable_node();
     for (int i = nodes->size(); i-- > 0;) {
         onnx::NodeProto &node = nodes->at(i);
@@ -105,20 +115,20 @@ void guardConvTranspose(const ir::Model &model, onnx::GraphProto &graph, support
             continue;
         if (std::any_of(node.attribute().begin(), node.attribute().end(), [](const auto &a) { return a.name() == "kernel_shape"; }))
             continue;
-        const auto w = constants.find(node.input(1));
-        if (w != constants.end() && w->second->dims_size() >= 3) {
+        const auto w = weightDims.find(node.input(1));
+        if (w != weightDims.end() && w->second.size() >= 3) {
             onnx::AttributeProto *kernel = node.add_attribute();
             kernel->set_name("kernel_shape");
             kernel->set_type(onnx::AttributeProto::INTS);
-            for (int d = 2; d < w->second->dims_size(); ++d)
-                kernel->add_ints(w->second->dims(d));
+            for (std::size_t d = 2; d < w->second.size(); ++d)
+                kernel->add_ints(w->second[d]);
             continue;
         }
         support::Diagnostic d;
         d.severity = support::Severity::Warning;
         d.code = "shape-inference";
         d.message = "ConvTranspose node has no kernel_shape and its weight '" + node.input(1) +
-                    "' is not a constant of rank 3 or more: its output shape is not inferred";
+                    "' is neither a constant nor a graph input of static rank 3 or more: its output shape is not inferred";
         d.model = model.sourcePath;
         d.graph = graph.name();
         d.node = node.name();

@@ -98,14 +98,29 @@ onnx::OpSchema widenedCopy(const onnx::OpSchema &base, int since)
     std::string doc = base.doc() ? base.doc() : "";
     s.SetDoc("Version " + std::to_string(since) + " accepts more element types than version " +
              std::to_string(base.SinceVersion()) + "; it computes the same.\n\n" + doc);
+    // A type list the new version adds as a parameter (QLinearMatMul-21's TS) replaces a fixed type
+    // of the base ("tensor(float)" scales) that it contains.
+    std::vector<std::string> addedParams;
+    for (const auto &[name, types] : constraints)
+        if (!types.empty() && std::none_of(base.typeConstraintParams().begin(), base.typeConstraintParams().end(),
+                                           [&](const auto &param) { return param.type_param_str == name; }))
+            addedParams.push_back(name);
+    const auto typeOf = [&](const std::string &typeStr) {
+        for (const std::string &name : addedParams) {
+            const auto &types = constraints.at(name);
+            if (std::find(types.begin(), types.end(), typeStr) != types.end())
+                return name;
+        }
+        return typeStr;
+    };
     for (std::size_t i = 0; i < base.inputs().size(); ++i) {
         const auto &p = base.inputs()[i];
-        s.Input(static_cast<int>(i), p.GetName(), p.GetDescription(), p.GetTypeStr(), p.GetOption(), p.GetIsHomogeneous(),
-                p.GetMinArity(), p.GetDifferentiationCategory());
+        s.Input(static_cast<int>(i), p.GetName(), p.GetDescription(), typeOf(p.GetTypeStr()), p.GetOption(),
+                p.GetIsHomogeneous(), p.GetMinArity(), p.GetDifferentiationCategory());
     }
     for (std::size_t i = 0; i < base.outputs().size(); ++i) {
         const auto &p = base.outputs()[i];
-        s.Output(static_cast<int>(i), p.GetName(), p.GetDescription(), p.GetTypeStr(), p.GetOption(),
+        s.Output(static_cast<int>(i), p.GetName(), p.GetDescription(), typeOf(p.GetTypeStr()), p.GetOption(),
                  p.GetIsHomogeneous(), p.GetMinArity(), p.GetDifferentiationCategory());
     }
     for (const auto &[name, attribute] : base.attributes())
@@ -115,6 +130,8 @@ onnx::OpSchema widenedCopy(const onnx::OpSchema &base, int since)
         const bool useNewList = it != constraints.end() && !it->second.empty();
         s.TypeConstraint(param.type_param_str, useNewList ? it->second : param.allowed_type_strs, param.description);
     }
+    for (const std::string &name : addedParams)
+        s.TypeConstraint(name, constraints.at(name), "types new in version " + std::to_string(since));
     if (base.has_type_and_shape_inference_function())
         s.TypeAndShapeInferenceFunction(base.GetTypeAndShapeInferenceFunction());
     if (base.has_data_propagation_function())

@@ -86,16 +86,36 @@ private slots:
         // axes, a shape or Range's operands fed as graph inputs, an image's size inside its encoded
         // stream, the most pieces a string splits into: no inference can know these dims
         const std::vector<std::string> kShapeFromRunTimeValues = {
-            "test_reduce_max_axes_fed_at_run_time", "test_constant_of_shape_opset21", "test_range_27_float16_",
+            "test_range_27_float16_",
             "test_image_decoder_", "test_string_split_"};
         const auto shapeFromRunTimeValues = [&](const std::string &test) {
             return std::any_of(kShapeFromRunTimeValues.begin(), kShapeFromRunTimeValues.end(),
                                [&](const std::string &prefix) { return test.starts_with(prefix); });
         };
+        // A node whose input past the first (ConstantOfShape: its only one) is fed at run time and carries sizes, axes, pads or scales
+        // (an integer tensor, or Resize's float scales) has a shape only the run knows.
+        const auto shapedByFedInput = [](const ir::Model &model, ir::ValueId output) {
+            const ir::NodeId producer = model.value(output).producer;
+            if (!producer.valid())
+                return false;
+            const ir::Node &node = model.node(producer);
+            for (std::size_t k = node.opType == "ConstantOfShape" ? 0 : 1; k < node.inputs.size(); ++k) {
+                if (!node.inputs[k].valid())
+                    continue;
+                const ir::Value &input = model.value(node.inputs[k]);
+                const int type = input.type().has_tensor_type() ? input.type().tensor_type().elem_type() : 0;
+                const bool fed = !input.producer.valid() && !input.isInitializer();
+                const bool integer = type == onnx::TensorProto::INT64 || type == onnx::TensorProto::INT32;
+                if (fed && (integer || node.opType == "Resize"))
+                    return true;
+            }
+            return false;
+        };
         int runTimeShapes = 0;
         const auto cases = conform::findCases({std::string(PORTOLAN_SOURCE_DIR) + "/tests/data/conformance"});
         QVERIFY(cases.size() >= 74);
         int outputsChecked = 0, staticOutputs = 0;
+        std::vector<std::string> unexplained; // outputs without a static shape, listed all at once
         for (const std::string &dir : cases) {
             auto loaded = ir::loadModelFile(dir + "/model.onnx");
             QVERIFY2(loaded.hasValue(), dir.c_str());
@@ -114,13 +134,19 @@ private slots:
                 const auto &tensorType = inferred->second.tensor_type();
                 QVERIFY2(tensorType.elem_type() == expected->data_type(), (where + ": element type").c_str());
                 ++outputsChecked;
-                if (!tensorType.has_shape())
+                const std::string test = std::filesystem::path(dir).filename().string();
+                const bool runTimeShape = shapeFromRunTimeValues(test) || shapedByFedInput(model, main.outputs[i]);
+                if (!tensorType.has_shape()) { // not even a rank
+                    if (!runTimeShape)
+                        unexplained.push_back(where + ": no shape");
+                    ++runTimeShapes;
                     continue;
+                }
                 const auto dims = analysis::staticDims(inferred->second);
                 QVERIFY2(tensorType.shape().dim_size() == expected->dims_size(), (where + ": rank of " + dimsText(inferred->second)).c_str());
                 if (!dims) { // only a shape computed from a value fed at run time may stay unknown
-                    const std::string test = std::filesystem::path(dir).filename().string();
-                    QVERIFY2(shapeFromRunTimeValues(test), (where + ": no static shape").c_str());
+                    if (!runTimeShape)
+                        unexplained.push_back(where + ": inferred " + dimsText(inferred->second));
                     ++runTimeShapes;
                     continue;
                 }
@@ -129,6 +155,9 @@ private slots:
                 ++staticOutputs;
             }
         }
+        for (const std::string &line : unexplained) // QVERIFY2 cuts long messages: one line each
+            qWarning("no static shape, and no value fed at run time to explain it: %s", line.c_str());
+        QVERIFY2(unexplained.empty(), (std::to_string(unexplained.size()) + " output(s) listed above").c_str());
         qInfo("%d outputs typed, %d with a static shape equal to ONNX Runtime's", outputsChecked, staticOutputs);
         QCOMPARE(staticOutputs, outputsChecked - runTimeShapes);
         QVERIFY(staticOutputs > 150); // the rule above must not swallow the suite

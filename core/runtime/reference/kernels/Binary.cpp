@@ -217,7 +217,15 @@ support::Status comparison(KernelContext &ctx, std::string_view op, const Tensor
         else if (op == "GreaterOrEqual")
             broadcastApply<T, T, R>(a, b, *out, [](T x, T y) { return R(x >= y); });
     };
-    if (a.dataType() == TensorProto::BOOL)
+    if (a.dataType() == TensorProto::STRING) { // Equal-19
+        if (op != "Equal")
+            return ctx.error(std::string(op) + " does not take string");
+        const std::vector<std::string> &xs = a.strings(), &ys = b.strings();
+        auto *z = out->mutableData<std::uint8_t>();
+        BroadcastWalker walk(out->shape(), {a.shape(), b.shape()});
+        for (std::int64_t i = 0; i < out->size(); ++i, walk.next())
+            z[i] = xs[static_cast<std::size_t>(walk.offset(0))] == ys[static_cast<std::size_t>(walk.offset(1))];
+    } else if (a.dataType() == TensorProto::BOOL)
         run.template operator()<std::uint8_t>();
     else if (!visitNumeric(a.dataType(), run))
         return ctx.error(std::string(op) + " does not take " + ir::dataTypeName(a.dataType()));

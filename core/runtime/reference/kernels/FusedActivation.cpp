@@ -1,11 +1,13 @@
 // Reference kernels of Gelu (ai.portolan's, and the standard op of opset 20) and ai.portolan
 // RMSNormalization, computed in double from any float type and stored back at the input's precision.
 #include "runtime/reference/KernelContext.h"
+#include "runtime/reference/kernels/Broadcast.h"
 #include "runtime/reference/kernels/Dispatch.h"
 #include "runtime/reference/kernels/NormalizedAxes.h"
 
 #include "ir/Type.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -63,15 +65,33 @@ support::Status rmsNormalization(KernelContext &ctx)
     if (!block)
         return block.error();
     const std::int64_t n = block->second;
-    if (scale->size() != n && scale->size() != 1)
-        return ctx.error("Scale " + shapeString(scale->shape()) + " must have " + std::to_string(n) +
-                         " elements (the normalized dims) or one");
+    // The scale broadcasts to the normalized dims x[axis:] (the standard op); ai.portolan's may also
+    // give their element count in another shape.
+    const Shape normalized(x->shape().begin() + block->first, x->shape().end());
+    std::vector<double> g(static_cast<std::size_t>(n));
+    const auto spread = broadcastShapes({normalized, scale->shape()});
+    if (spread && *spread == normalized) {
+        BroadcastWalker walk(normalized, {scale->shape()});
+        for (std::int64_t i = 0; i < n; ++i, walk.next())
+            g[static_cast<std::size_t>(i)] = scale->data<double>()[walk.offset(0)];
+    } else if (!ctx.node().domain.empty() && (scale->size() == n || scale->size() == 1)) {
+        for (std::int64_t i = 0; i < n; ++i)
+            g[static_cast<std::size_t>(i)] = scale->data<double>()[scale->size() == 1 ? 0 : i];
+    } else {
+        return ctx.error("Scale " + shapeString(scale->shape()) + " does not broadcast to the normalized dims " +
+                         shapeString(normalized));
+    }
+    if (ctx.node().domain.empty()) { // the standard op's moment precision: the reference sums in double
+        const std::int64_t stash = ctx.attrInt("stash_type", TensorProto::FLOAT);
+        if (stash != TensorProto::FLOAT && stash != TensorProto::DOUBLE && stash != TensorProto::FLOAT16 &&
+            stash != TensorProto::BFLOAT16)
+            return ctx.error("stash_type " + std::to_string(stash) + " is not a floating-point type");
+    }
     auto y = ctx.allocate(TensorProto::DOUBLE, x->shape());
     if (!y)
         return y.takeError();
     const double epsilon = ctx.attrFloat("epsilon", 1e-5f);
-    const double *in = x->data<double>(), *g = scale->data<double>();
-    const bool oneScale = scale->size() == 1;
+    const double *in = x->data<double>();
     double *out = y->mutableData<double>();
     for (std::int64_t r = 0; n > 0 && r < x->size() / n; ++r) {
         const double *row = in + r * n;
@@ -80,7 +100,7 @@ support::Status rmsNormalization(KernelContext &ctx)
             squares += row[i] * row[i];
         const double inv = 1.0 / std::sqrt(squares / static_cast<double>(n) + epsilon);
         for (std::int64_t i = 0; i < n; ++i)
-            out[r * n + i] = row[i] * inv * g[oneScale ? 0 : i];
+            out[r * n + i] = row[i] * inv * g[static_cast<std::size_t>(i)];
     }
     ctx.setOutput(0, convertTensor(*y, ctx.input(0).dataType()));
     return support::Status::ok();

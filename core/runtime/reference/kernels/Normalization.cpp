@@ -1,4 +1,4 @@
-// Normalizations (BatchNormalization, InstanceNormalization, LayerNormalization, LRN,
+// Normalizations (BatchNormalization, InstanceNormalization, LpNormalization, LayerNormalization, LRN,
 // MeanVarianceNormalization) and the losses NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
 // Statistics are two-pass (mean, then squared deviations) in double.
 #include "runtime/reference/KernelContext.h"
@@ -222,6 +222,43 @@ support::Status instanceNormalization(KernelContext &ctx)
     const Affine affine{scale->data<double>(), bias->data<double>(), spatial, channels};
     return standardize(ctx, reduced, ctx.attrFloat("epsilon", 1e-5f), affine, nullptr, nullptr,
                        [](const double *, const double *, const double *) { return support::Status::ok(); });
+}
+
+/// LpNormalization: x divided by its L1 or L2 norm along `axis`. A zero norm gives zeros (the spec
+/// is silent; ONNX Runtime writes 0, where 0/0 would be NaN).
+support::Status lpNormalization(KernelContext &ctx)
+{
+    if (auto st = ctx.requireInputs(1); !st)
+        return st;
+    const Tensor &x = ctx.input(0);
+    const std::int64_t p = ctx.attrInt("p", 2);
+    if (p != 1 && p != 2)
+        return ctx.error("p = " + std::to_string(p) + "; LpNormalization takes 1 or 2");
+    const auto rank = static_cast<std::int64_t>(x.rank());
+    std::int64_t axis = ctx.attrInt("axis", -1);
+    if (rank == 0 || axis < -rank || axis >= rank)
+        return ctx.error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    axis = axis < 0 ? axis + rank : axis;
+    auto values = toDoubles(ctx, x, "input");
+    if (!values)
+        return values.takeError();
+    const std::int64_t extent = x.dim(static_cast<std::size_t>(axis));
+    std::int64_t inner = 1;
+    for (std::int64_t d = axis + 1; d < rank; ++d)
+        inner *= x.dim(static_cast<std::size_t>(d));
+    const std::int64_t outer = extent * inner == 0 ? 0 : x.size() / (extent * inner);
+    double *v = values->mutableData<double>();
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t i = 0; i < inner; ++i) {
+            double *line = v + o * extent * inner + i;
+            double norm = 0;
+            for (std::int64_t k = 0; k < extent; ++k)
+                norm += p == 1 ? std::abs(line[k * inner]) : line[k * inner] * line[k * inner];
+            norm = p == 1 ? norm : std::sqrt(norm);
+            for (std::int64_t k = 0; k < extent; ++k)
+                line[k * inner] = norm == 0 ? 0.0 : line[k * inner] / norm;
+        }
+    return emit(ctx, 0, values->data<double>(), x.dataType(), x.shape());
 }
 
 /// GroupNormalization: moments over each group of num_groups channels (and the spatial dims). Opset

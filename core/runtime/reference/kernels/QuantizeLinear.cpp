@@ -50,8 +50,10 @@ support::Expected<ScaleLayout> scaleLayout(KernelContext &ctx, const Tensor &x, 
     if (block < 0)
         return ctx.error("attribute 'block_size' is " + std::to_string(block) + "; it must be 0 or positive");
     ScaleLayout layout;
-    if (scale.size() == 1 && (block == 0 || scale.rank() <= 1))
+    if (scale.size() == 1 && (block == 0 || scale.rank() <= 1)) {
+        ctx.attrInt("axis", 1); // the spec ignores axis for a per-tensor scale (ONNX's own tests set it)
         return layout;
+    }
     if (ctx.opset() < 13)
         return ctx.error(std::string(scaleName) + " must be a scalar before opset 13, got " + shapeString(scale.shape()));
     const auto rank = static_cast<std::int64_t>(x.rank());

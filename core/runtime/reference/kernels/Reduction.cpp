@@ -153,12 +153,10 @@ support::Status reduce(KernelContext &ctx)
     auto axes = reductionAxes(ctx);
     if (!axes)
         return axes.takeError();
-    if (axes->empty() && ctx.attrInt("noop_with_empty_axes", 0) != 0) {
-        ctx.setOutput(0, ctx.input(0));
-        return support::Status::ok();
-    }
-
-    std::vector<bool> reduced(in.rank(), axes->empty());
+    // With noop_with_empty_axes, no axes reduce over the empty set of axes: each element is its own
+    // group, so ReduceL1 still gives |x|, ReduceSumSquare x², ReduceLogSum log x (Reduce*-18).
+    const bool overNoAxes = axes->empty() && ctx.attrInt("noop_with_empty_axes", 0) != 0;
+    std::vector<bool> reduced(in.rank(), axes->empty() && !overNoAxes);
     for (std::int64_t axis : *axes) {
         if (!normalizeAxis(axis, rank))
             return ctx.error("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
@@ -179,6 +177,16 @@ support::Status reduce(KernelContext &ctx)
         return out.takeError();
     // An empty group leaves the operation's identity (0, 1, ∓inf or the type's extreme for max/min).
     const ReducePlan plan = makePlan(in.shape(), reduced);
+    if (in.dataType() == TensorProto::BOOL) { // ReduceMax/ReduceMin-20: OR and AND; an empty set gives false / true
+        if (*kind != Reduce::Max && *kind != Reduce::Min)
+            return ctx.error("does not take bool (only ReduceMax and ReduceMin do, from opset 20)");
+        reduceTyped<std::uint8_t>(*kind, plan, in, *out);
+        auto *y = out->mutableData<std::uint8_t>();
+        for (std::int64_t o = 0; o < out->size(); ++o)
+            y[o] = y[o] != 0 ? 1 : 0; // Min's empty-set 255 is true
+        ctx.setOutput(0, std::move(*out));
+        return support::Status::ok();
+    }
     const bool known = visitNumeric(in.dataType(), [&]<typename T>() { reduceTyped<T>(*kind, plan, in, *out); });
     if (!known)
         return ctx.error("does not take " + ir::dataTypeName(in.dataType()));

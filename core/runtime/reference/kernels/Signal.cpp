@@ -133,20 +133,28 @@ support::Status dft(KernelContext &ctx)
     const bool inverse = ctx.attrInt("inverse", 0) != 0;
     const bool onesided = ctx.attrInt("onesided", 0) != 0;
     const bool complexInput = x.dim(x.rank() - 1) == 2;
-    if (onesided && (inverse || complexInput))
-        return ctx.error("onesided output needs a real input and a forward transform");
+    // onesided: forward, a real signal's half spectrum (RFFT); inverse (DFT-20), a half spectrum's real
+    // signal (IRFFT), the other half being the conjugate mirror.
+    const bool irfft = onesided && inverse;
+    if (irfft && (ctx.opset() < 20 || !complexInput))
+        return ctx.error(ctx.opset() < 20 ? "onesided with inverse (IRFFT) is defined from DFT-20 on"
+                                          : "onesided with inverse (IRFFT) needs a complex (one-sided) input");
+    if (onesided && !inverse && complexInput)
+        return ctx.error("onesided forward output (RFFT) needs a real input");
     const std::int64_t length = x.dim(static_cast<std::size_t>(axis));
-    std::int64_t n = length;
+    std::int64_t n = irfft ? 2 * (length - 1) : length;
     if (ctx.hasInput(1)) {
         auto given = positiveScalar(ctx, 1, "dft_length");
         if (!given)
             return given.takeError();
         n = *given;
     }
-    const std::int64_t bins = onesided ? n / 2 + 1 : n;
+    if (n <= 0)
+        return ctx.error("an IRFFT of " + std::to_string(length) + " bins needs dft_length (the default 2 * (bins - 1) is 0)");
+    const std::int64_t bins = irfft ? n : onesided ? n / 2 + 1 : n;
     Shape shape = x.shape();
     shape[static_cast<std::size_t>(axis)] = bins;
-    shape.back() = 2;
+    shape.back() = irfft ? 1 : 2;
     auto out = ctx.allocate(TensorProto::DOUBLE, shape);
     if (!out)
         return out.takeError();
@@ -166,15 +174,21 @@ support::Status dft(KernelContext &ctx)
     std::vector<Complex> line(static_cast<std::size_t>(n));
     for (std::int64_t o = 0; o < outer; ++o)
         for (std::int64_t i = 0; i < inner; ++i) {
+            const std::int64_t given = irfft ? std::min(length, n / 2 + 1) : std::min(length, n);
             for (std::int64_t k = 0; k < n; ++k) {
                 const double *v = src + ((o * length + k) * inner + i) * parts;
-                line[static_cast<std::size_t>(k)] = k < length ? Complex(v[0], complexInput ? v[1] : 0.0) : Complex(0);
+                line[static_cast<std::size_t>(k)] = k < given ? Complex(v[0], complexInput ? v[1] : 0.0) : Complex(0);
             }
+            if (irfft) // bins past n/2 mirror the first half: Y[n - k] = conj(Y[k])
+                for (std::int64_t k = 1; k < given && n - k > n / 2; ++k)
+                    line[static_cast<std::size_t>(n - k)] = std::conj(line[static_cast<std::size_t>(k)]);
             transform.run(line);
+            const std::int64_t width = irfft ? 1 : 2;
             for (std::int64_t k = 0; k < bins; ++k) {
-                double *w = dst + ((o * bins + k) * inner + i) * 2;
+                double *w = dst + ((o * bins + k) * inner + i) * width;
                 w[0] = line[static_cast<std::size_t>(k)].real();
-                w[1] = line[static_cast<std::size_t>(k)].imag();
+                if (!irfft)
+                    w[1] = line[static_cast<std::size_t>(k)].imag();
             }
         }
     return emit(ctx, fromDouble(ctx, *out, x.dataType()));

@@ -1,0 +1,1 @@
+BinputJf¨ßdVÞOD¸r1cE

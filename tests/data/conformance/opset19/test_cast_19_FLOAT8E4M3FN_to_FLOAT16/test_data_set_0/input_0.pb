@@ -1,0 +1,1 @@
+BinputJy‘q~u‰WJyNøue9

@@ -2,6 +2,7 @@
 #include "analysis/ShapeInference.h"
 
 #include "analysis/NodeArity.h"
+#include "analysis/OpSchemas.h"
 
 #include "ir/ModelSaver.h"
 #include "ir/Topology.h"
@@ -9,8 +10,9 @@
 
 #include <onnx/shape_inference/implementation.h>
 
-#include <regex>
 #include <algorithm>
+#include <map>
+#include <regex>
 #include <sstream>
 
 namespace portolan::analysis {
@@ -137,6 +139,45 @@ void guardConvTranspose(const ir::Model &model, onnx::GraphProto &graph, support
     }
 }
 
+/// ONNX 1.12's inference functions read a required attribute without checking that it is there (Scan-8
+/// without num_scan_inputs dereferenced null). A node that lacks one is left out of the copy and named;
+/// the validation gate refuses such a model before anything runs it.
+void guardRequiredAttributes(const ir::Model &model, const std::map<std::string, int> &opsets, onnx::GraphProto &graph,
+                             support::Diagnostics &findings)
+{
+    auto *nodes = graph.mutable_node();
+    for (int i = nodes->size(); i-- > 0;) {
+        onnx::NodeProto &node = nodes->at(i);
+        for (onnx::AttributeProto &a : *node.mutable_attribute()) {
+            if (a.has_g())
+                guardRequiredAttributes(model, opsets, *a.mutable_g(), findings);
+            for (onnx::GraphProto &body : *a.mutable_graphs())
+                guardRequiredAttributes(model, opsets, body, findings);
+        }
+        const std::string domain = node.domain() == "ai.onnx" ? std::string() : node.domain();
+        const auto opset = opsets.find(domain);
+        const onnx::OpSchema *schema = opset == opsets.end() ? nullptr : findSchema(node.op_type(), domain, opset->second);
+        if (schema == nullptr)
+            continue;
+        std::string missing;
+        for (const auto &[name, attribute] : schema->attributes())
+            if (attribute.required && std::none_of(node.attribute().begin(), node.attribute().end(),
+                                                   [&name = name](const auto &a) { return a.name() == name; }))
+                missing += (missing.empty() ? "'" : ", '") + name + "'";
+        if (missing.empty())
+            continue;
+        support::Diagnostic d;
+        d.severity = support::Severity::Warning; // the validation gate's finding is the error
+        d.code = "shape-inference";
+        d.message = node.op_type() + " node lacks the required attribute(s) " + missing + ": its outputs are not inferred";
+        d.model = model.sourcePath;
+        d.graph = graph.name();
+        d.node = node.name();
+        findings.push_back(std::move(d));
+        nodes->DeleteSubrange(i, 1);
+    }
+}
+
 bool isNarrowElementType(std::int64_t type)
 {
     return type >= 17 && type <= 26;
@@ -164,6 +205,10 @@ ShapeInferenceResult infer(const ir::Model &model, onnx::ModelProto &proto, bool
     ShapeInferenceResult result;
     dropNonPositiveWindows(model, *proto.mutable_graph(), result.findings);
     guardConvTranspose(model, *proto.mutable_graph(), result.findings);
+    std::map<std::string, int> opsets;
+    for (const onnx::OperatorSetIdProto &entry : proto.opset_import())
+        opsets[entry.domain() == "ai.onnx" ? std::string() : entry.domain()] = static_cast<int>(entry.version());
+    guardRequiredAttributes(model, opsets, *proto.mutable_graph(), result.findings);
     try {
         // libonnx cannot name the narrow types in its type checks (it would refuse every float8 value),
         // so a model that has them is inferred without; the shapes and element types still flow.

@@ -85,6 +85,35 @@ private slots:
         QCOMPARE(y, (std::vector<std::int32_t>{std::numeric_limits<std::int32_t>::max(), kMin32, kMin32,
                                                std::numeric_limits<std::int32_t>::max()}));
     }
+
+    // Integer reductions wrap too (fuzz_run_graph found ReduceProd's int64 product overflowing).
+    void reductionsWrap()
+    {
+        auto loaded = test::loadModelText(R"(<ir_version: 8, opset_import: ["" : 18]>
+            g (int64[3] x) => (int64 p, int64 s, int64 q, int64 l) {
+                p = ReduceProd <keepdims = 0> (x)
+                s = ReduceSum <keepdims = 0> (x)
+                q = ReduceSumSquare <keepdims = 0> (x)
+                l = ReduceL1 <keepdims = 0> (x)
+            })");
+        QVERIFY(loaded.hasValue());
+        const std::vector<std::int64_t> x{kMin64 + 91, kMin64, 3};
+        auto out = runtime::Interpreter(*loaded->model)
+                       .run({{"x", runtime::RuntimeValue::ofTensor(runtime::Tensor::fromVector(onnx::TensorProto::INT64, {3}, x))}});
+        QVERIFY2(out.hasValue(), out ? "" : out.error().format().c_str());
+        auto scalar = [&](std::size_t k) { return (*out)[k].second.tensor.data<std::int64_t>()[0]; };
+        std::uint64_t product = 1, sum = 0, squares = 0, absolutes = 0; // unsigned: the wrapped values, defined
+        for (const std::int64_t v : x) {
+            product *= static_cast<std::uint64_t>(v);
+            sum += static_cast<std::uint64_t>(v);
+            squares += static_cast<std::uint64_t>(v) * static_cast<std::uint64_t>(v);
+            absolutes += v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+        }
+        QCOMPARE(scalar(0), static_cast<std::int64_t>(product));
+        QCOMPARE(scalar(1), static_cast<std::int64_t>(sum));
+        QCOMPARE(scalar(2), static_cast<std::int64_t>(squares));
+        QCOMPARE(scalar(3), static_cast<std::int64_t>(absolutes));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestIntegerArithmetic)

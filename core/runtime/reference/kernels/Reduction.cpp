@@ -4,6 +4,7 @@
 #include "runtime/reference/kernels/Dispatch.h"
 
 #include "ir/Type.h"
+#include "support/IntegerArithmetic.h"
 #include "support/ParallelFor.h"
 
 #include <algorithm>
@@ -58,7 +59,19 @@ void reduceTyped(Reduce kind, const ReducePlan &plan, const Tensor &in, Tensor &
     const T *x = in.data<T>();
     T *y = out.mutableData<T>();
     const std::int64_t n = plan.outCount;
-    const auto plus = [](auto a, auto b) { return a + b; };
+    // Integer sums and products wrap (docs/integer-semantics.md): overflow is never undefined.
+    const auto plus = [](auto a, auto b) {
+        if constexpr (std::is_integral_v<decltype(a)>)
+            return support::wrappingAdd(a, b);
+        else
+            return a + b;
+    };
+    const auto times = [](A a, A b) {
+        if constexpr (std::is_integral_v<A>)
+            return support::wrappingMul(a, b);
+        else
+            return static_cast<A>(a * b);
+    };
     const auto asAcc = [](T v, std::int64_t) { return static_cast<A>(v); };
 
     if (kind == Reduce::Max || kind == Reduce::Min) {
@@ -80,13 +93,13 @@ void reduceTyped(Reduce kind, const ReducePlan &plan, const Tensor &in, Tensor &
     std::vector<A> acc(static_cast<std::size_t>(n), kind == Reduce::Prod ? A(1) : A(0));
     std::vector<double> shift;
     switch (kind) {
-    case Reduce::Prod: accumulate(plan, x, acc.data(), asAcc, [](A a, A b) { return static_cast<A>(a * b); }); break;
+    case Reduce::Prod: accumulate(plan, x, acc.data(), asAcc, times); break;
     case Reduce::L1:
-        accumulate(plan, x, acc.data(), [](T v, std::int64_t) { return static_cast<A>(v < T(0) ? A(0) - A(v) : A(v)); }, plus);
+        accumulate(plan, x, acc.data(), [&](T v, std::int64_t) { return v < T(0) ? times(A(-1), A(v)) : A(v); }, plus);
         break;
     case Reduce::L2:
     case Reduce::SumSquare:
-        accumulate(plan, x, acc.data(), [](T v, std::int64_t) { return static_cast<A>(A(v) * A(v)); }, plus);
+        accumulate(plan, x, acc.data(), [&](T v, std::int64_t) { return times(A(v), A(v)); }, plus);
         break;
     case Reduce::LogSumExp: {
         // exp(x - max) keeps large inputs finite; the max is added back after the log.

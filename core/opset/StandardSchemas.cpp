@@ -103,7 +103,7 @@ onnx::OpSchema widenedCopy(const onnx::OpSchema &base, int since)
     std::vector<std::string> addedParams;
     for (const auto &[name, types] : constraints)
         if (!types.empty() && std::none_of(base.typeConstraintParams().begin(), base.typeConstraintParams().end(),
-                                           [&](const auto &param) { return param.type_param_str == name; }))
+                                           [&name = name](const auto &param) { return param.type_param_str == name; }))
             addedParams.push_back(name);
     const auto typeOf = [&](const std::string &typeStr) {
         for (const std::string &name : addedParams) {

@@ -1,6 +1,8 @@
 // Laying the graph out with the layered engine and writing it as SVG (see HeatThumbnail.h).
 #include "report/HeatThumbnail.h"
 
+#include "compare/HeatScale.h"
+
 #include "compare/NodeHeat.h"
 #include "ir/NameScopes.h"
 #include "layout/GraphScene.h"
@@ -33,18 +35,12 @@ std::string escaped(const std::string &text)
     return out;
 }
 
-/// The canvas's scale: hue from green (low) to red (high), HSV saturation 0.75, value 0.95.
-std::string heatColour(double value, const compare::HeatRange &range)
+/// The scale's colour of `value` as "#rrggbb".
+std::string heatColourText(double value, const compare::HeatRange &range)
 {
-    if (!std::isfinite(value))
-        return "#7a1050"; // not comparable, or NaN: beyond the scale
-    const double t = range.position(value);
-    const double hue = (1 - t) * 120, s = 0.75, v = 0.95; // degrees
-    const double c = v * s, x = c * (1 - std::fabs(std::fmod(hue / 60, 2) - 1)), m = v - c;
-    const double r = hue < 60 ? c : x, g = hue < 60 ? x : c; // hue stays within 0..120: red to green
+    const compare::HeatColour c = compare::heatColour(value, range);
     char buffer[8];
-    std::snprintf(buffer, sizeof buffer, "#%02x%02x%02x", static_cast<int>(std::lround((r + m) * 255)),
-                  static_cast<int>(std::lround((g + m) * 255)), static_cast<int>(std::lround(m * 255)));
+    std::snprintf(buffer, sizeof buffer, "#%02x%02x%02x", c.red, c.green, c.blue);
     return buffer;
 }
 
@@ -80,16 +76,7 @@ std::string heatThumbnailSvg(const ir::Model &model, const std::unordered_map<st
     if (!scene || scene->bounds().width <= 0 || scene->bounds().height <= 0)
         return {};
 
-    // Each box's heat: its node's, or for a collapsed group its worst node's (constants have none).
-    std::vector<double> boxHeat(scene->boxes().size(), std::numeric_limits<double>::quiet_NaN());
-    for (const auto &[node, v] : heat) {
-        if (node >= model.nodeCapacity() || model.node(ir::NodeId(node)).isConstant())
-            continue;
-        if (const auto box = scene->boxOf(ir::NodeId(node))) {
-            double &slot = boxHeat[*box];
-            slot = std::isnan(slot) ? v : std::max(slot, v);
-        }
-    }
+    const std::vector<double> boxHeat = compare::boxHeat(*scene, model, heat);
     const compare::HeatRange range = compare::heatRange(heat);
 
     // Rotated a quarter turn: the scene's y (data flow) becomes x.
@@ -121,7 +108,7 @@ std::string heatThumbnailSvg(const ir::Model &model, const std::unordered_map<st
         if (box.kind == layout::BoxKind::ExpandedGroup)
             continue;
         const bool terminal = box.kind == layout::BoxKind::GraphInput || box.kind == layout::BoxKind::GraphOutput;
-        const std::string fill = terminal ? "#ffffff" : std::isnan(boxHeat[i]) ? "#dcdde0" : heatColour(boxHeat[i], range);
+        const std::string fill = terminal ? "#ffffff" : std::isnan(boxHeat[i]) ? "#dcdde0" : heatColourText(boxHeat[i], range);
         std::string label;
         if (box.kind == layout::BoxKind::Node) {
             const ir::Node &node = model.node(box.node);

@@ -5,6 +5,8 @@
 
 #include "graph/CanvasGeometry.h"
 
+#include "compare/HeatScale.h"
+
 #include "layout/OpCategory.h"
 #ifdef PORTOLAN_HAVE_GRAPHVIZ
 #include "layout/GraphvizLayout.h"
@@ -300,15 +302,8 @@ void GraphCanvas::setHeat(std::unordered_map<std::uint32_t, double> heat, const 
 void GraphCanvas::spreadHeat()
 {
     m_boxHeat.clear();
-    if (!m_scene || m_heat.empty())
-        return;
-    m_boxHeat.assign(m_scene->boxes().size(), std::numeric_limits<double>::quiet_NaN());
-    for (const auto &[node, v] : m_heat)
-        if (node < m_model->nodeCapacity())
-            if (auto box = m_scene->boxOf(ir::NodeId(node)); box && !m_model->node(ir::NodeId(node)).isConstant()) {
-                double &slot = m_boxHeat[*box];
-                slot = std::isnan(slot) ? v : std::max(slot, v);
-            }
+    if (m_scene && !m_heat.empty())
+        m_boxHeat = compare::boxHeat(*m_scene, *m_model, m_heat);
 }
 
 void GraphCanvas::setTargetOverlay(std::unordered_map<std::uint32_t, QString> unsupported, const QString &label)
@@ -334,10 +329,8 @@ void GraphCanvas::spreadUnsupported()
 
 QColor GraphCanvas::heatColor(double value) const
 {
-    if (!std::isfinite(value))
-        return QColor(0x7a, 0x10, 0x50); // could not compare, or NaN: beyond the scale
-    const double t = m_heatRange.position(value);
-    return QColor::fromHsvF(static_cast<float>((1 - t) * 0.33), 0.75f, m_palette.dark ? 0.7f : 0.95f);
+    const compare::HeatColour c = compare::heatColour(value, m_heatRange, m_palette.dark ? 0.7 : 0.95);
+    return QColor(c.red, c.green, c.blue);
 }
 
 QColor GraphCanvas::heatColorOfBox(std::size_t box) const

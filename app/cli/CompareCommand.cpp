@@ -11,7 +11,11 @@
 #include "cli/Feeds.h"
 #include "cli/PassOptions.h"
 #include "cli/PrecisionOptions.h"
-#include "cli/ReportBuilder.h"
+#include "session/PortReportBuilder.h"
+
+#ifdef PORTOLAN_HAVE_GUI
+#include "report/ReportPdf.h"
+#endif
 #include "cli/ToleranceOptions.h"
 
 #include "compare/Divergence.h"
@@ -39,6 +43,16 @@
 namespace portolan::cli {
 
 namespace {
+
+/// The GUI library's PDF renderer, in builds that have it.
+session::PdfWriter pdfWriter()
+{
+#ifdef PORTOLAN_HAVE_GUI
+    return views::reportPdfWriter();
+#else
+    return {};
+#endif
+}
 
 int fail(const std::string &message)
 {
@@ -435,11 +449,11 @@ int compareCommand(const QStringList &arguments, Mode mode)
         if (profile)
             check = diagnose::checkTarget(model, *profile);
         const report::PortReport portReport =
-            buildPortReport({path, a->model, b->model, &*result, &suspects, &kernelChecks, first, pipelineText, options.tolerance,
+            session::buildPortReport({path, a->model, b->model, &*result, &suspects, &kernelChecks, first, pipelineText, options.tolerance,
                              figuresB ? &*figuresB : nullptr, &findings, &*shapeAnalysis, check ? &*check : nullptr,
                              acceleratorB ? &*acceleratorB : nullptr});
         const std::string file = parser.value(mode == Mode::Report ? output : reportFile).toStdString();
-        if (auto st = writePortReport(portReport, file, parser.isSet(force)); !st)
+        if (auto st = session::writePortReport(portReport, file, parser.isSet(force), pdfWriter()); !st)
             return fail(st.error().format());
         if (mode == Mode::Report) {
             std::printf("Wrote the port report of %s (%s against %s: %s) to %s\n", path.c_str(), result->labelB.c_str(),

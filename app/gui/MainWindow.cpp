@@ -2,7 +2,8 @@
 #include "gui/MainWindow.h"
 
 #include "analysis/SummaryFormat.h"
-#include "cli/ReportBuilder.h"
+#include "report/ReportPdf.h"
+#include "session/PortReportBuilder.h"
 #include "common/Background.h"
 #include "common/ScopeTreeModel.h"
 #include "graph/ScopeBreadcrumbs.h"
@@ -536,13 +537,13 @@ QString MainWindow::writePortReport(const QString &path)
         return needsComparison();
     const auto kernelChecks = compare::checksBySuspect(outcome->suspects, outcome->kernelChecks);
     const session::ComparisonRequest &request = outcome->request;
-    cli::ReportInputs inputs{m_workbench->model().sourcePath, &m_workbench->model(), outcome->compiled->model.get(),
+    session::ReportInputs inputs{m_workbench->model().sourcePath, &m_workbench->model(), outcome->compiled->model.get(),
                              &outcome->result, &outcome->suspects, &kernelChecks, outcome->firstDivergence, request.pipeline,
                              request.effectiveTolerance(),
                              outcome->figures ? &*outcome->figures : nullptr, &m_workbench->findings(), m_findings->shapes(),
                              m_findings->check(), outcome->accelerator ? &*outcome->accelerator : nullptr};
     // The file dialog asked before replacing the file.
-    if (auto status = cli::writePortReport(cli::buildPortReport(inputs), path.toStdString(), true); !status)
+    if (auto status = session::writePortReport(session::buildPortReport(inputs), path.toStdString(), true, views::reportPdfWriter()); !status)
         return QString::fromStdString(status.error().format());
     return {};
 }

@@ -3,7 +3,6 @@
 #include "gui/MainWindow.h"
 
 #include "analysis/SummaryFormat.h"
-#include "cli/ReportBuilder.h"
 #include "common/Background.h"
 #include "common/ScopeTreeModel.h"
 #include "graph/ScopeBreadcrumbs.h"

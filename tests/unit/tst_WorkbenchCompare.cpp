@@ -4,7 +4,7 @@
 #include "support/StandInGpu.h"
 #include "support/TestSupport.h"
 
-#include "cli/ReportBuilder.h"
+#include "session/PortReportBuilder.h"
 #include "runtime/NumpyFiles.h"
 #include "runtime/ExecutorRegistry.h"
 #include "runtime/Feeds.h"
@@ -132,10 +132,10 @@ private slots:
         QVERIFY((*outcome)->accelerator);
         const session::ComparisonOutcome &o = **outcome;
         const auto kernelChecks = compare::checksBySuspect(o.suspects, o.kernelChecks);
-        cli::ReportInputs inputs{m_workbench.model().sourcePath, &m_workbench.model(), o.compiled->model.get(), &o.result, &o.suspects,
+        session::ReportInputs inputs{m_workbench.model().sourcePath, &m_workbench.model(), o.compiled->model.get(), &o.result, &o.suspects,
                                  &kernelChecks, o.firstDivergence, o.request.pipeline, o.request.effectiveTolerance(), nullptr,
                                  nullptr, nullptr, nullptr, &*o.accelerator};
-        const report::PortReport report = cli::buildPortReport(inputs);
+        const report::PortReport report = session::buildPortReport(inputs);
         QVERIFY(report.gpu);
         QCOMPARE(report.gpu->device, std::string("Test GPU"));
         QCOMPARE(report.gpu->deviceMilliseconds, 2.25);

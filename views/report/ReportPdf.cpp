@@ -103,4 +103,11 @@ support::Status writeReportPdf(const report::PortReport &report, const QString &
     return support::writeFileWhole(path.toStdString(), std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), overwrite);
 }
 
+session::PdfWriter reportPdfWriter()
+{
+    return [](const report::PortReport &report, const std::string &path, bool force) {
+        return writeReportPdf(report, QString::fromStdString(path), force ? support::Overwrite::Allow : support::Overwrite::Refuse);
+    };
+}
+
 } // namespace portolan::views

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "report/PortReport.h"
+#include "session/PortReportBuilder.h"
 #include "support/Expected.h"
 #include "support/StagedFile.h"
 
@@ -20,5 +21,8 @@ void layOutReport(const report::PortReport &report, QTextDocument &document, int
 /// Writes the report to `path` as a PDF (A4), whole or not at all (support::writeFileWhole). Needs a
 /// QGuiApplication.
 support::Status writeReportPdf(const report::PortReport &report, const QString &path, support::Overwrite overwrite);
+
+/// writeReportPdf as the PDF writer session::writePortReport takes.
+session::PdfWriter reportPdfWriter();
 
 } // namespace portolan::views

@@ -1,5 +1,5 @@
 // Filling a PortReport from a finished comparison, and writing it by the file's extension
-// (.json, .md, .html).
+// (.json, .md, .html; .pdf through a renderer the caller hands in, the GUI library's).
 #pragma once
 
 #include "compare/Divergence.h"
@@ -10,10 +10,11 @@
 #include "runtime/AcceleratorProfile.h"
 #include "runtime/cpu/CpuExecutor.h"
 
+#include <functional>
 #include <map>
 #include <string>
 
-namespace portolan::cli {
+namespace portolan::session {
 
 struct ReportInputs {
     std::string modelPath;
@@ -35,7 +36,12 @@ struct ReportInputs {
 
 report::PortReport buildPortReport(const ReportInputs &inputs);
 
-/// Writes `report` as JSON, Markdown or HTML by `path`'s extension; an existing file needs `force`.
-support::Status writePortReport(const report::PortReport &report, const std::string &path, bool force);
+/// Writes a report as PDF (views::writeReportPdf: core has no renderer of its own).
+using PdfWriter = std::function<support::Status(const report::PortReport &report, const std::string &path, bool force)>;
 
-} // namespace portolan::cli
+/// Writes `report` as JSON, Markdown, HTML or (with `pdf`) PDF by `path`'s extension; an existing file
+/// needs `force`.
+support::Status writePortReport(const report::PortReport &report, const std::string &path, bool force,
+                                const PdfWriter &pdf = {});
+
+} // namespace portolan::session

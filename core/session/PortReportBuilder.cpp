@@ -1,5 +1,5 @@
 // The report's fields from the comparison, the models and the executor (see ReportBuilder.h).
-#include "cli/ReportBuilder.h"
+#include "session/PortReportBuilder.h"
 
 #include "compare/NodeHeat.h"
 #include "compare/RunComparison.h"
@@ -7,20 +7,16 @@
 #include "report/HeatThumbnail.h"
 #include "support/StagedFile.h"
 
-#ifdef PORTOLAN_HAVE_GUI
-#include "report/ReportPdf.h"
-#endif
+#include "support/Sha256.h"
 
-#include <QCryptographicHash>
-#include <QFile>
-#include <QSysInfo>
+#include <sys/utsname.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <thread>
 
-namespace portolan::cli {
+namespace portolan::session {
 
 namespace {
 
@@ -43,12 +39,28 @@ std::size_t liveNodes(const ir::Model &model)
 
 std::string sha256Of(const std::string &path)
 {
-    QFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::ReadOnly))
-        return "unreadable";
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    hash.addData(&file);
-    return hash.result().toHex().toStdString();
+    return support::sha256HexOfFile(path).value_or("unreadable");
+}
+
+/// The machine's architecture (uname -m).
+std::string architecture()
+{
+    utsname names{};
+    return uname(&names) == 0 ? std::string(names.machine) : std::string("unknown architecture");
+}
+
+/// The operating system as /etc/os-release names it ("Debian GNU/Linux 12 (bookworm)").
+std::string operatingSystem()
+{
+    std::ifstream release("/etc/os-release");
+    for (std::string line; std::getline(release, line);)
+        if (line.starts_with("PRETTY_NAME=")) {
+            std::string name = line.substr(12);
+            if (name.size() >= 2 && name.front() == '"' && name.back() == '"')
+                name = name.substr(1, name.size() - 2);
+            return name;
+        }
+    return "Linux";
 }
 
 std::string cpuName()
@@ -59,7 +71,7 @@ std::string cpuName()
             const auto colon = line.find(':');
             return colon == std::string::npos ? line : line.substr(colon + 2);
         }
-    return QSysInfo::currentCpuArchitecture().toStdString();
+    return architecture();
 }
 
 report::ReportTarget targetSummary(const diagnose::TargetCheck &c)
@@ -133,7 +145,7 @@ report::PortReport buildPortReport(const ReportInputs &in)
     r.modelHash = sha256Of(in.modelPath);
     r.generatedBy = std::string("Portolan ") + PORTOLAN_VERSION;
     r.environment = cpuName() + ", " + std::to_string(std::thread::hardware_concurrency()) + " threads, " +
-                    QSysInfo::prettyProductName().toStdString();
+                    operatingSystem();
     r.runA = result.labelA;
     r.runB = result.labelB;
     r.pipeline = in.pipeline;
@@ -178,7 +190,7 @@ report::PortReport buildPortReport(const ReportInputs &in)
     return r;
 }
 
-support::Status writePortReport(const report::PortReport &report, const std::string &path, bool force)
+support::Status writePortReport(const report::PortReport &report, const std::string &path, bool force, const PdfWriter &pdf)
 {
     const std::string extension = std::filesystem::path(path).extension().string();
     if (extension != ".json" && extension != ".md" && extension != ".html" && extension != ".htm" && extension != ".pdf")
@@ -187,12 +199,10 @@ support::Status writePortReport(const report::PortReport &report, const std::str
     if (std::filesystem::exists(path, ec) && !force)
         return support::makeError("file-exists", "already exists (use --force to replace it)", path);
     if (extension == ".pdf") {
-#ifdef PORTOLAN_HAVE_GUI
-        return views::writeReportPdf(report, QString::fromStdString(path), force ? support::Overwrite::Allow : support::Overwrite::Refuse);
-#else
-        return support::makeError("no-gui", "this portolan was built without the GUI (PORTOLAN_BUILD_GUI=OFF), whose "
+        if (pdf)
+            return pdf(report, path, force);
+        return support::makeError("no-pdf", "this portolan was built without the GUI (PORTOLAN_BUILD_GUI=OFF), whose "
                                             "renderer writes PDFs: write .html and print it", path);
-#endif
     }
     const std::string text = extension == ".json" ? report::reportJson(report)
                              : extension == ".md" ? report::reportMarkdown(report)
@@ -200,4 +210,4 @@ support::Status writePortReport(const report::PortReport &report, const std::str
     return support::writeFileWhole(path, text, force ? support::Overwrite::Allow : support::Overwrite::Refuse);
 }
 
-} // namespace portolan::cli
+} // namespace portolan::session

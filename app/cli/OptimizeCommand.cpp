@@ -4,32 +4,18 @@
 #include "cli/Arguments.h"
 #include "cli/Command.h"
 
-#include "ir/ModelLoader.h"
 #include "ir/ModelSaver.h"
 #include "passes/CompileReport.h"
-#include "passes/PassManager.h"
-#include "passes/Pipeline.h"
+#include "session/Workbench.h"
 
 #include <cstdio>
-#include <filesystem>
 
 namespace portolan::cli {
-
-namespace fs = std::filesystem;
 
 static int fail(const std::string &message)
 {
     std::fprintf(stderr, "portolan optimize: error: %s\n", message.c_str());
     return kExitUsage;
-}
-
-// True when both paths name the same file (or would, once written).
-static bool samePath(const std::string &a, const std::string &b)
-{
-    std::error_code ec;
-    if (fs::exists(a, ec) && fs::exists(b, ec))
-        return fs::equivalent(a, b, ec);
-    return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
 }
 
 int runOptimize(const QStringList &arguments)
@@ -48,7 +34,8 @@ int runOptimize(const QStringList &arguments)
                                                              "reference interpreter and report the error each introduced.");
     const QCommandLineOption atol("atol", "Absolute tolerance of the numeric check.", "A", "1e-5");
     const QCommandLineOption rtol("rtol", "Relative tolerance of the numeric check.", "R", "1e-5");
-    const QCommandLineOption seed("seed", "Seed of the numeric check's random inputs.", "S", "1");
+    const QCommandLineOption seed("seed", "Seed of the numeric check's random inputs (the K-th graph input gets S+K).", "S",
+                                  QString::number(runtime::kDefaultSeed));
     const QCommandLineOption shape("shape", "Dims for an input with dynamic dims in the numeric check. Repeatable.",
                                    "NAME=D0,D1,…");
     const QCommandLineOption dumpDir("dump-dir", "Write dumps and, on failure, a reproducer into DIR.", "DIR");
@@ -69,11 +56,6 @@ int runOptimize(const QStringList &arguments)
     if (!parser.isSet(output))
         return fail("-o OUT.onnx is required");
     const std::string outputPath = parser.value(output).toStdString();
-    if (samePath(modelPath, outputPath))
-        return fail("the output would overwrite the input model '" + modelPath + "'");
-    std::error_code ec;
-    if (!parser.isSet(force) && fs::exists(outputPath, ec))
-        return fail("'" + outputPath + "' exists (use --force to overwrite it)");
 
     const int levels = int(parser.isSet(o1)) + int(parser.isSet(o2)) + int(parser.isSet(o3));
     if (levels > 1 || (levels == 1 && parser.isSet(pipeline)))
@@ -116,14 +98,12 @@ int runOptimize(const QStringList &arguments)
             return fail("--stop-after must be a non-negative integer");
     }
 
-    auto loaded = ir::loadModelFile(modelPath);
-    if (!loaded)
-        return fail(loaded.error().format());
-    auto result = passes::runPipeline(*loaded->model, *parsed, options);
+    session::Workbench workbench;
+    if (auto st = workbench.open(modelPath); !st)
+        return fail(st.error().format());
+    auto result = workbench.optimize({*parsed, options, outputPath, parser.isSet(force)});
     if (!result)
         return fail(result.error().format());
-    if (auto st = ir::saveModelFile(*result->model, outputPath, parser.isSet(force) ? ir::Overwrite::Allow : ir::Overwrite::Refuse); !st)
-        return fail(st.error().format());
 
     passes::CompileReportOptions report;
     report.modelPath = modelPath;

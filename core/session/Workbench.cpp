@@ -1,11 +1,29 @@
-// Workbench: loading, inspection and compiling; runs and comparison join as they land.
+// Workbench: loading, inspection, compiling and optimizing; comparison is in WorkbenchCompare.cpp.
 #include "session/Workbench.h"
 
 #include "session/ModelFindings.h"
 
+#include "ir/ModelSaver.h"
+
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
+
 namespace portolan::session {
+
+namespace {
+
+/// True when both paths name the same file (or would, once written).
+bool samePath(const std::string &a, const std::string &b)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::exists(a, ec) && fs::exists(b, ec))
+        return fs::equivalent(a, b, ec);
+    return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
+} // namespace
 
 support::Status Workbench::adopt(support::Expected<ir::LoadedModel> loaded)
 {
@@ -65,13 +83,33 @@ support::Expected<passes::Pipeline> Workbench::pipelineFromText(const std::strin
     return passes::parsePipeline(text);
 }
 
-support::Expected<passes::CompileResult> Workbench::compile(const passes::Pipeline &pipeline) const
+support::Expected<passes::CompileResult> Workbench::compile(const passes::Pipeline &pipeline,
+                                                             const passes::PassManagerOptions &options) const
 {
     if (!m_model)
         return support::makeError("no-model", "no model is open");
-    passes::PassManagerOptions options;
-    options.snapshots = true;
     return passes::runPipeline(*m_model, pipeline, options);
+}
+
+support::Expected<passes::CompileResult> Workbench::optimize(const OptimizeRequest &request) const
+{
+    if (!m_model)
+        return support::makeError("no-model", "no model is open");
+    if (request.outputPath.empty())
+        return support::makeError("bad-usage", "optimize needs an output file");
+    if (samePath(m_model->sourcePath, request.outputPath))
+        return support::makeError("bad-usage", "the output would overwrite the input model '" + m_model->sourcePath + "'");
+    std::error_code ec;
+    if (!request.overwrite && std::filesystem::exists(request.outputPath, ec))
+        return support::makeError("file-exists", "'" + request.outputPath + "' exists (use --force to overwrite it)");
+    auto result = compile(request.pipeline, request.options);
+    if (!result)
+        return result;
+    if (auto st = ir::saveModelFile(*result->model, request.outputPath,
+                                    request.overwrite ? ir::Overwrite::Allow : ir::Overwrite::Refuse);
+        !st)
+        return st.error();
+    return result;
 }
 
 } // namespace portolan::session

@@ -18,6 +18,14 @@
 
 namespace portolan::session {
 
+/// What `optimize` runs and where it writes.
+struct OptimizeRequest {
+    passes::Pipeline pipeline;
+    passes::PassManagerOptions options;
+    std::string outputPath;
+    bool overwrite = false; ///< replace an existing output file
+};
+
 class Workbench {
 public:
     /// Loads a model file (replacing any open one). Load errors leave the previous model open.
@@ -44,9 +52,14 @@ public:
 
     /// "-O0"…"-O3" or pipeline text ("infer-shapes,fuse-gelu{…}"), checked against the pass registry.
     static support::Expected<passes::Pipeline> pipelineFromText(const std::string &text);
-    /// Runs `pipeline` on a copy of the open model, keeping the model after every pass (for stepping,
-    /// undo and the before/after diff). Reads the model only: safe beside other readers.
-    support::Expected<passes::CompileResult> compile(const passes::Pipeline &pipeline) const;
+    /// Runs `pipeline` on a copy of the open model. The GUI keeps the model after every pass
+    /// (options.snapshots: stepping, undo and the before/after diff). Reads the model only: safe
+    /// beside other readers.
+    support::Expected<passes::CompileResult> compile(const passes::Pipeline &pipeline,
+                                                     const passes::PassManagerOptions &options = {}) const;
+    /// `portolan optimize`: compile, then save the result to request.outputPath (with its weights
+    /// beside it when they are external data). The model's own file is never the output.
+    support::Expected<passes::CompileResult> optimize(const OptimizeRequest &request) const;
 
     /// The reference interpreter (A) on the open model against the compiled CPU executor (B) on its
     /// optimized copy, aligned through the passes' provenance (`portolan compare --b cpu:PRECISION`).

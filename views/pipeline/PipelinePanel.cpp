@@ -250,7 +250,9 @@ void PipelinePanel::startRun(int stepAfter)
     watcher->setFuture(QtConcurrent::run([workbench, pipeline = std::move(*pipeline)] {
         auto outcome = std::make_shared<RunOutcome>();
         try {
-            auto result = workbench->compile(pipeline);
+            passes::PassManagerOptions options;
+            options.snapshots = true; // stepping, undo and the before/after diff
+            auto result = workbench->compile(pipeline, options);
             if (result)
                 outcome->result = std::make_shared<passes::CompileResult>(std::move(*result));
             else

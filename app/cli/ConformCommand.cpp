@@ -4,14 +4,12 @@
 #include "cli/Arguments.h"
 #include "cli/Command.h"
 
-#include "conform/Conformance.h"
-#include "ir/ModelLoader.h"
+#include "session/Workbench.h"
 #include "support/JsonWriter.h"
 #include "support/StagedFile.h"
 
 #include <climits>
 #include <map>
-#include <regex>
 
 #include <cstdio>
 #include <filesystem>
@@ -104,60 +102,23 @@ int runConform(const QStringList &arguments)
                                                       "compiled CPU executor or the GPU.",
                                    arguments, 1, INT_MAX))
         return *exit;
-    const std::string executorName = parser.value(executor).toStdString();
-    std::optional<conform::RunnerFactory> runner;
-    std::string title;
-    if (executorName == "reference") {
-        runner = conform::referenceRunner();
-        title = "Reference interpreter";
-    } else if (executorName == "cpu") {
-        runner = conform::compiledCpuRunner();
-        title = "Compiled CPU executor";
-    } else if (executorName == "cuda") {
-        runner = conform::pluggedRunner("cuda");
-        title = "CUDA executor";
-        if (!runner) {
-            std::fprintf(stderr, "portolan conform: error: this build has no CUDA executor (built without CUDA)\n");
-            return kExitUsage;
-        }
-    } else {
-        std::fprintf(stderr, "portolan conform: error: --executor '%s' is not one of: reference, cpu, cuda\n", executorName.c_str());
-        return kExitUsage;
-    }
-
-    std::vector<std::string> roots;
-    for (const QString &d : parser.positionalArguments()) {
-        if (!std::filesystem::is_directory(d.toStdString())) {
-            std::fprintf(stderr, "portolan conform: error: '%s' is not a directory\n", qPrintable(d));
-            return kExitUsage;
-        }
-        roots.push_back(d.toStdString());
-    }
-    const auto cases = conform::findCases(roots);
-    if (cases.empty()) {
-        std::fprintf(stderr, "portolan conform: error: no test directories (with a model.onnx) found\n");
-        return kExitUsage;
-    }
-    std::string pattern = parser.value(filter).toStdString();
-    try {
-        (void)std::regex(pattern);
-    } catch (const std::regex_error &e) {
-        std::fprintf(stderr, "portolan conform: error: --filter '%s' is not a valid regular expression\n", pattern.c_str());
-        return kExitUsage;
-    }
+    session::ConformRequest request;
+    request.executor = parser.value(executor).toStdString();
+    request.filter = parser.value(filter).toStdString();
+    for (const QString &d : parser.positionalArguments())
+        request.roots.push_back(d.toStdString());
     if (parser.isSet(markdown) && !parser.isSet(force) && std::filesystem::exists(parser.value(markdown).toStdString())) {
         std::fprintf(stderr, "portolan conform: error: %s exists (use --force to overwrite)\n",
                      qPrintable(parser.value(markdown)));
         return kExitUsage;
     }
-
-    if (executorName == "cuda") // no GPU is one error, not one per test
-        if (auto first = ir::loadModelFile(cases.front() + "/model.onnx"))
-            if (auto made = (*runner)(*first->model); !made && made.error().primary.code == "no-gpu") {
-                std::fprintf(stderr, "portolan conform: error: %s\n", made.error().primary.message.c_str());
-                return kExitUsage;
-            }
-    const conform::Report report = conform::runAll(cases, pattern, {}, *runner);
+    auto ran = session::Workbench::conform(request);
+    if (!ran) {
+        std::fprintf(stderr, "portolan conform: error: %s\n", ran.error().primary.message.c_str());
+        return kExitUsage;
+    }
+    const conform::Report &report = *ran;
+    const std::string title = session::Workbench::conformExecutorTitle(request.executor);
     if (parser.isSet(json)) {
         std::fputs(reportJson(report).c_str(), stdout);
     } else {

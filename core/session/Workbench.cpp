@@ -8,6 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <optional>
+#include <regex>
 
 namespace portolan::session {
 
@@ -110,6 +112,48 @@ support::Expected<passes::CompileResult> Workbench::optimize(const OptimizeReque
         !st)
         return st.error();
     return result;
+}
+
+std::string Workbench::conformExecutorTitle(const std::string &executor)
+{
+    return executor == "reference" ? "Reference interpreter"
+           : executor == "cpu"     ? "Compiled CPU executor"
+           : executor == "cuda"    ? "CUDA executor"
+                                   : executor;
+}
+
+support::Expected<conform::Report> Workbench::conform(const ConformRequest &request)
+{
+    std::optional<conform::RunnerFactory> runner;
+    if (request.executor == "reference")
+        runner = conform::referenceRunner();
+    else if (request.executor == "cpu")
+        runner = conform::compiledCpuRunner();
+    else if (request.executor == "cuda") {
+        runner = conform::pluggedRunner("cuda");
+        if (!runner)
+            return support::makeError("no-cuda", "this build has no CUDA executor (built without CUDA)");
+    } else {
+        return support::makeError("bad-usage", "executor '" + request.executor + "' is not one of: reference, cpu, cuda");
+    }
+    for (const std::string &root : request.roots) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(root, ec))
+            return support::makeError("bad-usage", "'" + root + "' is not a directory");
+    }
+    const auto cases = conform::findCases(request.roots);
+    if (cases.empty())
+        return support::makeError("bad-usage", "no test directories (with a model.onnx) found");
+    try {
+        (void)std::regex(request.filter);
+    } catch (const std::regex_error &) {
+        return support::makeError("bad-usage", "filter '" + request.filter + "' is not a valid regular expression");
+    }
+    if (request.executor == "cuda") // no GPU is one error, not one per test
+        if (auto first = ir::loadModelFile(cases.front() + "/model.onnx"))
+            if (auto made = (*runner)(*first->model); !made && made.error().primary.code == "no-gpu")
+                return made.takeError();
+    return conform::runAll(cases, request.filter, {}, *runner);
 }
 
 } // namespace portolan::session

@@ -9,12 +9,14 @@
 #include "passes/PassManager.h"
 #include "compare/PrecisionBisection.h"
 #include "compare/Repro.h"
+#include "conform/Conformance.h"
 #include "session/Comparison.h"
 #include "support/Expected.h"
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace portolan::session {
 
@@ -24,6 +26,15 @@ struct OptimizeRequest {
     passes::PassManagerOptions options;
     std::string outputPath;
     bool overwrite = false; ///< replace an existing output file
+};
+
+/// What `conform` runs: backend-test folders (model.onnx + test_data_set_N/, or folders of them), the
+/// tests whose folder name matches `filter` (a regular expression; empty: all), on `executor`
+/// (reference, cpu or cuda).
+struct ConformRequest {
+    std::vector<std::string> roots;
+    std::string filter;
+    std::string executor = "reference";
 };
 
 class Workbench {
@@ -76,6 +87,13 @@ public:
     /// The values of main-graph tensor `value` of the open model, from a reference run on the inputs
     /// `inputs` names (as a comparison's A gets them): what the inspector shows of an activation.
     support::Expected<runtime::Tensor> referenceValue(const ComparisonRequest &inputs, ir::ValueId value) const;
+
+    /// `portolan conform`: runs ONNX backend-test folders; needs no open model. A wrong request (no
+    /// folder, no test in them, a bad filter, an executor this build or machine lacks) is an error,
+    /// not a report of errors.
+    static support::Expected<conform::Report> conform(const ConformRequest &request);
+    /// The executor names conform takes, as a report's title says them ("Compiled CPU executor").
+    static std::string conformExecutorTitle(const std::string &executor);
 
 private:
     support::Status adopt(support::Expected<ir::LoadedModel> loaded);

@@ -14,6 +14,7 @@ void registerPortolanSchemas()
     static std::once_flag once;
     std::call_once(once, [] {
         registerStandardSchemas();
+        hardenLibOnnxInference();
         onnx::OpSchemaRegistry::DomainToVersionRange::Instance().AddDomainToVersion(
             kPortolanDomain, kPortolanDomainVersion, kPortolanDomainVersion);
         registerFusedLinearSchemas();

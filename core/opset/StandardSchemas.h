@@ -27,6 +27,11 @@ void registerStandardSchemas();
 /// such constraint (versions up to 17: libonnx's schema has the list, and no narrow type is in it).
 std::optional<std::vector<std::string>> standardTypeConstraint(const std::string &op, int since, const std::string &name);
 
+/// Puts a rank check before the libonnx inference functions that would index past an input's rank
+/// (HardenedInference.cpp); the check fails inference for that node with a message. Called once, by
+/// registerPortolanSchemas, before any inference runs.
+void hardenLibOnnxInference();
+
 /// The versions of StandardOpVersions.def the registry lacks after registration, as "Op-Version":
 /// a New or Semantics version nobody wrote a schema for, or a schema libonnx refused.
 std::vector<std::string> missingStandardSchemas();

@@ -213,6 +213,10 @@ std::unique_ptr<CpuKernel> makePoolingKernel(const NodeBinding &b, std::string &
             padR.push_back(end);
         }
     }
+    if (std::any_of(x->shape.begin(), x->shape.end(), [](std::int64_t d) { return d == 0; })) {
+        whyNot = "an empty input"; // a window over nothing: the reference kernel says what it gives
+        return nullptr;
+    }
     try {
         if (global)
             return std::make_unique<GlobalPoolKernel>(isMax, x->shape);

@@ -27,8 +27,8 @@ void registerStandardSchemas();
 /// such constraint (versions up to 17: libonnx's schema has the list, and no narrow type is in it).
 std::optional<std::vector<std::string>> standardTypeConstraint(const std::string &op, int since, const std::string &name);
 
-/// Puts a rank check before the libonnx inference functions that would index past an input's rank
-/// (HardenedInference.cpp); the check fails inference for that node with a message. Called once, by
+/// Puts checks before the libonnx inference functions that would crash on what they read (ranks,
+/// blocksize; HardenedInference.cpp); a failed check fails inference for that node with a message. Called once, by
 /// registerPortolanSchemas, before any inference runs.
 void hardenLibOnnxInference();
 

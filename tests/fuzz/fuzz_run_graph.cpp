@@ -270,6 +270,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     runtime::NamedValues feeds;
     std::string op;
     const std::string bytes = buildModel(in, feeds, op);
+    // Replaying a crash: PORTOLAN_FUZZ_DUMP_MODEL=FILE writes the model the bytes built (to keep it as
+    // a hostile-corpus case, or to read it with portolan inspect).
+    if (const char *dump = std::getenv("PORTOLAN_FUZZ_DUMP_MODEL"); dump != nullptr && *dump != '\0') {
+        if (FILE *f = std::fopen(dump, "wb")) {
+            std::fwrite(bytes.data(), 1, bytes.size(), f);
+            std::fclose(f);
+        }
+    }
     auto loaded = ir::loadModelBytes(std::span(reinterpret_cast<const std::byte *>(bytes.data()), bytes.size()),
                                      "fuzz graph", "");
     if (!loaded)

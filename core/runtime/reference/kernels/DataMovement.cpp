@@ -581,7 +581,7 @@ support::Expected<Blocks> blockGeometry(KernelContext &ctx)
     if (x.rank() != 4)
         return ctx.error("takes a 4-D [N, C, H, W] input");
     if (b <= 0 || b > (std::int64_t(1) << 20))
-        return ctx.error("blocksize must be positive, got " + std::to_string(b));
+        return ctx.error("blocksize must be in [1, 2^20], got " + std::to_string(b));
     return Blocks{x.dim(0), x.dim(1), x.dim(2), x.dim(3), b};
 }
 

@@ -9,8 +9,7 @@
 #include "cli/PrecisionOptions.h"
 #include "cli/ToleranceOptions.h"
 
-#include "compare/PrecisionBisection.h"
-#include "ir/ModelLoader.h"
+#include "session/Workbench.h"
 #include "support/JsonWriter.h"
 
 #include <cstdio>
@@ -48,34 +47,34 @@ int runBisectPrecision(const QStringList &arguments)
     if (auto st = passOptions.check(parser); !st)
         return fail(st.error().format());
 
-    const std::string path = parser.positionalArguments().front().toStdString();
-    auto loaded = ir::loadModelFile(path);
-    if (!loaded)
-        return fail(loaded.error().format());
-    const ir::Model &model = *loaded->model;
-    auto requested = passOptions.run(parser, model, 2);
-    if (!requested)
-        return fail(requested.error().format());
-    const ir::Model &compiled = requested->result ? *requested->result->model : model;
-    auto shapes = feedOptions.shapes(parser);
-    auto feeds = feedOptions.feeds(parser, model);
-    if (!shapes || !feeds)
-        return fail((shapes ? feeds.error() : shapes.error()).format());
-    auto policy = resolvePrecisionPolicy(parser, precisionOptions, compiled, *shapes, false, {});
-    if (!policy)
-        return fail(policy.error().format());
-    if (policy->precision == runtime::cpu::Precision::Fp32)
+    session::ComparisonRequest request;
+    const std::string precision = parser.value(precisionOptions.precision).toStdString();
+    auto parsed = runtime::cpu::parsePrecision(precision);
+    if (!parsed)
+        return fail(parsed.error().format());
+    if (*parsed == runtime::cpu::Precision::Fp32)
         return fail("give the failing precision: --precision fp16, bf16 or int8");
-
-    auto resolved = toleranceOptions.resolve(parser, runtime::cpu::precisionName(policy->precision));
+    request.b = session::SideSpec::compiled("cpu", precision);
+    request.pipeline = passOptions.text(parser, 2);
+    auto lowering = loweringSettings(parser, precisionOptions, *parsed == runtime::cpu::Precision::Int8, false);
+    if (!lowering)
+        return fail(lowering.error().format());
+    request.lowering = std::move(*lowering);
+    auto feeds = feedOptions.spec(parser);
+    if (!feeds)
+        return fail(feeds.error().format());
+    request.feeds = std::move(*feeds);
+    auto resolved = toleranceOptions.resolve(parser, precision);
     if (!resolved)
         return fail(resolved.error().format());
+    request.tolerance = *resolved;
     const compare::Tolerance tolerance = *resolved;
 
-    auto expected = runtime::Interpreter(model).run(*feeds);
-    if (!expected)
-        return fail("the reference run: " + expected.error().format());
-    auto result = compare::bisectPrecision(compiled, *policy, *feeds, *expected, tolerance);
+    const std::string path = parser.positionalArguments().front().toStdString();
+    session::Workbench workbench;
+    if (auto st = workbench.open(path); !st)
+        return fail(st.error().format());
+    auto result = workbench.bisectPrecision(request);
     if (!result)
         return fail(result.error().format());
 
@@ -84,8 +83,8 @@ int runBisectPrecision(const QStringList &arguments)
         rules += (rules.empty() ? "" : " ") + std::string("--keep-fp32 'node:") + name + "'";
     if (parser.isSet(json)) {
         support::JsonWriter w;
-        w.beginObject().field("model", path).field("pipeline", requested->label)
-            .field("precision", runtime::cpu::precisionName(policy->precision))
+        w.beginObject().field("model", path).field("pipeline", request.pipeline)
+            .field("precision", precision)
             .field("atol", tolerance.atol).field("rtol", tolerance.rtol)
             .field("needed_nothing", result->neededNothing)
             .field("candidates", static_cast<std::uint64_t>(result->candidates))
@@ -99,12 +98,12 @@ int runBisectPrecision(const QStringList &arguments)
     }
     if (result->neededNothing) {
         std::printf("%s at %s already meets atol %g, rtol %g: nothing to keep at fp32\n", path.c_str(),
-                    runtime::cpu::precisionName(policy->precision), tolerance.atol, tolerance.rtol);
+                    precision.c_str(), tolerance.atol, tolerance.rtol);
         return kExitOk;
     }
     std::printf("Keep %zu of the %zu nodes %s lowers at fp32 to meet atol %g, rtol %g (worst output error %.3g of its scale, "
                 "%zu runs):\n  %s\n",
-                result->keepFp32.size(), result->candidates, runtime::cpu::precisionName(policy->precision), tolerance.atol,
+                result->keepFp32.size(), result->candidates, precision.c_str(), tolerance.atol,
                 tolerance.rtol, result->worstError, result->runs, rules.c_str());
     return kExitOk;
 }

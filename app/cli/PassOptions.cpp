@@ -17,6 +17,14 @@ support::Status PassOptions::check(const QCommandLineParser &parser) const
     return support::Status::ok();
 }
 
+std::string PassOptions::text(const QCommandLineParser &parser, int defaultLevel) const
+{
+    if (parser.isSet(pipeline))
+        return parser.value(pipeline).toStdString();
+    const int level = parser.isSet(o0) ? 0 : parser.isSet(o1) ? 1 : parser.isSet(o2) ? 2 : defaultLevel;
+    return "-O" + std::to_string(level);
+}
+
 support::Expected<RequestedPasses> PassOptions::run(const QCommandLineParser &parser, const ir::Model &model, int defaultLevel) const
 {
     RequestedPasses requested;

@@ -27,6 +27,9 @@ struct PassOptions {
     void addTo(QCommandLineParser &parser) const;
     /// At most one of the options may be given.
     support::Status check(const QCommandLineParser &parser) const;
+    /// The pipeline asked for as a request carries it: "-O0", "-O1", "-O2" (`defaultLevel`'s when no
+    /// option is given) or the --pipeline text.
+    std::string text(const QCommandLineParser &parser, int defaultLevel) const;
     /// The passes asked for, or with none of the options `defaultLevel`'s preset (0: none).
     support::Expected<RequestedPasses> run(const QCommandLineParser &parser, const ir::Model &model, int defaultLevel) const;
 };

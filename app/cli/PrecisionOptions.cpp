@@ -2,7 +2,6 @@
 #include "cli/PrecisionOptions.h"
 
 #include <cstdio>
-#include <filesystem>
 #include <map>
 
 namespace portolan::cli {
@@ -41,61 +40,49 @@ support::Expected<std::vector<KeepFp32Rule>> keepFp32Rules(const QCommandLinePar
 }
 
 
-support::Expected<PrecisionPolicy> resolvePrecisionPolicy(const QCommandLineParser &parser, const PrecisionOptions &options,
-                                                          const ir::Model &model,
-                                                          const std::map<std::string, runtime::Shape> &shapes, bool force,
-                                                          const runtime::RunOptions &runOptions, const std::string &precisionOverride)
+support::Expected<session::LoweringSettings> loweringSettings(const QCommandLineParser &parser, const PrecisionOptions &options,
+                                                              bool int8, bool force)
 {
-    PrecisionPolicy policy;
-    auto precision = parsePrecision(precisionOverride.empty() ? parser.value(options.precision).toStdString() : precisionOverride);
-    if (!precision)
-        return precision.takeError();
-    policy.precision = *precision;
+    session::LoweringSettings settings;
     auto rules = keepFp32Rules(parser, options);
     if (!rules)
         return rules.takeError();
-    policy.keepFp32 = std::move(*rules);
-    const bool int8 = policy.precision == Precision::Int8;
+    settings.keepFp32 = std::move(*rules);
     const bool calibrating = parser.isSet(options.calibration);
     const bool loading = parser.isSet(options.calibrationTable);
     if (!int8 && (calibrating || loading || parser.isSet(options.saveCalibration) || parser.isSet(options.calibrationMethod)))
         return makeError("bad-usage", "the calibration options go with int8 (--precision int8, cpu:int8 or cuda:int8)");
     if (!int8)
-        return policy;
+        return settings;
     if (calibrating == loading)
         return makeError("bad-usage", "--precision int8 needs one of --calibration DIR|random:N[:SEED] (to calibrate) or "
                                       "--calibration-table FILE (to load the ranges)");
     if (loading && parser.isSet(options.calibrationMethod))
         return makeError("bad-usage", "--calibration-method applies when calibrating, not to a loaded table");
+    auto method = CalibrationSettings::parse(parser.value(options.calibrationMethod).toStdString());
+    if (!method)
+        return method.takeError();
+    settings.calibrationMethod = *method;
+    settings.calibration = parser.value(options.calibration).toStdString();
+    settings.calibrationTable = parser.value(options.calibrationTable).toStdString();
+    settings.saveCalibration = parser.value(options.saveCalibration).toStdString();
+    settings.overwriteCalibration = force;
+    return settings;
+}
 
-    CalibrationTable table;
-    if (loading) {
-        auto loaded = CalibrationTable::load(parser.value(options.calibrationTable).toStdString());
-        if (!loaded)
-            return loaded.takeError();
-        table = std::move(*loaded);
-    } else {
-        auto settings = CalibrationSettings::parse(parser.value(options.calibrationMethod).toStdString());
-        if (!settings)
-            return settings.takeError();
-        auto batches = calibrationBatches(parser.value(options.calibration).toStdString(), model, shapes);
-        if (!batches)
-            return batches.takeError();
-        auto measured = calibrate(model, *batches, *settings, runOptions);
-        if (!measured)
-            return measured.takeError();
-        table = std::move(*measured);
-    }
-    if (parser.isSet(options.saveCalibration)) {
-        const std::string path = parser.value(options.saveCalibration).toStdString();
-        std::error_code ec;
-        if (std::filesystem::exists(path, ec) && !force)
-            return makeError("file-exists", "already exists (use --force to replace it)", path);
-        if (auto st = table.save(path); !st)
-            return st.error();
-    }
-    policy.calibration = std::make_shared<const CalibrationTable>(std::move(table));
-    return policy;
+support::Expected<PrecisionPolicy> resolvePrecisionPolicy(const QCommandLineParser &parser, const PrecisionOptions &options,
+                                                          const ir::Model &model,
+                                                          const std::map<std::string, runtime::Shape> &shapes, bool force,
+                                                          const runtime::RunOptions &runOptions, const std::string &precisionOverride)
+{
+    const std::string precision = precisionOverride.empty() ? parser.value(options.precision).toStdString() : precisionOverride;
+    auto parsed = parsePrecision(precision);
+    if (!parsed)
+        return parsed.takeError();
+    auto settings = loweringSettings(parser, options, *parsed == Precision::Int8, force);
+    if (!settings)
+        return settings.takeError();
+    return session::resolvePrecisionPolicy(precision, *settings, model, shapes, runOptions);
 }
 
 void writePrecisionJson(support::JsonWriter &w, const CompiledGraph &profile, const PrecisionPolicy &policy)

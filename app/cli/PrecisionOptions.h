@@ -8,6 +8,7 @@
 
 #include "runtime/cpu/Calibration.h"
 #include "runtime/cpu/CompiledGraph.h"
+#include "session/SideSpec.h"
 #include "support/JsonWriter.h"
 
 #include <map>
@@ -42,6 +43,12 @@ struct PrecisionOptions {
     /// Whether an option other than --keep-fp32 is given (the CUDA executor takes that one alone).
     bool anyButKeepSet(const QCommandLineParser &parser) const;
 };
+
+/// The lowering options as a request carries them. `int8` says whether a side runs at int8: it
+/// then needs --calibration or --calibration-table, and without it the calibration options are an
+/// error. `force` lets --save-calibration replace a file.
+support::Expected<session::LoweringSettings> loweringSettings(const QCommandLineParser &parser, const PrecisionOptions &options,
+                                                              bool int8, bool force);
 
 /// The --keep-fp32 rules, parsed; the error quotes a malformed one.
 support::Expected<std::vector<runtime::cpu::KeepFp32Rule>> keepFp32Rules(const QCommandLineParser &parser, const PrecisionOptions &options);

@@ -535,16 +535,13 @@ QString MainWindow::writePortReport(const QString &path)
     const session::ComparisonOutcome *outcome = m_compare->outcome();
     if (!m_workbench || !outcome)
         return needsComparison();
-    const auto kernelChecks = compare::checksBySuspect(outcome->suspects, outcome->kernelChecks);
-    const session::ComparisonRequest &request = outcome->request;
-    session::ReportInputs inputs{m_workbench->model().sourcePath, &m_workbench->model(), outcome->compiled->model.get(),
-                             &outcome->result, &outcome->suspects, &kernelChecks, outcome->firstDivergence, request.pipeline,
-                             request.effectiveTolerance(),
-                             outcome->figures ? &*outcome->figures : nullptr, &m_workbench->findings(), m_findings->shapes(),
-                             m_findings->check(), outcome->accelerator ? &*outcome->accelerator : nullptr};
-    // The file dialog asked before replacing the file.
-    if (auto status = session::writePortReport(session::buildPortReport(inputs), path.toStdString(), true, views::reportPdfWriter()); !status)
-        return QString::fromStdString(status.error().format());
+    session::ReportRequest request;
+    request.outputPath = path.toStdString();
+    request.overwrite = true; // the file dialog asked before replacing the file
+    request.target = m_findings->targetProfile();
+    request.pdf = views::reportPdfWriter();
+    if (auto written = m_workbench->report(*outcome, request); !written)
+        return QString::fromStdString(written.error().format());
     return {};
 }
 

@@ -1,6 +1,6 @@
-// What the GUI's compare panel asks the workbench for, and what it gets back: the reference
-// interpreter against the compiled CPU executor at a precision, or against another runtime (its
-// imported tensors, or a command that runs it), tensor by tensor.
+// What `portolan compare` and the GUI's compare dock ask the workbench for, and what they get back:
+// two runs of a model (the reference interpreter, a compiled executor at a precision, another
+// runtime's tensors or a command that runs it), compared tensor by tensor.
 #pragma once
 
 #include "compare/Divergence.h"
@@ -11,6 +11,7 @@
 #include "runtime/Feeds.h"
 #include "runtime/Tensor.h"
 #include "runtime/cpu/CpuExecutor.h"
+#include "session/SideSpec.h"
 
 #include <atomic>
 #include <cstdint>
@@ -23,46 +24,39 @@
 namespace portolan::session {
 
 struct ComparisonRequest {
-    /// Run A: the reference interpreter on the model as loaded, or "cpu:PRECISION" (fp32, fp16,
-    /// bf16) — the compiled executor after the same pipeline as B, which must then be compiled too
-    /// (fp32 against fp16 tells precision apart from kernels).
-    std::string sideA = "reference";
-    std::string pipeline = "-O2";       ///< what B is compiled with ("-O1"…"-O3" or pipeline text)
-    std::string precision = "fp32";     ///< B's precision: fp32, fp16, bf16 or int8
-    /// B's executor when B is compiled: "cpu", or a plugged one ("cuda": runtime/ExecutorRegistry.h,
-    /// fp32/fp16/bf16; the comparison says so when this build or machine has none).
-    std::string executorB = "cpu";
-    std::string calibration = "random:8"; ///< int8: a folder of test_data_set_N or random:N[:SEED]
-    /// When set, B is another runtime's tensors instead of the compiled executor: a folder of .pb or
-    /// .npy files, an .npz, or Polygraphy's --save-outputs .json[#RUNNER] (pipeline and precision unused).
-    std::string importFrom;
-    /// When set, B is another runtime run as a command on the model file as loaded:
-    /// "CMD {model} {inputs} {outputs}" (compare::ExternalCommand), killed past externalTimeout seconds.
-    std::string externalCommand;
-    double externalTimeout = 600;
+    /// Run A, compared against: the reference interpreter on the model as loaded by default; a
+    /// compiled side runs after the same pipeline as B (fp32 against fp16 tells precision apart from kernels).
+    SideSpec a = SideSpec::reference();
+    /// Run B, checked: the compiled CPU executor at fp32 by default; a plugged executor ("cuda":
+    /// runtime/ExecutorRegistry.h; the comparison says so when this build or machine has none), or
+    /// another runtime's tensors or command, which run the model as loaded.
+    SideSpec b = SideSpec::compiled("cpu", "fp32");
+    std::string pipeline = "-O2"; ///< what compiled sides run after ("-O0"…"-O3" or pipeline text)
+    LoweringSettings lowering;    ///< compiled sides' nodes kept at fp32, int8's calibration
     /// The inputs: a test set, files by input name, and random values by the seed rule
     /// (runtime/Feeds.h) for the rest; `feeds.shapes` also shapes int8's random calibration batches.
-    runtime::FeedSpec feeds{.seed = runtime::kDefaultSeed};
-    std::optional<compare::Tolerance> tolerance;  ///< default: the precision's
-    bool kernelCheck = true;            ///< re-run failing suspects alone on the reference kernels
+    runtime::FeedSpec feeds = [] {
+        runtime::FeedSpec spec;
+        spec.seed = runtime::kDefaultSeed;
+        return spec;
+    }();
+    std::optional<compare::Tolerance> tolerance;           ///< default: B's precision's
+    std::map<std::string, compare::Tolerance> tensorTolerances; ///< by A's tensor name
+    std::size_t memoryBudget = 0;  ///< bytes of A's tensors held before spilling; 0: a quarter of RAM
+    std::size_t suspectLimit = 10; ///< how many suspects are ranked (and kernel-checked when failing)
+    bool kernelCheck = true;       ///< re-run failing suspects alone on the reference kernels
+    bool profileB = true;          ///< a plugged B measures where its time went (one more run)
     /// Set (from any thread) to stop the runs: compare() then fails with "cancelled".
     std::shared_ptr<std::atomic<bool>> cancel;
     /// When set, compare() keeps it at the permille of both runs done (for a progress bar).
     std::shared_ptr<std::atomic<int>> progress;
 
-    /// True when B is the compiled executor, not another runtime's tensors or command.
-    bool compiledB() const { return importFrom.empty() && externalCommand.empty(); }
-    /// The tolerance asked for, else the precision's default (fp32's for another runtime).
+    /// Whether the model is compiled at all: a side is.
+    bool compiles() const { return a.isCompiled() || b.isCompiled(); }
+    /// The tolerance asked for, else B's precision's default (fp32's for another runtime).
     compare::Tolerance effectiveTolerance() const
     {
-        return tolerance.value_or(compare::defaultTolerance(compiledB() ? precision : "fp32"));
-    }
-    /// "cpu:fp16", "cuda:bf16", "import:PATH" or "external:CMD …".
-    std::string sideLabel() const
-    {
-        return !importFrom.empty()          ? "import:" + importFrom
-               : !externalCommand.empty()   ? "external:" + externalCommand
-                                            : executorB + ":" + precision;
+        return tolerance.value_or(compare::defaultTolerance(b.isCompiled() ? b.precision : "fp32"));
     }
 };
 
@@ -70,7 +64,12 @@ struct ComparisonRequest {
 /// the outcome where it was made (it is handed out as a shared_ptr).
 struct ComparisonOutcome {
     ComparisonRequest request;
-    std::shared_ptr<const passes::CompileResult> compiled; ///< B's model and the provenance
+    std::shared_ptr<const ir::Model> loaded;               ///< the model as loaded
+    /// The compiled sides' model and the provenance; with no compiled side, a copy of the model
+    /// through no passes (what B's repro and the canvas look at).
+    std::shared_ptr<const passes::CompileResult> compiled;
+    std::string pipelineLabel;                             ///< "-O2" or the pipeline text; "" with no compiled side
+    const ir::Model *modelA = nullptr, *modelB = nullptr;  ///< what each side ran: `loaded` or compiled->model
     compare::ComparisonResult result;
     std::vector<compare::Suspect> suspects;                ///< ranked, most suspect first
     std::vector<compare::Suspect> failingSuspects;         ///< the ones out of tolerance

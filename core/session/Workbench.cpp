@@ -80,7 +80,9 @@ support::Expected<diagnose::ShapeAnalysis> Workbench::analyzeShapes(const diagno
 
 support::Expected<passes::Pipeline> Workbench::pipelineFromText(const std::string &text)
 {
-    if (text.size() == 3 && text[0] == '-' && text[1] == 'O' && text[2] >= '0' && text[2] <= '3')
+    if (text == "-O0")
+        return passes::Pipeline{}; // the model as loaded
+    if (text.size() == 3 && text[0] == '-' && text[1] == 'O' && text[2] >= '1' && text[2] <= '3')
         return passes::presetPipeline(text[2] - '0');
     return passes::parsePipeline(text);
 }

@@ -11,6 +11,7 @@
 #include "compare/Repro.h"
 #include "conform/Conformance.h"
 #include "session/Comparison.h"
+#include "session/PortReportBuilder.h"
 #include "support/Expected.h"
 
 #include <memory>
@@ -35,6 +36,32 @@ struct ConformRequest {
     std::vector<std::string> roots;
     std::string filter;
     std::string executor = "reference";
+};
+
+/// What `repro` cuts and where it writes it.
+struct ReproRequest {
+    std::string node;      ///< the node of B's model to cut around, by display name; "": the first divergence
+    int depth = 0;         ///< levels of producers to include before the node, before shrinking
+    bool shrink = true;    ///< drop nodes while the failure still reproduces
+    std::string outputDir; ///< created; a folder that holds files needs `overwrite`
+    bool overwrite = false;
+    std::string tool = "`portolan repro`"; ///< what cut it, for the README
+    std::string command;   ///< the command line that made it, for the README ("" when none)
+};
+
+/// A repro written: what it holds, and the node it was cut around.
+struct ReproWritten {
+    compare::Repro repro;
+    std::string node, opType;
+};
+
+/// What the port report holds beyond the comparison, and where it goes.
+struct ReportRequest {
+    std::string outputPath;  ///< .json, .md, .html or .pdf (with `pdf`)
+    bool overwrite = false;
+    /// The report also checks the model as loaded against this target profile.
+    std::optional<diagnose::TargetProfile> target;
+    PdfWriter pdf;           ///< views::reportPdfWriter(); core has no renderer of its own
 };
 
 class Workbench {
@@ -72,17 +99,24 @@ public:
     /// beside it when they are external data). The model's own file is never the output.
     support::Expected<passes::CompileResult> optimize(const OptimizeRequest &request) const;
 
-    /// The reference interpreter (A) on the open model against the compiled CPU executor (B) on its
-    /// optimized copy, aligned through the passes' provenance (`portolan compare --b cpu:PRECISION`).
+    /// `portolan compare`: two runs of the open model (by default the reference interpreter on it as
+    /// loaded against the compiled CPU executor after -O2), compared tensor by tensor, aligned through
+    /// the passes' provenance where one side runs the compiled copy. Reads the model only.
     support::Expected<std::shared_ptr<const ComparisonOutcome>> compare(const ComparisonRequest &request) const;
     /// `portolan repro` for a comparison made here: the subgraph around `node` (of the outcome's
     /// compiled model, `depth` producers back) as a standalone model fed with what B gave it,
     /// shrunk while it still fails. Runs B once more; reads the model only.
     support::Expected<compare::Repro> extractRepro(const ComparisonOutcome &outcome, ir::NodeId node, int depth = 0,
                                                   bool shrink = true) const;
-    /// `portolan bisect-precision` for a comparison made here: the nodes of B's model to keep at
-    /// fp32 for its outputs to meet the comparison's tolerance. Runs B many times; reads the model only.
-    support::Expected<compare::BisectionResult> bisectPrecision(const ComparisonOutcome &outcome) const;
+    /// `portolan repro`: extractRepro around the node `request` names, written to its folder with a
+    /// README that says where it came from.
+    support::Expected<ReproWritten> writeRepro(const ComparisonOutcome &outcome, const ReproRequest &request) const;
+    /// `portolan bisect-precision`: the nodes of B's compiled model to keep at fp32 for its outputs to
+    /// meet the request's tolerance (B is cpu at fp16, bf16 or int8). Runs B many times; reads the model only.
+    support::Expected<compare::BisectionResult> bisectPrecision(const ComparisonRequest &request) const;
+    /// `portolan report`: the one-page port report of `outcome` (made here) with the model's findings,
+    /// its dynamic dims and, when asked, a target check, written to request.outputPath.
+    support::Expected<report::PortReport> report(const ComparisonOutcome &outcome, const ReportRequest &request);
 
     /// The values of main-graph tensor `value` of the open model, from a reference run on the inputs
     /// `inputs` names (as a comparison's A gets them): what the inspector shows of an activation.
@@ -96,9 +130,11 @@ public:
     static std::string conformExecutorTitle(const std::string &executor);
 
 private:
+    /// The outcome's frame: the request, the compiled model (when a side is compiled), each side's model.
+    support::Expected<std::shared_ptr<ComparisonOutcome>> prepareComparison(const ComparisonRequest &request) const;
     support::Status adopt(support::Expected<ir::LoadedModel> loaded);
 
-    std::unique_ptr<ir::Model> m_model;
+    std::shared_ptr<ir::Model> m_model; ///< shared with comparison outcomes, which outlive a reopen
     support::Diagnostics m_loadWarnings;
     std::optional<support::Diagnostics> m_findings;
 };

@@ -4,6 +4,7 @@
 #include "support/CliSupport.h"
 #include "support/TestSupport.h"
 
+#include "session/ComparisonJson.h"
 #include "session/Workbench.h"
 
 #include <QElapsedTimer>
@@ -99,7 +100,7 @@ private slots:
         QVERIFY(workbench.open(fixture("cnn_bn").toStdString()));
         auto metricsOf = [&](std::uint64_t seed) {
             session::ComparisonRequest request;
-            request.precision = "fp16";
+            request.b.precision = "fp16";
             request.feeds.seed = seed;
             auto outcome = workbench.compare(request);
             std::vector<double> maxAbs;
@@ -124,6 +125,42 @@ private slots:
             }
         }
         QVERIFY(metricsOf(5) != metricsOf(6)); // the seed reaches the inputs at all
+    }
+
+    // One request, two clients: `compare --json` (a process) and Workbench::compare rendered by the
+    // same formatter give the same JSON, suspects and kernel checks included; only the seconds differ.
+    void cliJsonIsTheWorkbenchOutcome()
+    {
+        const QString model = fixture("cnn_bn");
+        const auto run = runPortolan({"compare", model, "--a", "cpu:fp32", "--b", "cpu:fp16", "--seed", "4", "--atol", "1e-6",
+                                      "--rtol", "0", "--top", "5", "--tolerance", "input=1,1", "--json"});
+        QCOMPARE(run.exitCode, 1);
+        session::Workbench workbench;
+        QVERIFY(workbench.open(model.toStdString()));
+        session::ComparisonRequest request;
+        request.a = session::SideSpec::compiled("cpu", "fp32");
+        request.b = session::SideSpec::compiled("cpu", "fp16");
+        request.feeds.seed = 4;
+        request.tolerance = compare::Tolerance{1e-6, 0};
+        request.suspectLimit = 5;
+        request.tensorTolerances["input"] = {1, 1};
+        request.profileB = false;
+        auto outcome = workbench.compare(request);
+        QVERIFY2(outcome, outcome ? "" : outcome.error().format().c_str());
+        auto withoutTimes = [](const QByteArray &json) {
+            QJsonObject o = QJsonDocument::fromJson(json).object();
+            for (const char *side : {"a", "b"}) {
+                QJsonObject run = o[side].toObject();
+                run.remove("seconds");
+                o[side] = run;
+            }
+            return o;
+        };
+        const QJsonObject cli = withoutTimes(run.out), core = withoutTimes(QByteArray::fromStdString(session::comparisonJson(**outcome)));
+        QVERIFY(!cli["suspects"].toArray().isEmpty());
+        QVERIFY(cli["suspects"].toArray()[0].toObject().contains("kernel_check"));
+        QCOMPARE(cli["b"].toObject()["run"].toString(), QString("cpu:fp16"));
+        QCOMPARE(cli, core);
     }
 
     void fp16AgainstATightToleranceFailsAndSaysWhere()

@@ -96,8 +96,8 @@ private slots:
     {
         // A the compiled executor at fp32, B at fp16, after one pipeline: every value aligns by name
         session::ComparisonRequest request;
-        request.sideA = "cpu:fp32";
-        request.precision = "fp16";
+        request.a = session::SideSpec::compiled("cpu", "fp32");
+        request.b.precision = "fp16";
         request.feeds.testDataDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
         auto outcome = m_workbench.compare(request);
         QVERIFY2(outcome.hasValue(), outcome ? "" : outcome.error().format().c_str());
@@ -110,18 +110,19 @@ private slots:
             moved = moved || t.metrics.maxAbs > 0;
         QVERIFY(moved);
         QVERIFY(o.result.outputsPassed());
-        request.importFrom = "/somewhere"; // A compiled needs B compiled
-        QVERIFY(!m_workbench.compare(request).hasValue());
-        request.importFrom.clear();
-        request.sideA = "cuda:fp32";
-        QVERIFY(refused(request, "cuda:fp32"));
+        // A compiled against another runtime's tensors: they must be there
+        session::ComparisonRequest againstImport = request;
+        againstImport.b = session::SideSpec::imported("/somewhere");
+        QVERIFY(refused(againstImport, "/somewhere"));
+        request.a = session::SideSpec::compiled("cuda", "fp32"); // either side may be a plugged executor
+        QVERIFY(refused(request, "has no cuda executor"));
     }
 
     void pluggedExecutorsAreOfferedByName()
     {
         session::ComparisonRequest request;
         request.feeds.testDataDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
-        request.executorB = "test-gpu";
+        request.b.executor = "test-gpu";
         QVERIFY(refused(request, "has no test-gpu executor")); // a build without it says so
         test::registerStandInGpu("test-gpu"); // the CPU executor by another name, measuring like a GPU
         const auto outcome = m_workbench.compare(request);
@@ -132,7 +133,7 @@ private slots:
         QVERIFY((*outcome)->accelerator);
         const session::ComparisonOutcome &o = **outcome;
         const auto kernelChecks = compare::checksBySuspect(o.suspects, o.kernelChecks);
-        session::ReportInputs inputs{m_workbench.model().sourcePath, &m_workbench.model(), o.compiled->model.get(), &o.result, &o.suspects,
+        session::ReportInputs inputs{m_workbench.model().sourcePath, &m_workbench.model(), o.modelB, &o.result, &o.suspects,
                                  &kernelChecks, o.firstDivergence, o.request.pipeline, o.request.effectiveTolerance(), nullptr,
                                  nullptr, nullptr, nullptr, &*o.accelerator};
         const report::PortReport report = session::buildPortReport(inputs);
@@ -157,17 +158,17 @@ private slots:
         QCOMPARE(gpu["kernels"].toArray().size(), 3);
         QCOMPARE(gpu["kernels"].toArray()[0].toObject()["implementation"].toString(), QString("cudnn:conv"));
         QVERIFY((*outcome)->result.tensors.size() > 10); // every aligned tensor, through the observer
-        QVERIFY(!m_workbench.bisectPrecision(**outcome).hasValue()); // bisection is the CPU policy's
-        request.precision = "bf16";
+        QVERIFY(!m_workbench.bisectPrecision((*outcome)->request).hasValue()); // bisection is the CPU policy's
+        request.b.precision = "bf16";
         QVERIFY(refused(request, "has no bf16"));
         // int8: calibrated here, the ranges handed to the plugged executor with its policy
-        request.precision = "int8";
-        request.calibration = "random:2";
+        request.b.precision = "int8";
+        request.lowering.calibration = "random:2";
         request.feeds.shapes["input"] = {1, 8, 32}; // the random batches' shape: the inputs'
         const auto int8 = m_workbench.compare(request);
         QVERIFY2(int8, int8 ? "" : int8.error().format().c_str());
         QCOMPARE((*int8)->result.labelB, std::string("test-gpu:int8"));
-        request.executorB = "cpu"; // the same executor under its own name: the same int8 numbers
+        request.b.executor = "cpu"; // the same executor under its own name: the same int8 numbers
         const auto cpuInt8 = m_workbench.compare(request);
         QVERIFY2(cpuInt8, cpuInt8 ? "" : cpuInt8.error().format().c_str());
         auto outputError = [](const session::ComparisonOutcome &o) {
@@ -183,7 +184,7 @@ private slots:
     void fp16UnderATightToleranceDiverges()
     {
         session::ComparisonRequest request;
-        request.precision = "fp16";
+        request.b.precision = "fp16";
         request.feeds.seed = 3;
         request.feeds.shapes["input"] = {1, 5, 32};
         request.tolerance = compare::Tolerance{1e-6, 1e-6};
@@ -205,12 +206,12 @@ private slots:
         QVERIFY(!outcome.hasValue());
         QVERIFY(outcome.error().format().find("fuse-everything") != std::string::npos);
         request = {};
-        request.precision = "int8";
+        request.b.precision = "int8";
         request.feeds.shapes["input"] = {1, 5, 32};
-        request.calibration = "random:none";
+        request.lowering.calibration = "random:none";
         QVERIFY(refused(request, "random:none"));
         request = {};
-        request.importFrom = "/nonexistent/run";
+        request.b = session::SideSpec::imported("/nonexistent/run");
         request.feeds.shapes["input"] = {1, 5, 32};
         QVERIFY(!m_workbench.compare(request).hasValue());
         request = {}; // the input has a symbolic dim: random inputs need its extent
@@ -220,8 +221,8 @@ private slots:
     void int8ComparesAfterCalibrating()
     {
         session::ComparisonRequest request;
-        request.precision = "int8";
-        request.calibration = "random:2:9";
+        request.b.precision = "int8";
+        request.lowering.calibration = "random:2:9";
         request.feeds.shapes["input"] = {1, 5, 32};
         request.kernelCheck = false;
         auto outcome = m_workbench.compare(request);
@@ -273,8 +274,8 @@ private slots:
         QVERIFY(runtime::writeValueFile(runtime::RuntimeValue::ofTensor(dump.seen[0].second), "not_in_the_model",
                                         dir.filePath("stray.pb").toStdString(), false));
         session::ComparisonRequest request;
-        request.importFrom = dir.path().toStdString();
-        request.pipeline = "fuse-everything"; // unused: an imported run is of the model as loaded
+        request.b = session::SideSpec::imported(dir.path().toStdString());
+        request.pipeline = "fuse-everything"; // unused: no side is compiled, an imported run is of the model as loaded
         request.feeds.shapes = shapes;
         auto outcome = m_workbench.compare(request);
         QVERIFY2(outcome.hasValue(), outcome ? "" : outcome.error().format().c_str());
@@ -286,8 +287,8 @@ private slots:
         QCOMPARE(o.firstDivergence->name, dump.seen[off].first);
         QVERIFY(!o.figures); // no compiled profile
         // B cannot run again: no repro, no bisection
-        QVERIFY(!m_workbench.bisectPrecision(o).hasValue());
-        const auto repro = m_workbench.extractRepro(o, o.compiled->model->value(o.firstDivergence->inB).producer);
+        QVERIFY(!m_workbench.bisectPrecision(o.request).hasValue());
+        const auto repro = m_workbench.extractRepro(o, o.modelB->value(o.firstDivergence->inB).producer);
         QVERIFY(!repro.hasValue());
         QVERIFY2(repro.error().format().find("imported") != std::string::npos, repro.error().format().c_str());
     }
@@ -297,17 +298,16 @@ private slots:
         // portolan's own CLI as "another runtime": it writes the outputs, which match the reference
         session::ComparisonRequest request;
         request.feeds.testDataDir = test::fixturesDir() + "/transformer_opset17/test_data_set_0";
-        request.externalCommand = std::string(PORTOLAN_BINARY) + " run {model} --inputs {inputs} --output-dir {outputs}";
-        request.externalTimeout = 120;
+        request.b = session::SideSpec::external(std::string(PORTOLAN_BINARY) + " run {model} --inputs {inputs} --output-dir {outputs}", 120);
         auto outcome = m_workbench.compare(request);
         QVERIFY2(outcome.hasValue(), outcome ? "" : outcome.error().format().c_str());
         const auto &o = **outcome;
         QVERIFY(o.result.labelB.starts_with("external:"));
         QVERIFY(o.result.outputsPassed());
         QVERIFY(!o.figures);
-        QVERIFY(!m_workbench.bisectPrecision(o).hasValue());
+        QVERIFY(!m_workbench.bisectPrecision(o.request).hasValue());
         // a template without its placeholders is refused before anything runs
-        request.externalCommand = "true";
+        request.b.command = "true";
         QVERIFY(refused(request, "{model}"));
     }
 };

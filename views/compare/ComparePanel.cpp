@@ -258,9 +258,9 @@ void ComparePanel::setWorkbench(std::shared_ptr<const session::Workbench> workbe
 void ComparePanel::updateActions()
 {
     // an imported B cannot run again, and only the compiled executor has a precision to bisect
-    m_reproButton->setEnabled(m_outcome && m_outcome->request.importFrom.empty() && !m_extracting);
-    m_bisectButton->setEnabled(m_outcome && m_outcome->request.compiledB() && !m_bisecting &&
-                               m_outcome->request.precision != "fp32" && !m_outcome->result.outputsPassed());
+    m_reproButton->setEnabled(m_outcome && m_outcome->request.b.kind != session::SideSpec::Kind::Imported && !m_extracting);
+    m_bisectButton->setEnabled(m_outcome && m_outcome->request.b.isCompiled() && !m_bisecting &&
+                               m_outcome->request.b.precision != "fp32" && !m_outcome->result.outputsPassed());
 }
 
 void ComparePanel::setPrecision(const QString &precision) { m_precision->setCurrentText(precision); }
@@ -326,20 +326,22 @@ void ComparePanel::setForm(const session::CompareForm &f)
 support::Expected<session::ComparisonRequest> ComparePanel::request() const
 {
     session::ComparisonRequest r;
-    r.sideA = m_sideA->currentData().toString().toStdString();
+    auto a = session::SideSpec::parse(m_sideA->currentData().toString().toStdString());
+    if (!a)
+        return a.takeError();
+    r.a = std::move(*a);
     r.pipeline = m_pipeline->text().trimmed().toStdString();
-    r.precision = m_precision->currentText().toStdString();
+    const std::string precision = m_precision->currentText().toStdString();
+    r.b = session::SideSpec::compiled(m_sideB->currentIndex() == kCudaSide ? "cuda" : "cpu", precision);
     if (!m_calibration->text().trimmed().isEmpty())
-        r.calibration = m_calibration->text().trimmed().toStdString();
+        r.lowering.calibration = m_calibration->text().trimmed().toStdString();
     if (m_sideB->currentIndex() == 1) {
-        r.importFrom = m_importFrom->text().trimmed().toStdString();
-        if (r.importFrom.empty())
+        r.b = session::SideSpec::imported(m_importFrom->text().trimmed().toStdString());
+        if (r.b.importFrom.empty())
             return support::makeError("bad-usage", "name the imported run: a folder of .pb or .npy files, an .npz, or a Polygraphy .json");
     }
     if (m_sideB->currentIndex() == 2)
-        r.externalCommand = m_external->text().trimmed().toStdString(); // checked by the workbench
-    if (m_sideB->currentIndex() == kCudaSide)
-        r.executorB = "cuda";
+        r.b = session::SideSpec::external(m_external->text().trimmed().toStdString()); // checked by the workbench
     r.feeds.testDataDir = m_inputs->text().trimmed().toStdString();
     for (const QString &entry : m_inputFiles->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
         auto source = runtime::parseInputSource(entry.trimmed().toStdString());

@@ -5,7 +5,6 @@
 #include "common/Background.h"
 #include "compare/ComparisonTableModel.h"
 #include "compare/GpuProfileView.h"
-#include "compare/ReproReadme.h"
 
 #include <QChart>
 #include <QChartView>
@@ -78,31 +77,22 @@ void ComparePanel::extractRepro(const QString &dir, bool replace)
         emit reproFinished({}, tr("No tensor goes out of tolerance on its own: pick a suspect first."));
         return;
     }
-    const ir::Model &compiled = *m_outcome->compiled->model;
-    ir::NodeId node;
-    for (const ir::NodeId n : compiled.graph(compiled.mainGraph()).nodes)
-        if (compiled.node(n).alive && QString::fromStdString(compare::displayNameOf(compiled.node(n))) == nodeName)
-            node = n;
-    std::string verdict; // the whole-model kernel check of that node, when it was made
-    for (std::size_t i = 0; i < m_outcome->failingSuspects.size() && i < m_outcome->kernelChecks.size(); ++i)
-        if (QString::fromStdString(m_outcome->failingSuspects[i].tensor->node) == nodeName)
-            verdict = m_outcome->kernelChecks[i].explanation;
     m_extracting = true;
     updateActions();
     m_summary->setText(tr("Cutting a repro around %1…").arg(nodeName));
-    auto job = [workbench = m_workbench, outcome = m_outcome, node, nodeName, verdict, dir, replace] {
-        auto repro = workbench->extractRepro(*outcome, node);
-        if (!repro)
-            return JobOutcome{{}, QString::fromStdString(repro.error().format())};
-        const session::ComparisonRequest &request = outcome->request;
-        compare::ReproStory story{workbench->model().sourcePath, nodeName.toStdString(), outcome->compiled->model->node(node).opType,
-                                  request.sideLabel(), request.pipeline, "the Portolan workbench's compare dock", {},
-                                  verdict, request.effectiveTolerance()};
-        if (auto st = compare::writeRepro(*repro, dir.toStdString(), compare::reproReadme(*repro, story), replace); !st)
-            return JobOutcome{{}, QString::fromStdString(st.error().format())};
+    session::ReproRequest request;
+    request.node = nodeName.toStdString();
+    request.outputDir = dir.toStdString();
+    request.overwrite = replace;
+    request.tool = "the Portolan workbench's compare dock";
+    auto job = [workbench = m_workbench, outcome = m_outcome, request, nodeName, dir] {
+        auto written = workbench->writeRepro(*outcome, request);
+        if (!written)
+            return JobOutcome{{}, QString::fromStdString(written.error().format())};
+        const compare::Repro &repro = written->repro;
         return JobOutcome{tr("Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.", nullptr,
-                          static_cast<int>(repro->nodes.size()))
-                           .arg(nodeName, dir, repro->reproduces() ? tr("OUT OF TOLERANCE against") : tr("within tolerance of")),
+                          static_cast<int>(repro.nodes.size()))
+                           .arg(nodeName, dir, repro.reproduces() ? tr("OUT OF TOLERANCE against") : tr("within tolerance of")),
                        {}};
     };
     runInBackground(this, std::move(job), [this](const JobOutcome &written) {
@@ -121,12 +111,12 @@ void ComparePanel::bisectPrecision()
     updateActions();
     m_summary->setText(tr("Bisecting: which nodes must stay at fp32…"));
     auto job = [workbench = m_workbench, outcome = m_outcome] {
-        auto result = workbench->bisectPrecision(*outcome);
+        auto result = workbench->bisectPrecision(outcome->request);
         if (!result)
             return JobOutcome{{}, QString::fromStdString(result.error().format())};
         if (result->neededNothing)
             return JobOutcome{tr("B already meets the tolerance at %1: nothing to keep at fp32.")
-                                  .arg(QString::fromStdString(outcome->request.precision)),
+                                  .arg(QString::fromStdString(outcome->request.b.precision)),
                               {}};
         QString rules;
         for (const std::string &name : result->keepFp32)
@@ -134,7 +124,7 @@ void ComparePanel::bisectPrecision()
         return JobOutcome{tr("Keep %1 of the %2 nodes %3 lowers at fp32 (worst output error %4 of its scale, %5 runs):%6")
                               .arg(result->keepFp32.size())
                               .arg(result->candidates)
-                              .arg(QString::fromStdString(outcome->request.precision))
+                              .arg(QString::fromStdString(outcome->request.b.precision))
                               .arg(result->worstError, 0, 'g', 3)
                               .arg(result->runs)
                               .arg(rules),

@@ -87,6 +87,15 @@ void FindingsPanel::setTarget(const QString &id)
 
 QString FindingsPanel::targetId() const { return m_targets->currentData().toString(); }
 
+std::optional<diagnose::TargetProfile> FindingsPanel::targetProfile() const
+{
+    const std::string id = targetId().toStdString();
+    for (const diagnose::TargetProfile &profile : m_profiles)
+        if (!id.empty() && profile.id == id)
+            return profile;
+    return std::nullopt;
+}
+
 QString FindingsPanel::targetName() const { return m_check ? qs(m_check->targetName) : QString(); }
 
 std::unordered_map<std::uint32_t, QString> FindingsPanel::unsupportedNodes() const

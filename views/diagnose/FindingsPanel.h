@@ -34,6 +34,8 @@ public:
     void setTarget(const QString &id);
     QString targetId() const;
     QString targetName() const;
+    /// The chosen target's profile; nullopt for none.
+    std::optional<diagnose::TargetProfile> targetProfile() const;
     bool isChecking() const { return m_checking; }
     /// Node id → why the chosen target cannot run it; empty without a target.
     std::unordered_map<std::uint32_t, QString> unsupportedNodes() const;

@@ -76,7 +76,7 @@ int runBisectPrecision(const QStringList &arguments)
         return fail(st.error().format());
     auto result = workbench.bisectPrecision(request);
     if (!result)
-        return fail(result.error().format());
+        return fail(withFeedHint(result.takeError()).format());
 
     std::string rules;
     for (const std::string &name : result->keepFp32)

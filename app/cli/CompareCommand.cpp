@@ -212,7 +212,7 @@ int compareCommand(const QStringList &arguments, Mode mode)
         return fail(st.error().format());
     auto outcome = workbench.compare(*request);
     if (!outcome)
-        return fail(outcome.error().format());
+        return fail(withFeedHint(outcome.takeError()).format());
     const session::ComparisonOutcome &compared = **outcome;
     const bool passed = compared.result.outputsPassed();
 

@@ -43,19 +43,12 @@ support::Expected<runtime::FeedSpec> FeedCommandOptions::spec(const QCommandLine
     return spec;
 }
 
-support::Expected<runtime::NamedValues> FeedCommandOptions::feeds(const QCommandLineParser &parser, const ir::Model &model) const
+support::Error withFeedHint(support::Error error)
 {
-    auto request = spec(parser);
-    if (!request)
-        return request.takeError();
-    auto built = runtime::buildFeeds(model, *request);
-    if (!built && built.error().primary.code == "missing-feed") {
-        support::Error e = built.takeError();
-        e.primary.message += ": feed them with --inputs DIR (input_K.pb files), --input NAME=FILE.pb or NAME=FILE.npy, "
-                             "or --input NAME=random[:SEED]";
-        return e;
-    }
-    return built;
+    if (error.primary.code == "missing-feed")
+        error.primary.message += ": feed them with --inputs DIR (input_K.pb files), --input NAME=FILE.pb or NAME=FILE.npy, "
+                                 "or --input NAME=random[:SEED]";
+    return error;
 }
 
 } // namespace portolan::cli

@@ -7,7 +7,6 @@
 #include <QCommandLineOption>
 #include <QCommandLineParser>
 
-#include "ir/Model.h"
 #include "runtime/Feeds.h"
 #include "support/Expected.h"
 
@@ -35,8 +34,9 @@ struct FeedCommandOptions {
     support::Expected<std::map<std::string, std::vector<std::int64_t>>> shapes(const QCommandLineParser &parser) const;
     /// What the options ask for, as the request's FeedSpec.
     support::Expected<runtime::FeedSpec> spec(const QCommandLineParser &parser) const;
-    /// The feeds for `model`; an unfed input's error says which options feed it.
-    support::Expected<runtime::NamedValues> feeds(const QCommandLineParser &parser, const ir::Model &model) const;
 };
+
+/// An unfed input's error ("missing-feed") with the options that feed it; other errors as they are.
+support::Error withFeedHint(support::Error error);
 
 } // namespace portolan::cli

@@ -1,8 +1,6 @@
-// Precision options of `portolan run` → PrecisionPolicy, and their part of the run's summary.
+// Precision options → LoweringSettings (see PrecisionOptions.h).
 #include "cli/PrecisionOptions.h"
 
-#include <cstdio>
-#include <map>
 
 namespace portolan::cli {
 
@@ -68,74 +66,6 @@ support::Expected<session::LoweringSettings> loweringSettings(const QCommandLine
     settings.saveCalibration = parser.value(options.saveCalibration).toStdString();
     settings.overwriteCalibration = force;
     return settings;
-}
-
-support::Expected<PrecisionPolicy> resolvePrecisionPolicy(const QCommandLineParser &parser, const PrecisionOptions &options,
-                                                          const ir::Model &model,
-                                                          const std::map<std::string, runtime::Shape> &shapes, bool force,
-                                                          const runtime::RunOptions &runOptions, const std::string &precisionOverride)
-{
-    const std::string precision = precisionOverride.empty() ? parser.value(options.precision).toStdString() : precisionOverride;
-    auto parsed = parsePrecision(precision);
-    if (!parsed)
-        return parsed.takeError();
-    auto settings = loweringSettings(parser, options, *parsed == Precision::Int8, force);
-    if (!settings)
-        return settings.takeError();
-    return session::resolvePrecisionPolicy(precision, *settings, model, shapes, runOptions);
-}
-
-void writePrecisionJson(support::JsonWriter &w, const CompiledGraph &profile, const PrecisionPolicy &policy)
-{
-    std::map<std::string, std::uint64_t> counts;
-    for (const NodeProfile &n : profile.nodes())
-        ++counts[n.precision];
-    w.key("precision").beginObject().field("policy", precisionName(policy.precision));
-    w.key("keep_fp32").beginArray();
-    for (const KeepFp32Rule &rule : policy.keepFp32)
-        w.value(rule.text);
-    w.endArray();
-    w.key("nodes").beginObject();
-    for (const auto &[name, count] : counts)
-        w.field(name, count);
-    w.endObject();
-    if (policy.calibration) {
-        const CalibrationTable &table = *policy.calibration;
-        w.key("calibration").beginObject().field("method", table.settings.describe()).field("batches", table.batches)
-            .field("tensors", static_cast<std::uint64_t>(table.ranges.size())).endObject();
-    }
-    w.endObject();
-}
-
-void printPrecisionCounts(const std::string &policy, const std::vector<std::pair<std::string, std::string>> &nodes)
-{
-    std::map<std::string, int> counts, reasons;
-    for (const auto &[precision, why] : nodes) {
-        if (precision.empty()) // a node that runs nothing (a constant)
-            continue;
-        ++counts[precision];
-        if (precision == "fp32" && !why.empty())
-            ++reasons[why];
-    }
-    std::string line;
-    for (const auto &[name, count] : counts)
-        line += (line.empty() ? "" : ", ") + std::to_string(count) + " " + name;
-    std::printf("  precision %s policy, nodes: %s\n", policy.c_str(), line.c_str());
-    for (const auto &[reason, count] : reasons)
-        std::printf("    %4d at fp32: %s\n", count, reason.c_str());
-}
-
-void printPrecisionSummary(const CompiledGraph &profile, const PrecisionPolicy &policy)
-{
-    if (policy.precision == Precision::Fp32)
-        return;
-    std::vector<std::pair<std::string, std::string>> nodes;
-    for (const NodeProfile &n : profile.nodes())
-        nodes.emplace_back(n.precision, n.whyPrecision);
-    printPrecisionCounts(precisionName(policy.precision), nodes);
-    if (policy.calibration)
-        std::printf("  calibration: %s over %d batch(es), %zu tensors\n", policy.calibration->settings.describe().c_str(),
-                    policy.calibration->batches, policy.calibration->ranges.size());
 }
 
 } // namespace portolan::cli

@@ -1,19 +1,12 @@
-// `portolan run`'s precision options: --precision, --keep-fp32 and the int8 calibration options,
-// resolved into the compiled executor's PrecisionPolicy (calibrating first when int8 asks for it),
-// and the per-precision summary the run prints.
+// The precision options of run, compare and bisect-precision: --precision, --keep-fp32 and the int8
+// calibration options, as the request's LoweringSettings (the workbench resolves them into a policy).
 #pragma once
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
 
-#include "runtime/cpu/Calibration.h"
-#include "runtime/cpu/CompiledGraph.h"
 #include "session/SideSpec.h"
-#include "support/JsonWriter.h"
 
-#include <map>
-#include <string>
-#include <utility>
 #include <vector>
 
 namespace portolan::cli {
@@ -52,24 +45,5 @@ support::Expected<session::LoweringSettings> loweringSettings(const QCommandLine
 
 /// The --keep-fp32 rules, parsed; the error quotes a malformed one.
 support::Expected<std::vector<runtime::cpu::KeepFp32Rule>> keepFp32Rules(const QCommandLineParser &parser, const PrecisionOptions &options);
-
-/// The policy the options ask for, on `model` (the graph the executor runs). int8 calibrates on the
-/// --calibration batches (random ones shaped by `shapes`) or loads --calibration-table, and saves
-/// the table when asked. `precisionOverride`, when set, replaces --precision (compare's cpu:fp16).
-support::Expected<runtime::cpu::PrecisionPolicy> resolvePrecisionPolicy(const QCommandLineParser &parser,
-                                                                       const PrecisionOptions &options,
-                                                                       const ir::Model &model,
-                                                                       const std::map<std::string, runtime::Shape> &shapes,
-                                                                       bool force, const runtime::RunOptions &runOptions,
-                                                                       const std::string &precisionOverride = {});
-
-/// "precision": the policy, the node count per precision, the calibration used.
-void writePrecisionJson(support::JsonWriter &w, const runtime::cpu::CompiledGraph &profile,
-                        const runtime::cpu::PrecisionPolicy &policy);
-/// "precision POLICY policy, nodes: N fp16, M fp32" from each node's (precision, why not the
-/// policy's), then the reasons nodes stayed at fp32, counted: the CPU and CUDA summaries' lines.
-void printPrecisionCounts(const std::string &policy, const std::vector<std::pair<std::string, std::string>> &nodes);
-/// One line per precision with its node count, and the reasons nodes stayed at fp32.
-void printPrecisionSummary(const runtime::cpu::CompiledGraph &profile, const runtime::cpu::PrecisionPolicy &policy);
 
 } // namespace portolan::cli

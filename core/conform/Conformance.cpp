@@ -177,7 +177,7 @@ std::optional<RunnerFactory> pluggedRunner(const std::string &name)
     if (factory == nullptr)
         return std::nullopt;
     return [factory](const ir::Model &model) -> support::Expected<Runner> {
-        auto made = factory(model, runtime::cpu::PrecisionPolicy{});
+        auto made = factory(model, runtime::PluggedOptions{});
         if (!made)
             return made.error();
         std::shared_ptr<runtime::PluggedExecutor> executor = std::move(*made);

@@ -31,6 +31,7 @@ struct AcceleratorProfile {
     std::uint64_t arenaBytes = 0, weightBytes = 0;
     std::uint64_t uploads = 0, uploadBytes = 0, downloads = 0, downloadBytes = 0;
     bool graphReplay = false; ///< the run replayed one captured graph
+    std::string whyNoGraph;   ///< when it did not and could have been captured: why not
     std::vector<AcceleratorNode> nodes; ///< in run order
 
     /// A node's bytes and FLOPs per second of its time, and their shares of the peaks (0 where unknown).

@@ -21,15 +21,21 @@ public:
     virtual support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options) = 0;
     /// Time every node of the following runs, for lastProfile(); off until asked.
     virtual void setProfiling(bool /*on*/) {}
-    /// What an accelerator's executor measured of its last run (with the device's peaks); nothing
-    /// for an executor that measures nothing.
-    virtual std::optional<AcceleratorProfile> lastProfile() const { return std::nullopt; }
+    /// What an accelerator's executor measured of its last run (`withPeaks`: and the device's peaks,
+    /// measured once); nothing for an executor that measures nothing.
+    virtual std::optional<AcceleratorProfile> lastProfile(bool /*withPeaks*/) const { return std::nullopt; }
 };
 
-/// Makes an executor for `model` running at `policy`'s precision (with its nodes kept at fp32 and,
-/// for int8, its calibration), or says why it cannot (no GPU, a precision it lacks…).
+/// How a plugged executor is made: the precision `policy` (its nodes kept at fp32 and, for int8,
+/// its calibration), and whether nodes without a kernel of its own may run on the host.
+struct PluggedOptions {
+    cpu::PrecisionPolicy policy;
+    bool allowFallback = true;
+};
+
+/// Makes an executor for `model` as `options` ask, or says why it cannot (no GPU, a precision it lacks…).
 using PluggedExecutorFactory = support::Expected<std::unique_ptr<PluggedExecutor>> (*)(const ir::Model &model,
-                                                                                       const cpu::PrecisionPolicy &policy);
+                                                                                       const PluggedOptions &options);
 
 /// Registers `factory` as `name` ("cuda"), replacing an earlier one of that name.
 void registerExecutor(const std::string &name, PluggedExecutorFactory factory);

@@ -70,7 +70,8 @@ support::Expected<compare::RunSide> ComparisonSides::plugged(const SideSpec &spe
     auto resolved = policy(spec.precision);
     if (!resolved)
         return resolved.takeError();
-    const runtime::cpu::PrecisionPolicy policy = std::move(*resolved);
+    runtime::PluggedOptions policy;
+    policy.policy = std::move(*resolved);
     auto made = factory(m_compiled, policy);
     if (!made)
         return made.takeError();

@@ -11,6 +11,7 @@
 #include "compare/Repro.h"
 #include "conform/Conformance.h"
 #include "session/Comparison.h"
+#include "session/ModelRun.h"
 #include "session/PortReportBuilder.h"
 #include "support/Expected.h"
 
@@ -98,6 +99,10 @@ public:
     /// `portolan optimize`: compile, then save the result to request.outputPath (with its weights
     /// beside it when they are external data). The model's own file is never the output.
     support::Expected<passes::CompileResult> optimize(const OptimizeRequest &request) const;
+
+    /// `portolan run`: one executor on the open model after the request's pipeline, timed over its
+    /// repeats, its outputs (and every intermediate) written where asked. Reads the model only.
+    support::Expected<RunOutcome> run(const RunRequest &request) const;
 
     /// `portolan compare`: two runs of the open model (by default the reference interpreter on it as
     /// loaded against the compiled CPU executor after -O2), compared tensor by tensor, aligned through

@@ -108,7 +108,7 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     // B's profile from one more run, unobserved: the comparison's run carried every compared
     // tensor's download and the first launch's costs
     if (pluggedB && request.profileB && sides.lastPlugged()->run(*feeds, {}))
-        outcome->accelerator = sides.lastPlugged()->lastProfile();
+        outcome->accelerator = sides.lastPlugged()->lastProfile(true);
     outcome->suspects = compare::rankSuspects(outcome->result, *outcome->modelB, request.suspectLimit);
     outcome->firstDivergence = compare::firstDivergence(outcome->result, *outcome->modelB);
     if (request.kernelCheck && !outcome->result.outputsPassed()) {

@@ -23,7 +23,7 @@ public:
         return m_cpu.run(feeds, options);
     }
     void setProfiling(bool on) override { m_profiling = on; }
-    std::optional<runtime::AcceleratorProfile> lastProfile() const override
+    std::optional<runtime::AcceleratorProfile> lastProfile(bool) const override
     {
         return m_profiling ? std::optional(standInProfile()) : std::nullopt;
     }
@@ -33,8 +33,9 @@ private:
     bool m_profiling = false;
 };
 
-support::Expected<std::unique_ptr<runtime::PluggedExecutor>> makeStandIn(const ir::Model &model, const runtime::cpu::PrecisionPolicy &policy)
+support::Expected<std::unique_ptr<runtime::PluggedExecutor>> makeStandIn(const ir::Model &model, const runtime::PluggedOptions &options)
 {
+    const runtime::cpu::PrecisionPolicy &policy = options.policy;
     if (policy.precision == runtime::cpu::Precision::Bf16)
         return support::makeError("unsupported", "the stand-in GPU has no bf16");
     return std::unique_ptr<runtime::PluggedExecutor>(std::make_unique<StandInGpu>(model, policy));

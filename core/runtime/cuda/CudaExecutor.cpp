@@ -109,6 +109,7 @@ AcceleratorProfile CudaExecutor::lastProfile(bool withPeaks) const
     p.downloads = t.downloads;
     p.downloadBytes = t.downloadBytes;
     p.graphReplay = lastRunWasGraph();
+    p.whyNoGraph = whyNoGraph();
     for (const CudaNodeProfile &n : lastNodes())
         p.nodes.push_back({n.name, n.opType, n.implementation, n.whyFallback, n.precision, n.whyPrecision,
                            n.runs ? n.milliseconds / static_cast<double>(n.runs) : 0.0, n.bytes, n.flops});

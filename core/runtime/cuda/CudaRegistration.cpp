@@ -12,7 +12,7 @@ class Plugged final : public PluggedExecutor {
 public:
     explicit Plugged(std::unique_ptr<CudaExecutor> executor) : m_executor(std::move(executor)) {}
     void setProfiling(bool on) override { m_executor->setProfiling(on); }
-    std::optional<AcceleratorProfile> lastProfile() const override { return m_executor->lastProfile(true); }
+    std::optional<AcceleratorProfile> lastProfile(bool withPeaks) const override { return m_executor->lastProfile(withPeaks); }
     support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options) override
     {
         return m_executor->run(feeds, options);
@@ -22,9 +22,11 @@ private:
     std::unique_ptr<CudaExecutor> m_executor;
 };
 
-support::Expected<std::unique_ptr<PluggedExecutor>> makePlugged(const ir::Model &model, const cpu::PrecisionPolicy &policy)
+support::Expected<std::unique_ptr<PluggedExecutor>> makePlugged(const ir::Model &model, const PluggedOptions &options)
 {
-    auto executor = CudaExecutor::create(model, {true, cpu::precisionName(policy.precision), policy.keepFp32, policy.calibration});
+    const cpu::PrecisionPolicy &policy = options.policy;
+    auto executor = CudaExecutor::create(model, {options.allowFallback, cpu::precisionName(policy.precision), policy.keepFp32,
+                                                 policy.calibration});
     if (!executor)
         return executor.takeError();
     return std::unique_ptr<PluggedExecutor>(std::make_unique<Plugged>(std::move(*executor)));

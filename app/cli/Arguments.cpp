@@ -2,7 +2,7 @@
 #include "cli/Arguments.h"
 
 #include "cli/Command.h"
-#include "runtime/InputGeneration.h"
+#include "session/RequestText.h"
 #include "support/Log.h"
 
 #include <QCoreApplication>
@@ -57,7 +57,7 @@ support::Expected<std::map<std::string, std::vector<std::int64_t>>> parseShapeSp
     std::vector<std::string> texts;
     for (const QString &spec : specs)
         texts.push_back(spec.toStdString());
-    return runtime::parseShapeSpecs(texts);
+    return session::parseShapes(texts);
 }
 
 std::optional<std::size_t> parseSize(const QString &text)

@@ -3,7 +3,6 @@
 #include "cli/Command.h"
 
 #include "diagnose/CheckFormat.h"
-#include "diagnose/TargetProfile.h"
 #include "session/Workbench.h"
 
 #include <climits>
@@ -13,7 +12,7 @@ namespace portolan::cli {
 
 static int listTargets()
 {
-    const diagnose::TargetListing listing = diagnose::listTargetProfiles();
+    const diagnose::TargetListing listing = session::Workbench::targetProfiles();
     for (const diagnose::TargetProfile &p : listing.profiles)
         std::printf("%-16s %s\n%16s   %zu ops; from %s, %s\n", p.id.c_str(), p.name.c_str(), "", p.ops.size(),
                     p.source.document.c_str(), p.source.version.c_str());
@@ -50,7 +49,7 @@ int runCheck(const QStringList &arguments)
         std::fprintf(stderr, "portolan check: error: give a MODEL and --target (or --list-targets)\n");
         return kExitUsage;
     }
-    const auto profile = diagnose::findTargetProfile(parser.value(target).toStdString());
+    const auto profile = session::Workbench::findTarget(parser.value(target).toStdString());
     if (!profile) {
         std::fprintf(stderr, "portolan check: error: %s\n", profile.error().format().c_str());
         return kExitUsage;

@@ -3,9 +3,7 @@
 
 #include "support/Log.h"
 
-#ifdef PORTOLAN_HAVE_CUDA
-#include "runtime/cuda/CudaDevices.h"
-#endif
+#include "session/Workbench.h"
 
 #include <google/protobuf/stubs/common.h>
 #include <onnx/common/version.h>
@@ -68,21 +66,8 @@ static void printVersion()
 #else
     std::printf("  GUI: not built (PORTOLAN_BUILD_GUI=OFF)\n");
 #endif
-#ifdef PORTOLAN_HAVE_CUDA
-    const auto cuda = runtime::cuda::queryCudaDevices();
-    std::printf("  CUDA: built (runtime %d.%d", cuda.runtimeVersion / 1000, cuda.runtimeVersion % 1000 / 10);
-    if (cuda.driverVersion)
-        std::printf(", driver %d.%d", cuda.driverVersion / 1000, cuda.driverVersion % 1000 / 10);
-    std::printf(")");
-    if (!cuda.problem.empty())
-        std::printf("; %s", cuda.problem.c_str());
-    std::printf("\n");
-    for (const auto &d : cuda.devices)
-        std::printf("    GPU %d: %s, sm_%d%d, %.1f GiB, %d SMs\n", d.index, d.name.c_str(), d.computeMajor,
-                    d.computeMinor, static_cast<double>(d.memoryBytes) / (1 << 30), d.multiprocessors);
-#else
-    std::printf("  CUDA: not built (no nvcc at configure time)\n");
-#endif
+    const std::string cuda = session::Workbench::executorDescription("cuda");
+    std::printf("  CUDA: %s\n", cuda.empty() ? "not built (no nvcc at configure time)" : cuda.c_str());
 #ifdef PORTOLAN_HAVE_GRAPHVIZ
     std::printf("  Graphviz layout: built\n");
 #else

@@ -90,10 +90,10 @@ support::Expected<session::SideSpec> sideFrom(const QCommandLineParser &parser, 
             return p.takeError();
     }
     if (side->kind == session::SideSpec::Kind::External) {
-        auto command = externalCommand(parser, o.externalTimeout, text);
-        if (!command)
-            return command.takeError();
-        side->timeoutSeconds = command->timeoutSeconds;
+        auto seconds = externalTimeout(parser, o.externalTimeout);
+        if (!seconds)
+            return seconds.takeError();
+        side->timeoutSeconds = *seconds;
     }
     return side;
 }
@@ -182,7 +182,7 @@ int compareCommand(const QStringList &arguments, Mode mode)
     if (mode != Mode::Repro && parser.isSet(o.target)) {
         if (!writesReport)
             return fail("--target goes into the port report: give --report FILE too (or run portolan check)");
-        auto found = diagnose::findTargetProfile(parser.value(o.target).toStdString());
+        auto found = session::Workbench::findTarget(parser.value(o.target).toStdString());
         if (!found)
             return fail(found.error().format());
         report.target = std::move(*found);

@@ -1,8 +1,8 @@
-// The external executor's command line, shared by `run --executor external:…` and compare's
-// `--a/--b external:…`: the template after "external:" and --external-timeout.
+// The external executor's timeout, shared by `run --executor external:…` and compare's
+// `--a/--b external:…` (the workbench checks the command's template itself).
 #pragma once
 
-#include "compare/ExternalRun.h"
+#include "support/Expected.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
@@ -14,18 +14,14 @@ inline QCommandLineOption externalTimeoutOption()
     return {"external-timeout", "Seconds an external command may run before it is killed.", "SECONDS", "600"};
 }
 
-/// The command of `spec` ("external:CMD {model} {inputs} {outputs}") with the parsed timeout.
-inline support::Expected<compare::ExternalCommand> externalCommand(const QCommandLineParser &parser, const QCommandLineOption &timeout,
-                                                                   const std::string &spec)
+/// --external-timeout's seconds.
+inline support::Expected<double> externalTimeout(const QCommandLineParser &parser, const QCommandLineOption &timeout)
 {
     bool ok = false;
     const double seconds = parser.value(timeout).toDouble(&ok);
     if (!ok || !(seconds > 0))
         return support::makeError("bad-option", "--external-timeout takes a positive number of seconds");
-    compare::ExternalCommand command{spec.substr(spec.find(':') + 1), seconds};
-    if (auto st = compare::checkExternalCommand(command); !st)
-        return st.error();
-    return command;
+    return seconds;
 }
 
 } // namespace portolan::cli

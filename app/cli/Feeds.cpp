@@ -26,7 +26,7 @@ support::Expected<runtime::FeedSpec> FeedCommandOptions::spec(const QCommandLine
     spec.shapes = std::move(*dims);
     spec.testDataDir = parser.value(inputs).toStdString();
     for (const QString &value : parser.values(input)) {
-        auto source = runtime::parseInputSource(value.toStdString());
+        auto source = session::parseFeedSource(value.toStdString());
         if (!source) {
             support::Error e = source.takeError();
             e.primary.message = "--" + e.primary.message;

@@ -7,7 +7,7 @@
 #include <QCommandLineOption>
 #include <QCommandLineParser>
 
-#include "runtime/Feeds.h"
+#include "session/RequestText.h"
 #include "support/Expected.h"
 
 #include <map>

@@ -4,7 +4,6 @@
 #include "cli/Arguments.h"
 #include "cli/Command.h"
 
-#include "ir/ModelSaver.h"
 #include "passes/CompileReport.h"
 #include "session/Workbench.h"
 
@@ -101,9 +100,10 @@ int runOptimize(const QStringList &arguments)
     session::Workbench workbench;
     if (auto st = workbench.open(modelPath); !st)
         return fail(st.error().format());
-    auto result = workbench.optimize({*parsed, options, outputPath, parser.isSet(force)});
-    if (!result)
-        return fail(result.error().format());
+    auto optimized = workbench.optimize({*parsed, options, outputPath, parser.isSet(force)});
+    if (!optimized)
+        return fail(optimized.error().format());
+    const passes::CompileResult *result = &optimized->compiled;
 
     passes::CompileReportOptions report;
     report.modelPath = modelPath;
@@ -114,7 +114,7 @@ int runOptimize(const QStringList &arguments)
     if (parser.isSet(json)) {
         std::fputs(passes::compileReportJson(*result, report).c_str(), stdout);
     } else {
-        const std::string data = ir::externalDataFileFor(*result->model, outputPath);
+        const std::string &data = optimized->weightsPath;
         std::fputs((passes::compileReportText(*result, report) + "Wrote " + outputPath +
                     (data.empty() ? "" : " and its weights, " + data) + "\n").c_str(), stdout);
     }

@@ -1,7 +1,5 @@
-// Pass options → a pipeline run (see PassOptions.h).
+// Pass options → the pipeline text (see PassOptions.h).
 #include "cli/PassOptions.h"
-
-#include "passes/Pipeline.h"
 
 namespace portolan::cli {
 
@@ -23,24 +21,6 @@ std::string PassOptions::text(const QCommandLineParser &parser, int defaultLevel
         return parser.value(pipeline).toStdString();
     const int level = parser.isSet(o0) ? 0 : parser.isSet(o1) ? 1 : parser.isSet(o2) ? 2 : defaultLevel;
     return "-O" + std::to_string(level);
-}
-
-support::Expected<RequestedPasses> PassOptions::run(const QCommandLineParser &parser, const ir::Model &model, int defaultLevel) const
-{
-    RequestedPasses requested;
-    const int level = parser.isSet(o0) ? 0 : parser.isSet(o1) ? 1 : parser.isSet(o2) ? 2 : defaultLevel;
-    if (!parser.isSet(pipeline) && level == 0)
-        return requested;
-    auto parsed = parser.isSet(pipeline) ? passes::parsePipeline(parser.value(pipeline).toStdString()) : passes::presetPipeline(level);
-    if (!parsed)
-        return parsed.takeError();
-    auto result = passes::runPipeline(model, *parsed, {});
-    if (!result)
-        return result.takeError();
-    requested.result = std::move(*result);
-    requested.text = parsed->str();
-    requested.label = parser.isSet(pipeline) ? requested.text : "-O" + std::to_string(level);
-    return requested;
 }
 
 } // namespace portolan::cli

@@ -1,22 +1,15 @@
-// The pass options `run` and `compare` share: --pipeline P, -O0, -O1, -O2, and the passes they ask
-// for, run on a copy of the model.
+// The pass options run, compare and bisect-precision share: --pipeline P, -O0, -O1, -O2, as the
+// request's pipeline text.
 #pragma once
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
 
-#include "passes/PassManager.h"
+#include "support/Expected.h"
 
-#include <optional>
 #include <string>
 
 namespace portolan::cli {
-
-struct RequestedPasses {
-    std::optional<passes::CompileResult> result; ///< nullopt: no passes
-    std::string text;                            ///< the pipeline as parsed, or empty
-    std::string label;                           ///< "-O1", "-O2" or the pipeline text
-};
 
 struct PassOptions {
     QCommandLineOption pipeline{"pipeline", "Passes to run first (see `portolan passes`).", "P"};
@@ -30,8 +23,6 @@ struct PassOptions {
     /// The pipeline asked for as a request carries it: "-O0", "-O1", "-O2" (`defaultLevel`'s when no
     /// option is given) or the --pipeline text.
     std::string text(const QCommandLineParser &parser, int defaultLevel) const;
-    /// The passes asked for, or with none of the options `defaultLevel`'s preset (0: none).
-    support::Expected<RequestedPasses> run(const QCommandLineParser &parser, const ir::Model &model, int defaultLevel) const;
 };
 
 } // namespace portolan::cli

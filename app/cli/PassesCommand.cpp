@@ -2,8 +2,7 @@
 #include "cli/Arguments.h"
 #include "cli/Command.h"
 
-#include "passes/Pass.h"
-#include "passes/Pipeline.h"
+#include "session/Workbench.h"
 #include "support/JsonWriter.h"
 
 #include <cstdio>
@@ -21,7 +20,7 @@ int runPasses(const QStringList &arguments)
         support::JsonWriter w;
         w.beginObject();
         w.key("passes").beginArray();
-        for (const passes::PassInfo &p : passes::registeredPasses()) {
+        for (const passes::PassInfo &p : session::Workbench::passCatalog()) {
             w.beginObject().field("name", p.name).field("summary", p.summary);
             w.key("options").beginArray();
             for (const passes::PassOption &o : p.options)
@@ -31,20 +30,20 @@ int runPasses(const QStringList &arguments)
         w.endArray();
         w.key("presets").beginObject();
         for (int level = 1; level <= 2; ++level)
-            if (auto preset = passes::presetPipeline(level))
+            if (auto preset = session::Workbench::pipelineFromText("-O" + std::to_string(level)))
                 w.field("O" + std::to_string(level), preset->str());
         w.endObject();
         w.endObject();
         std::printf("%s\n", w.str().c_str());
         return kExitOk;
     }
-    for (const passes::PassInfo &p : passes::registeredPasses()) {
+    for (const passes::PassInfo &p : session::Workbench::passCatalog()) {
         std::printf("%-34s %s\n", p.name.c_str(), p.summary.c_str());
         for (const passes::PassOption &o : p.options)
             std::printf("    {%s=%s}  %s\n", o.name.c_str(), o.defaultValue.c_str(), o.help.c_str());
     }
     for (int level = 1; level <= 2; ++level)
-        if (auto preset = passes::presetPipeline(level))
+        if (auto preset = session::Workbench::pipelineFromText("-O" + std::to_string(level)))
             std::printf("\n-O%d = %s\n", level, preset->str().c_str());
     std::printf("\n-O3 = -O2 + lower-precision{to=TYPE} with --precision TYPE\n");
     return kExitOk;

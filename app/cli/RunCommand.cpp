@@ -48,12 +48,12 @@ int runRun(const QStringList &arguments)
                                                   "'external:CMD {model} {inputs} {outputs}' (another runtime, run as a command "
                                                   "that reads input_K.pb or NAME.npy and writes .pb or .npy outputs).", "NAME",
                                       "reference");
-    const QCommandLineOption externalTimeout = externalTimeoutOption();
+    const QCommandLineOption timeoutOption = externalTimeoutOption();
     const QCommandLineOption noFallback("no-fallback", "cpu, cuda: refuse nodes without a native (CUDA) kernel instead of "
                                                        "running them on their reference kernel.");
     const QCommandLineOption stats("stats", "cpu, cuda: print the per-node profile, the fallbacks, the memory plan and "
                                             "(cpu) the profile cache or (cuda) the transfers.");
-    parser.addOptions({outputDir, dumpAll, maxMemory, json, force, repeat, warmup, executor, noFallback, stats, externalTimeout});
+    parser.addOptions({outputDir, dumpAll, maxMemory, json, force, repeat, warmup, executor, noFallback, stats, timeoutOption});
     const FeedCommandOptions feedOptions;
     feedOptions.addTo(parser);
     const PassOptions passOptions;
@@ -73,10 +73,10 @@ int runRun(const QStringList &arguments)
     const bool compiled = side->isCompiled() && side->executor == "cpu";
     const bool gpu = side->isCompiled() && side->executor == "cuda";
     if (side->kind == session::SideSpec::Kind::External) {
-        auto command = externalCommand(parser, externalTimeout, executorName);
-        if (!command)
-            return fail(command.error().format());
-        side->timeoutSeconds = command->timeoutSeconds;
+        auto seconds = externalTimeout(parser, timeoutOption);
+        if (!seconds)
+            return fail(seconds.error().format());
+        side->timeoutSeconds = *seconds;
     }
     if ((parser.isSet(noFallback) || parser.isSet(stats)) && !compiled && !gpu)
         return fail("--no-fallback and --stats go with --executor cpu or cuda");

@@ -4,7 +4,6 @@
 #include "cli/Command.h"
 
 #include "diagnose/ShapesFormat.h"
-#include "diagnose/TargetProfile.h"
 #include "session/Workbench.h"
 
 #include <algorithm>
@@ -47,7 +46,7 @@ int runShapes(const QStringList &arguments)
     for (const QString &entry : parser.values(input))
         options.freeze += (options.freeze.empty() ? "" : ",") + freezeEntry(entry);
     if (parser.isSet(target)) {
-        auto profile = diagnose::findTargetProfile(parser.value(target).toStdString());
+        auto profile = session::Workbench::findTarget(parser.value(target).toStdString());
         if (!profile) {
             std::fprintf(stderr, "portolan shapes: error: %s\n", profile.error().format().c_str());
             return kExitUsage;

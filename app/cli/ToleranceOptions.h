@@ -4,7 +4,7 @@
 #include <QCommandLineOption>
 #include <QCommandLineParser>
 
-#include "compare/TensorMetrics.h"
+#include "session/Comparison.h"
 #include "support/Expected.h"
 
 namespace portolan::cli {

@@ -11,6 +11,7 @@ namespace {
 struct Registry {
     std::mutex mutex;
     std::map<std::string, PluggedExecutorFactory> factories;
+    std::map<std::string, ExecutorDescriber> describers;
 };
 
 Registry &registry()
@@ -21,11 +22,24 @@ Registry &registry()
 
 } // namespace
 
-void registerExecutor(const std::string &name, PluggedExecutorFactory factory)
+void registerExecutor(const std::string &name, PluggedExecutorFactory factory, ExecutorDescriber describe)
 {
     Registry &r = registry();
     const std::lock_guard lock(r.mutex);
     r.factories[name] = factory;
+    r.describers[name] = describe;
+}
+
+std::string describeExecutor(const std::string &name)
+{
+    ExecutorDescriber describe = nullptr;
+    {
+        Registry &r = registry();
+        const std::lock_guard lock(r.mutex);
+        if (const auto it = r.describers.find(name); it != r.describers.end())
+            describe = it->second;
+    }
+    return describe ? describe() : std::string();
 }
 
 PluggedExecutorFactory findExecutor(const std::string &name)

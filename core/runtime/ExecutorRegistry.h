@@ -37,9 +37,14 @@ struct PluggedOptions {
 using PluggedExecutorFactory = support::Expected<std::unique_ptr<PluggedExecutor>> (*)(const ir::Model &model,
                                                                                        const PluggedOptions &options);
 
+/// What an executor says of itself for `portolan --version`: its build and the devices it sees.
+using ExecutorDescriber = std::string (*)();
+
 /// Registers `factory` as `name` ("cuda"), replacing an earlier one of that name.
-void registerExecutor(const std::string &name, PluggedExecutorFactory factory);
+void registerExecutor(const std::string &name, PluggedExecutorFactory factory, ExecutorDescriber describe = nullptr);
 /// The factory registered as `name`, or nullptr when this build has none.
 PluggedExecutorFactory findExecutor(const std::string &name);
+/// The description of the executor registered as `name`; "" when none is (or it says nothing).
+std::string describeExecutor(const std::string &name);
 
 } // namespace portolan::runtime

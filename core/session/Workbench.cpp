@@ -4,6 +4,7 @@
 #include "session/ModelFindings.h"
 
 #include "ir/ModelSaver.h"
+#include "runtime/ExecutorRegistry.h"
 
 #include <spdlog/spdlog.h>
 
@@ -95,7 +96,27 @@ support::Expected<passes::CompileResult> Workbench::compile(const passes::Pipeli
     return passes::runPipeline(*m_model, pipeline, options);
 }
 
-support::Expected<passes::CompileResult> Workbench::optimize(const OptimizeRequest &request) const
+const std::vector<passes::PassInfo> &Workbench::passCatalog()
+{
+    return passes::registeredPasses();
+}
+
+std::string Workbench::executorDescription(const std::string &name)
+{
+    return runtime::describeExecutor(name);
+}
+
+diagnose::TargetListing Workbench::targetProfiles()
+{
+    return diagnose::listTargetProfiles();
+}
+
+support::Expected<diagnose::TargetProfile> Workbench::findTarget(const std::string &idOrPath)
+{
+    return diagnose::findTargetProfile(idOrPath);
+}
+
+support::Expected<OptimizeOutcome> Workbench::optimize(const OptimizeRequest &request) const
 {
     if (!m_model)
         return support::makeError("no-model", "no model is open");
@@ -108,12 +129,14 @@ support::Expected<passes::CompileResult> Workbench::optimize(const OptimizeReque
         return support::makeError("file-exists", "'" + request.outputPath + "' exists (use --force to overwrite it)");
     auto result = compile(request.pipeline, request.options);
     if (!result)
-        return result;
+        return result.takeError();
     if (auto st = ir::saveModelFile(*result->model, request.outputPath,
                                     request.overwrite ? ir::Overwrite::Allow : ir::Overwrite::Refuse);
         !st)
         return st.error();
-    return result;
+    OptimizeOutcome outcome{std::move(*result), {}};
+    outcome.weightsPath = ir::externalDataFileFor(*outcome.compiled.model, request.outputPath);
+    return outcome;
 }
 
 std::string Workbench::conformExecutorTitle(const std::string &executor)

@@ -6,6 +6,7 @@
 #include "diagnose/TargetCheck.h"
 #include "ir/Model.h"
 #include "ir/ModelLoader.h"
+#include "passes/Pass.h"
 #include "passes/PassManager.h"
 #include "compare/PrecisionBisection.h"
 #include "compare/Repro.h"
@@ -28,6 +29,12 @@ struct OptimizeRequest {
     passes::PassManagerOptions options;
     std::string outputPath;
     bool overwrite = false; ///< replace an existing output file
+};
+
+/// What `optimize` produced: the compile (passes, provenance, numeric checks) and where the weights went.
+struct OptimizeOutcome {
+    passes::CompileResult compiled;
+    std::string weightsPath; ///< the external data file written beside the output; "" when embedded
 };
 
 /// What `conform` runs: backend-test folders (model.onnx + test_data_set_N/, or folders of them), the
@@ -98,7 +105,17 @@ public:
                                                      const passes::PassManagerOptions &options = {}) const;
     /// `portolan optimize`: compile, then save the result to request.outputPath (with its weights
     /// beside it when they are external data). The model's own file is never the output.
-    support::Expected<passes::CompileResult> optimize(const OptimizeRequest &request) const;
+    support::Expected<OptimizeOutcome> optimize(const OptimizeRequest &request) const;
+    /// Every pass pipelines may name, with its options (`portolan passes`).
+    static const std::vector<passes::PassInfo> &passCatalog();
+
+    /// What a plugged executor ("cuda") says of its build and devices; "" when this build has none.
+    static std::string executorDescription(const std::string &name);
+
+    /// The shipped and user target profiles (`portolan check --list-targets`).
+    static diagnose::TargetListing targetProfiles();
+    /// A target profile by id, or from a profile .json file.
+    static support::Expected<diagnose::TargetProfile> findTarget(const std::string &idOrPath);
 
     /// `portolan run`: one executor on the open model after the request's pipeline, timed over its
     /// repeats, its outputs (and every intermediate) written where asked. Reads the model only.

@@ -10,7 +10,7 @@
 #include "compare/ReproReadme.h"
 #include "runtime/ExecutorRegistry.h"
 #include "runtime/Feeds.h"
-#include "runtime/InputGeneration.h"
+#include "session/RequestText.h"
 
 #include <QChart>
 #include <QChartView>
@@ -344,7 +344,7 @@ support::Expected<session::ComparisonRequest> ComparePanel::request() const
         r.b = session::SideSpec::external(m_external->text().trimmed().toStdString()); // checked by the workbench
     r.feeds.testDataDir = m_inputs->text().trimmed().toStdString();
     for (const QString &entry : m_inputFiles->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
-        auto source = runtime::parseInputSource(entry.trimmed().toStdString());
+        auto source = session::parseFeedSource(entry.trimmed().toStdString());
         if (!source)
             return source.takeError();
         r.feeds.sources.push_back(std::move(*source));
@@ -353,7 +353,7 @@ support::Expected<session::ComparisonRequest> ComparePanel::request() const
     std::vector<std::string> specs;
     for (const QString &spec : m_shapes->text().split(QLatin1Char(';'), Qt::SkipEmptyParts))
         specs.push_back(spec.trimmed().toStdString());
-    auto shapes = runtime::parseShapeSpecs(specs);
+    auto shapes = session::parseShapes(specs);
     if (!shapes)
         return shapes.takeError();
     r.feeds.shapes = std::move(*shapes);

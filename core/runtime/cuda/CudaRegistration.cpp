@@ -2,7 +2,10 @@
 #include "runtime/cuda/CudaRegistration.h"
 
 #include "runtime/ExecutorRegistry.h"
+#include "runtime/cuda/CudaDevices.h"
 #include "runtime/cuda/CudaExecutor.h"
+
+#include <cstdio>
 
 namespace portolan::runtime::cuda {
 
@@ -32,11 +35,33 @@ support::Expected<std::unique_ptr<PluggedExecutor>> makePlugged(const ir::Model 
     return std::unique_ptr<PluggedExecutor>(std::make_unique<Plugged>(std::move(*executor)));
 }
 
+/// "built (runtime 13.0, driver 13.0); PROBLEM" and a line per GPU.
+std::string describeCuda()
+{
+    const auto cuda = queryCudaDevices();
+    char line[256];
+    std::snprintf(line, sizeof line, "built (runtime %d.%d", cuda.runtimeVersion / 1000, cuda.runtimeVersion % 1000 / 10);
+    std::string text = line;
+    if (cuda.driverVersion) {
+        std::snprintf(line, sizeof line, ", driver %d.%d", cuda.driverVersion / 1000, cuda.driverVersion % 1000 / 10);
+        text += line;
+    }
+    text += ")";
+    if (!cuda.problem.empty())
+        text += "; " + cuda.problem;
+    for (const auto &d : cuda.devices) {
+        std::snprintf(line, sizeof line, "\n    GPU %d: %s, sm_%d%d, %.1f GiB, %d SMs", d.index, d.name.c_str(), d.computeMajor,
+                      d.computeMinor, static_cast<double>(d.memoryBytes) / (1 << 30), d.multiprocessors);
+        text += line;
+    }
+    return text;
+}
+
 } // namespace
 
 void registerCudaExecutor()
 {
-    registerExecutor("cuda", &makePlugged);
+    registerExecutor("cuda", &makePlugged, &describeCuda);
 }
 
 } // namespace portolan::runtime::cuda

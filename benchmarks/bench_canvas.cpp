@@ -3,7 +3,7 @@
 // Run (offscreen): QT_QPA_PLATFORM=offscreen build/benchmarks/bench_canvas [MODEL.onnx…]
 #include "support/TestSupport.h"
 
-#include "graph/GraphCanvas.h"
+#include "views/graph/GraphCanvas.h"
 #include "ir/ModelLoader.h"
 #include "passes/PassManager.h"
 

@@ -16,7 +16,7 @@
 #include "session/Workbench.h"
 
 #ifdef PORTOLAN_HAVE_GUI
-#include "report/ReportPdf.h"
+#include "views/report/ReportPdf.h"
 #endif
 
 #include <cstdio>

@@ -2,17 +2,17 @@
 #include "gui/MainWindow.h"
 
 #include "analysis/SummaryFormat.h"
-#include "report/ReportPdf.h"
+#include "views/report/ReportPdf.h"
 #include "session/PortReportBuilder.h"
-#include "common/Background.h"
-#include "common/ScopeTreeModel.h"
-#include "graph/ScopeBreadcrumbs.h"
+#include "views/common/Background.h"
+#include "views/common/ScopeTreeModel.h"
+#include "views/graph/ScopeBreadcrumbs.h"
 #include "runtime/Tensor.h"
-#include "graph/GraphCanvas.h"
-#include "inspector/InspectorPanel.h"
-#include "pipeline/PipelinePanel.h"
-#include "compare/ComparePanel.h"
-#include "diagnose/FindingsPanel.h"
+#include "views/graph/GraphCanvas.h"
+#include "views/inspector/InspectorPanel.h"
+#include "views/pipeline/PipelinePanel.h"
+#include "views/compare/ComparePanel.h"
+#include "views/diagnose/FindingsPanel.h"
 
 #include <QAction>
 #include <QApplication>

@@ -3,7 +3,7 @@
 #include "support/TestSupport.h"
 
 #include "analysis/GraphSearch.h"
-#include "graph/GraphCanvas.h"
+#include "views/graph/GraphCanvas.h"
 #include "ir/ModelLoader.h"
 
 #include <QSignalSpy>

@@ -2,8 +2,8 @@
 // initializer's statistics, its values table (under QAbstractItemModelTester) and histogram.
 #include "support/TestSupport.h"
 
-#include "inspector/InspectorPanel.h"
-#include "inspector/TensorValuesModel.h"
+#include "views/inspector/InspectorPanel.h"
+#include "views/inspector/TensorValuesModel.h"
 #include "ir/ModelLoader.h"
 #include "runtime/TensorProtoIO.h"
 #include "runtime/TensorStats.h"

@@ -1,7 +1,7 @@
 // ScopeTreeModel under QAbstractItemModelTester, on real exported models and a 100k-node graph.
 #include "support/TestSupport.h"
 
-#include "common/ScopeTreeModel.h"
+#include "views/common/ScopeTreeModel.h"
 
 #include <QAbstractItemModelTester>
 #include <QtTest>

@@ -1,5 +1,5 @@
 // ScopeTreeModel: rows of a group are its child groups first, then its direct nodes.
-#include "common/ScopeTreeModel.h"
+#include "views/common/ScopeTreeModel.h"
 
 namespace portolan::views {
 

@@ -1,11 +1,11 @@
 // The compare dock's form and its run: the pairing, pipeline, precision, inputs and tolerances become
 // a session::ComparisonRequest for Workbench::compare on a worker thread. ComparePanelResults.cpp
 // shows what came back and runs the follow-ups (repro, bisection).
-#include "compare/ComparePanel.h"
+#include "views/compare/ComparePanel.h"
 
-#include "common/Background.h"
-#include "compare/ComparisonTableModel.h"
-#include "compare/GpuProfileView.h"
+#include "views/common/Background.h"
+#include "views/compare/ComparisonTableModel.h"
+#include "views/compare/GpuProfileView.h"
 #include "runtime/NumpyFiles.h"
 #include "compare/ReproReadme.h"
 #include "runtime/ExecutorRegistry.h"

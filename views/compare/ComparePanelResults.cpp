@@ -1,10 +1,10 @@
 // The compare dock's results: the outcome's table, suspects and error chart, the heat it hands the
 // canvas, and the follow-ups on a comparison (a repro folder, a precision bisection) as background jobs.
-#include "compare/ComparePanel.h"
+#include "views/compare/ComparePanel.h"
 
-#include "common/Background.h"
-#include "compare/ComparisonTableModel.h"
-#include "compare/GpuProfileView.h"
+#include "views/common/Background.h"
+#include "views/compare/ComparisonTableModel.h"
+#include "views/compare/GpuProfileView.h"
 
 #include <QChart>
 #include <QChartView>

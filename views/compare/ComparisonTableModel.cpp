@@ -1,4 +1,4 @@
-#include "compare/ComparisonTableModel.h"
+#include "views/compare/ComparisonTableModel.h"
 
 #include <QBrush>
 #include <QColor>

@@ -1,5 +1,5 @@
 // The GPU profile list (see GpuProfileView.h).
-#include "compare/GpuProfileView.h"
+#include "views/compare/GpuProfileView.h"
 
 #include <QBrush>
 #include <QColor>

@@ -1,7 +1,7 @@
 // The findings dock (see FindingsPanel.h).
-#include "diagnose/FindingsPanel.h"
+#include "views/diagnose/FindingsPanel.h"
 
-#include "common/Background.h"
+#include "views/common/Background.h"
 #include "diagnose/CheckFormat.h"
 
 #include <QComboBox>

@@ -1,6 +1,6 @@
 // Box labels: which attributes count as "key" is a short list per op family (what Netron users look
 // for first); everything else is in the inspector.
-#include "graph/BoxLabel.h"
+#include "views/graph/BoxLabel.h"
 
 #include "runtime/TensorProtoIO.h"
 #include "runtime/reference/kernels/Dispatch.h"

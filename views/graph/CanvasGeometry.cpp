@@ -1,5 +1,5 @@
 // Edge geometry for the canvas (see CanvasGeometry.h).
-#include "graph/CanvasGeometry.h"
+#include "views/graph/CanvasGeometry.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
 // GraphCanvas: the view transform is scale + offset (no QGraphicsScene: the scene is a flat array,
 // culled against the viewport on each paint, which keeps 100k boxes cheap). This file holds its
 // state, layout jobs, selection, heat and input handling; GraphCanvasPaint.cpp draws it.
-#include "graph/GraphCanvas.h"
+#include "views/graph/GraphCanvas.h"
 
-#include "graph/CanvasGeometry.h"
+#include "views/graph/CanvasGeometry.h"
 
 #include "compare/HeatScale.h"
 

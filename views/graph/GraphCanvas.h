@@ -4,9 +4,9 @@
 // target's unsupported nodes. Layouts run on a worker thread.
 #pragma once
 
-#include "graph/BoxLabel.h"
+#include "views/graph/BoxLabel.h"
 #include "compare/NodeHeat.h"
-#include "graph/GraphPalette.h"
+#include "views/graph/GraphPalette.h"
 #include "layout/GraphScene.h"
 
 #include <QFutureWatcher>

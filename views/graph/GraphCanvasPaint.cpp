@@ -1,7 +1,7 @@
 // GraphCanvas's drawing: the scene culled to the viewport with level of detail, the legends, the
 // target banner, the minimap, and SVG/PNG export of the whole scene.
-#include "graph/CanvasGeometry.h"
-#include "graph/GraphCanvas.h"
+#include "views/graph/CanvasGeometry.h"
+#include "views/graph/GraphCanvas.h"
 
 #include "layout/OpCategory.h"
 

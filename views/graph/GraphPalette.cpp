@@ -1,4 +1,4 @@
-#include "graph/GraphPalette.h"
+#include "views/graph/GraphPalette.h"
 
 namespace portolan::views {
 

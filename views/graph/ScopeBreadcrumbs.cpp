@@ -1,5 +1,5 @@
 // Breadcrumb buttons over the scope tree.
-#include "graph/ScopeBreadcrumbs.h"
+#include "views/graph/ScopeBreadcrumbs.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

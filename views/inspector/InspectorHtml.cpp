@@ -1,5 +1,5 @@
 // Inspector pages. Everything from the model is escaped: names and doc strings are user data.
-#include "inspector/InspectorHtml.h"
+#include "views/inspector/InspectorHtml.h"
 
 #include "analysis/OpSchemas.h"
 #include "runtime/TensorProtoIO.h"

@@ -1,7 +1,7 @@
-#include "inspector/InspectorPanel.h"
+#include "views/inspector/InspectorPanel.h"
 
-#include "inspector/InspectorHtml.h"
-#include "inspector/TensorValuesModel.h"
+#include "views/inspector/InspectorHtml.h"
+#include "views/inspector/TensorValuesModel.h"
 #include "runtime/TensorProtoIO.h"
 #include "runtime/TensorStats.h"
 

@@ -1,4 +1,4 @@
-#include "inspector/TensorValuesModel.h"
+#include "views/inspector/TensorValuesModel.h"
 
 #include "runtime/TensorStats.h"
 

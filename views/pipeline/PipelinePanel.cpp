@@ -1,4 +1,4 @@
-#include "pipeline/PipelinePanel.h"
+#include "views/pipeline/PipelinePanel.h"
 
 #include "passes/Pass.h"
 

@@ -1,7 +1,7 @@
 // Rendering the report: Qt's HTML subset for the text and tables, QSvgRenderer for the chart. The
 // document is laid out on the PDF writer itself (its resolution, its page), so points are points
 // and the chart spans the text width.
-#include "report/ReportPdf.h"
+#include "views/report/ReportPdf.h"
 
 #include <QAbstractTextDocumentLayout>
 #include <QBuffer>

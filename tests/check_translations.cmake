@@ -1,5 +1,5 @@
 # Fails when a .ts file lacks a translation or when lupdate finds strings the .ts does not hold yet.
-# Usage: cmake -DLUPDATE=… -DTS=… -DSOURCES="dir;dir" -DWORK=… [-DPLURAL_ONLY=ON] -P check_translations.cmake
+# Usage: cmake -DLUPDATE=… -DTS=… -DSOURCES="dir;dir" -DROOT=source-root -DWORK=… [-DPLURAL_ONLY=ON] -P check_translations.cmake
 # (PLURAL_ONLY: the file holds only plural forms, as English's does.)
 file(MAKE_DIRECTORY ${WORK})
 file(COPY_FILE ${TS} ${WORK}/check.ts)
@@ -7,7 +7,8 @@ set(plural_only)
 if(PLURAL_ONLY)
   set(plural_only -pluralonly)
 endif()
-execute_process(COMMAND ${LUPDATE} ${SOURCES} -ts ${WORK}/check.ts -no-obsolete -silent ${plural_only} RESULT_VARIABLE rc)
+# views include one another as "views/…": lupdate resolves them from the source root
+execute_process(COMMAND ${LUPDATE} ${SOURCES} -I ${ROOT} -ts ${WORK}/check.ts -no-obsolete -silent ${plural_only} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "lupdate failed (${rc})")
 endif()

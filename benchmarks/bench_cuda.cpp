@@ -51,9 +51,9 @@ double nodeMilliseconds(const std::string &text, const std::string &precision, s
         passed = compiled->model;
     }
     const ir::Model &model = passed ? *passed : *loaded->model;
-    std::shared_ptr<const runtime::cpu::CalibrationTable> ranges; // int8: the seeded feeds', uniform in [-1, 1)
+    std::shared_ptr<const runtime::CalibrationTable> ranges; // int8: the seeded feeds', uniform in [-1, 1)
     if (precision == "int8") {
-        auto table = std::make_shared<runtime::cpu::CalibrationTable>();
+        auto table = std::make_shared<runtime::CalibrationTable>();
         for (const ir::ValueId in : model.graph(model.mainGraph()).inputs)
             table->ranges[model.value(in).name] = {1.0, 1.0};
         ranges = std::move(table);

@@ -49,14 +49,14 @@ int runBisectPrecision(const QStringList &arguments)
 
     session::ComparisonRequest request;
     const std::string precision = parser.value(precisionOptions.precision).toStdString();
-    auto parsed = runtime::cpu::parsePrecision(precision);
+    auto parsed = runtime::parsePrecision(precision);
     if (!parsed)
         return fail(parsed.error().format());
-    if (*parsed == runtime::cpu::Precision::Fp32)
+    if (*parsed == runtime::Precision::Fp32)
         return fail("give the failing precision: --precision fp16, bf16 or int8");
     request.b = session::SideSpec::compiled("cpu", precision);
     request.pipeline = passOptions.text(parser, 2);
-    auto lowering = loweringSettings(parser, precisionOptions, *parsed == runtime::cpu::Precision::Int8, false);
+    auto lowering = loweringSettings(parser, precisionOptions, *parsed == runtime::Precision::Int8, false);
     if (!lowering)
         return fail(lowering.error().format());
     request.lowering = std::move(*lowering);

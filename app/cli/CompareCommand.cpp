@@ -86,7 +86,7 @@ support::Expected<session::SideSpec> sideFrom(const QCommandLineParser &parser, 
         return side;
     if (text == "cpu") {
         side->precision = parser.value(o.precision.precision).toStdString();
-        if (auto p = runtime::cpu::parsePrecision(side->precision); !p)
+        if (auto p = runtime::parsePrecision(side->precision); !p)
             return p.takeError();
     }
     if (side->kind == session::SideSpec::Kind::External) {

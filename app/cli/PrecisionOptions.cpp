@@ -4,7 +4,7 @@
 
 namespace portolan::cli {
 
-using namespace runtime::cpu;
+using namespace runtime;
 using support::makeError;
 
 void PrecisionOptions::addTo(QCommandLineParser &parser) const

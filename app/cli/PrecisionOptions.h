@@ -44,6 +44,6 @@ support::Expected<session::LoweringSettings> loweringSettings(const QCommandLine
                                                               bool int8, bool force);
 
 /// The --keep-fp32 rules, parsed; the error quotes a malformed one.
-support::Expected<std::vector<runtime::cpu::KeepFp32Rule>> keepFp32Rules(const QCommandLineParser &parser, const PrecisionOptions &options);
+support::Expected<std::vector<runtime::KeepFp32Rule>> keepFp32Rules(const QCommandLineParser &parser, const PrecisionOptions &options);
 
 } // namespace portolan::cli

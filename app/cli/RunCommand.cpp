@@ -85,7 +85,7 @@ int runRun(const QStringList &arguments)
                     "cuda:int8; --keep-fp32 and the calibration options go with either)");
     if (compiled) {
         side->precision = parser.value(precisionOptions.precision).toStdString();
-        if (auto p = runtime::cpu::parsePrecision(side->precision); !p)
+        if (auto p = runtime::parsePrecision(side->precision); !p)
             return fail(p.error().format());
     }
     if (auto st = passOptions.check(parser); !st)

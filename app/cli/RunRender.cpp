@@ -33,11 +33,11 @@ void printCpuSummary(const session::RunOutcome &outcome, const session::CpuRunRe
                 mib(cpu.arenaBytes), mib(cpu.naiveBytes), mib(cpu.livePeakBytes), mib(cpu.fallbackPeakBytes), mib(cpu.weightBytes));
     if (cpu.blockedValues)
         std::printf("  layouts: %zu values stay in the convolutions' own layouts between them (no reorder)\n", cpu.blockedValues);
-    if (cpu.policy.precision != runtime::cpu::Precision::Fp32) {
+    if (cpu.policy.precision != runtime::Precision::Fp32) {
         std::vector<std::pair<std::string, std::string>> nodes;
         for (const auto &n : cpu.nodes)
             nodes.emplace_back(n.precision, n.whyPrecision);
-        printPrecisionCounts(runtime::cpu::precisionName(cpu.policy.precision), nodes);
+        printPrecisionCounts(runtime::precisionName(cpu.policy.precision), nodes);
         if (const auto &table = cpu.policy.calibration)
             std::printf("  calibration: %s over %d batch(es), %zu tensors\n", table->settings.describe().c_str(), table->batches,
                         table->ranges.size());

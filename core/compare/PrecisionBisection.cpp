@@ -11,7 +11,7 @@ namespace portolan::compare {
 
 using support::makeError;
 
-support::Expected<BisectionResult> bisectPrecision(const ir::Model &model, const runtime::cpu::PrecisionPolicy &policy,
+support::Expected<BisectionResult> bisectPrecision(const ir::Model &model, const runtime::PrecisionPolicy &policy,
                                                    const runtime::NamedValues &feeds, const runtime::NamedValues &expected,
                                                    const Tolerance &tolerance, std::size_t maxRuns)
 {
@@ -23,8 +23,8 @@ support::Expected<BisectionResult> bisectPrecision(const ir::Model &model, const
     std::set<std::string> names;
     for (const ir::NodeId n : *order) {
         const ir::Node &node = model.node(n);
-        if (!node.name.empty() && !runtime::cpu::movesDataOnly(node) &&
-            runtime::cpu::choosePrecision(node, policy).precision != runtime::cpu::Precision::Fp32 && names.insert(node.name).second)
+        if (!node.name.empty() && !runtime::movesDataOnly(node) &&
+            runtime::choosePrecision(node, policy).precision != runtime::Precision::Fp32 && names.insert(node.name).second)
             candidates.push_back(node.name);
     }
     result.candidates = candidates.size();
@@ -37,7 +37,7 @@ support::Expected<BisectionResult> bisectPrecision(const ir::Model &model, const
         runtime::cpu::CompileOptions options;
         options.precision = policy;
         for (const std::string &name : kept)
-            options.precision.keepFp32.push_back(*runtime::cpu::KeepFp32Rule::parse("node:" + name));
+            options.precision.keepFp32.push_back(*runtime::KeepFp32Rule::parse("node:" + name));
         runtime::cpu::CpuExecutor executor(model, options);
         auto outputs = executor.run(feeds);
         if (!outputs)

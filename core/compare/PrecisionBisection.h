@@ -6,7 +6,7 @@
 
 #include "compare/TensorMetrics.h"
 #include "ir/Model.h"
-#include "runtime/cpu/Precision.h"
+#include "runtime/Precision.h"
 #include "runtime/reference/Interpreter.h"
 #include "support/Expected.h"
 
@@ -26,7 +26,7 @@ struct BisectionResult {
 /// `model` runs on the compiled executor under `policy` (plus the list) on `feeds`; `expected`
 /// are the outputs to meet at `tolerance`. Fails when even keeping every candidate at fp32 does
 /// not pass (the error is not the precision's), or after `maxRuns` runs.
-support::Expected<BisectionResult> bisectPrecision(const ir::Model &model, const runtime::cpu::PrecisionPolicy &policy,
+support::Expected<BisectionResult> bisectPrecision(const ir::Model &model, const runtime::PrecisionPolicy &policy,
                                                    const runtime::NamedValues &feeds, const runtime::NamedValues &expected,
                                                    const Tolerance &tolerance, std::size_t maxRuns = 400);
 

@@ -3,7 +3,7 @@
 #include "compare/TensorMetrics.h"
 
 #include "ir/Type.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 
 #include <omp.h>
 

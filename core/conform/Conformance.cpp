@@ -10,7 +10,7 @@
 #include "runtime/TestDataSet.h"
 #include "runtime/cpu/CpuExecutor.h"
 #include "runtime/reference/Interpreter.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -180,7 +180,7 @@ std::optional<RunnerFactory> pluggedRunner(const std::string &name)
         auto made = factory(model, runtime::PluggedOptions{});
         if (!made)
             return made.error();
-        std::shared_ptr<runtime::PluggedExecutor> executor = std::move(*made);
+        std::shared_ptr<runtime::Executor> executor = std::move(*made);
         return Runner([executor](const runtime::NamedValues &feeds, const runtime::RunOptions &options) {
             return executor->run(feeds, options);
         });

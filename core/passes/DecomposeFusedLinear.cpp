@@ -2,7 +2,7 @@
 // and FusedMatMul become the standard Conv / Gemm / MatMul, the Add of their residual or bias, and
 // the ops of their activation.
 #include "passes/DecomposeSupport.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 #include "passes/Match.h"
 
 #include <limits>

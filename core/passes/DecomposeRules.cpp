@@ -1,7 +1,7 @@
 // decompose's rules for the normalizations, attention, the activations and simple Einsum forms.
 // Each rule checks first (reading only) and returns how to emit; see Decompose.cpp for the formulas.
 #include "passes/DecomposeSupport.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 #include "passes/Match.h"
 
 #include "ir/Type.h"

@@ -11,7 +11,7 @@
 // ai.portolan op, so it declines in standard-only mode.
 #include "opset/PortolanOps.h"
 #include "passes/FusionSupport.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 #include "passes/Match.h"
 #include "passes/Pass.h"
 

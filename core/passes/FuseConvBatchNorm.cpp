@@ -13,7 +13,7 @@
 // constants with one value per channel; the product's output has no other consumer. Folding is
 // computed in double and stored in the weight's element type.
 #include "passes/FusionSupport.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 #include "passes/Match.h"
 #include "passes/Pass.h"
 

@@ -10,7 +10,7 @@
 // must be known. FusedMatMul is an ai.portolan op: declined in standard-only mode.
 #include "opset/PortolanOps.h"
 #include "passes/FusionSupport.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 #include "passes/Match.h"
 #include "passes/Pass.h"
 

@@ -4,7 +4,7 @@
 
 #include "analysis/ShapeInference.h"
 #include "passes/Match.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 #include "passes/NumericCheck.h"
 
 #include "runtime/Feeds.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 
 #include <cmath>
 

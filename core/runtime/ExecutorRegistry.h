@@ -5,8 +5,8 @@
 
 #include "ir/Model.h"
 #include "runtime/AcceleratorProfile.h"
-#include "runtime/cpu/Precision.h"
-#include "runtime/reference/Interpreter.h"
+#include "runtime/Executor.h"
+#include "runtime/Precision.h"
 #include "support/Expected.h"
 
 #include <memory>
@@ -15,26 +15,15 @@
 
 namespace portolan::runtime {
 
-class PluggedExecutor {
-public:
-    virtual ~PluggedExecutor() = default;
-    virtual support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options) = 0;
-    /// Time every node of the following runs, for lastProfile(); off until asked.
-    virtual void setProfiling(bool /*on*/) {}
-    /// What an accelerator's executor measured of its last run (`withPeaks`: and the device's peaks,
-    /// measured once); nothing for an executor that measures nothing.
-    virtual std::optional<AcceleratorProfile> lastProfile(bool /*withPeaks*/) const { return std::nullopt; }
-};
-
 /// How a plugged executor is made: the precision `policy` (its nodes kept at fp32 and, for int8,
 /// its calibration), and whether nodes without a kernel of its own may run on the host.
 struct PluggedOptions {
-    cpu::PrecisionPolicy policy;
+    PrecisionPolicy policy;
     bool allowFallback = true;
 };
 
 /// Makes an executor for `model` as `options` ask, or says why it cannot (no GPU, a precision it lacks…).
-using PluggedExecutorFactory = support::Expected<std::unique_ptr<PluggedExecutor>> (*)(const ir::Model &model,
+using PluggedExecutorFactory = support::Expected<std::unique_ptr<Executor>> (*)(const ir::Model &model,
                                                                                        const PluggedOptions &options);
 
 /// What an executor says of itself for `portolan --version`: its build and the devices it sees.

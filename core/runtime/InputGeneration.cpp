@@ -2,7 +2,7 @@
 #include "runtime/InputGeneration.h"
 
 #include "ir/Type.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 
 #include <cstdlib>
 #include <random>

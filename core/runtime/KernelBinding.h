@@ -5,7 +5,7 @@
 #include "analysis/Flops.h"
 #include "ir/Model.h"
 #include "runtime/Tensor.h"
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 
 #include <cstddef>
 #include <string>

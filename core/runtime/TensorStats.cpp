@@ -3,7 +3,7 @@
 
 #include "runtime/Half.h"
 #include "runtime/NarrowTypes.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 
 #include <algorithm>
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "ir/Model.h"
-#include "runtime/reference/Interpreter.h"
+#include "runtime/Executor.h"
 #include "support/Expected.h"
 #include "support/JsonWriter.h"
 

@@ -6,7 +6,7 @@
 
 namespace portolan::session {
 
-support::Expected<runtime::cpu::PrecisionPolicy> ComparisonSides::policy(const std::string &precision)
+support::Expected<runtime::PrecisionPolicy> ComparisonSides::policy(const std::string &precision)
 {
     if (const auto known = m_policies.find(precision); known != m_policies.end())
         return known->second;
@@ -73,7 +73,7 @@ support::Expected<compare::RunSide> ComparisonSides::plugged(const SideSpec &spe
     auto made = factory(m_compiled, policy);
     if (!made)
         return made.takeError();
-    std::shared_ptr<runtime::PluggedExecutor> executor = std::move(*made);
+    std::shared_ptr<runtime::Executor> executor = std::move(*made);
     executor->setProfiling(profiled);
     m_plugged.push_back(executor);
     return compare::RunSide{spec.label(), &m_compiled,

@@ -24,15 +24,15 @@ public:
     {
     }
 
-    /// The side `spec` names. `profiled`: a plugged executor measures its runs (lastProfile()).
+    /// The side `spec` names. `profiled`: a plugged executor measures its runs (acceleratorProfile()).
     support::Expected<compare::RunSide> make(const SideSpec &spec, bool profiled = false);
     /// The precision policy of compiled sides at `precision` (int8: calibrated on the compiled model, once).
-    support::Expected<runtime::cpu::PrecisionPolicy> policy(const std::string &precision);
+    support::Expected<runtime::PrecisionPolicy> policy(const std::string &precision);
 
     /// The CPU executor the last compiled cpu side was made with, if any.
     runtime::cpu::CpuExecutor *lastCpu() const { return m_cpu.empty() ? nullptr : m_cpu.back().get(); }
     /// The plugged executor the last plugged side was made with, if any.
-    runtime::PluggedExecutor *lastPlugged() const { return m_plugged.empty() ? nullptr : m_plugged.back().get(); }
+    runtime::Executor *lastPlugged() const { return m_plugged.empty() ? nullptr : m_plugged.back().get(); }
     /// Imported tensors no value of the model is named after.
     const std::vector<std::string> &unknownImported() const { return m_unknownImported; }
 
@@ -42,10 +42,10 @@ private:
     const ComparisonRequest &m_request;
     const ir::Model &m_loaded, &m_compiled;
     std::string m_modelPath;
-    std::map<std::string, runtime::cpu::PrecisionPolicy> m_policies;
+    std::map<std::string, runtime::PrecisionPolicy> m_policies;
     std::vector<std::unique_ptr<runtime::Interpreter>> m_interpreters;
     std::vector<std::unique_ptr<runtime::cpu::CpuExecutor>> m_cpu;
-    std::vector<std::shared_ptr<runtime::PluggedExecutor>> m_plugged;
+    std::vector<std::shared_ptr<runtime::Executor>> m_plugged;
     std::vector<std::string> m_unknownImported;
 };
 

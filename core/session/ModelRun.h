@@ -44,7 +44,7 @@ struct CpuRunRecord {
     std::size_t arenaBytes = 0, naiveBytes = 0, livePeakBytes = 0, fallbackPeakBytes = 0, weightBytes = 0;
     std::size_t blockedValues = 0; ///< values kept in the convolutions' own layouts between them
     runtime::cpu::ExecutorStats stats;
-    runtime::cpu::PrecisionPolicy policy;
+    runtime::PrecisionPolicy policy;
 
     std::size_t fallbackCount() const;
 };

@@ -95,14 +95,14 @@ std::string executorText(const SideSpec &side)
 }
 
 void writePrecisionJson(support::JsonWriter &w, const std::vector<runtime::cpu::NodeProfile> &nodes,
-                        const runtime::cpu::PrecisionPolicy &policy)
+                        const runtime::PrecisionPolicy &policy)
 {
     std::map<std::string, std::uint64_t> counts;
     for (const auto &n : nodes)
         ++counts[n.precision];
-    w.key("precision").beginObject().field("policy", runtime::cpu::precisionName(policy.precision));
+    w.key("precision").beginObject().field("policy", runtime::precisionName(policy.precision));
     w.key("keep_fp32").beginArray();
-    for (const runtime::cpu::KeepFp32Rule &rule : policy.keepFp32)
+    for (const runtime::KeepFp32Rule &rule : policy.keepFp32)
         w.value(rule.text);
     w.endArray();
     w.key("nodes").beginObject();
@@ -110,7 +110,7 @@ void writePrecisionJson(support::JsonWriter &w, const std::vector<runtime::cpu::
         w.field(name, count);
     w.endObject();
     if (policy.calibration) {
-        const runtime::cpu::CalibrationTable &table = *policy.calibration;
+        const runtime::CalibrationTable &table = *policy.calibration;
         w.key("calibration").beginObject().field("method", table.settings.describe()).field("batches", table.batches)
             .field("tensors", static_cast<std::uint64_t>(table.ranges.size())).endObject();
     }

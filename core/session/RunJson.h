@@ -13,7 +13,7 @@ namespace portolan::session {
 std::string executorText(const SideSpec &side);
 /// "precision": the policy, the node count per precision, the calibration used.
 void writePrecisionJson(support::JsonWriter &w, const std::vector<runtime::cpu::NodeProfile> &nodes,
-                        const runtime::cpu::PrecisionPolicy &policy);
+                        const runtime::PrecisionPolicy &policy);
 std::string runJson(const RunOutcome &outcome);
 
 } // namespace portolan::session

@@ -48,7 +48,7 @@ support::Expected<SideSpec> SideSpec::parse(const std::string &text)
         if (!text.starts_with(name + ":"))
             continue;
         const std::string precision = text.substr(name.size() + 1);
-        if (auto p = runtime::cpu::parsePrecision(precision); !p)
+        if (auto p = runtime::parsePrecision(precision); !p)
             return makeError("bad-side", "'" + text + "': " + name + " runs at fp32, fp16, bf16 or int8 (" + p.error().primary.message + ")");
         return compiled(name, precision);
     }
@@ -67,19 +67,19 @@ std::string SideSpec::label() const
     return "reference";
 }
 
-support::Expected<runtime::cpu::PrecisionPolicy> resolvePrecisionPolicy(const std::string &precision, const LoweringSettings &settings,
+support::Expected<runtime::PrecisionPolicy> resolvePrecisionPolicy(const std::string &precision, const LoweringSettings &settings,
                                                                        const ir::Model &model,
                                                                        const std::map<std::string, runtime::Shape> &shapes,
                                                                        const runtime::RunOptions &run)
 {
-    using runtime::cpu::CalibrationTable;
-    runtime::cpu::PrecisionPolicy policy;
-    auto parsed = runtime::cpu::parsePrecision(precision);
+    using runtime::CalibrationTable;
+    runtime::PrecisionPolicy policy;
+    auto parsed = runtime::parsePrecision(precision);
     if (!parsed)
         return parsed.takeError();
     policy.precision = *parsed;
     policy.keepFp32 = settings.keepFp32;
-    const bool int8 = policy.precision == runtime::cpu::Precision::Int8;
+    const bool int8 = policy.precision == runtime::Precision::Int8;
     if (!int8 && (!settings.calibrationTable.empty() || !settings.saveCalibration.empty()))
         return makeError("bad-usage", "the calibration options go with int8 (--precision int8, cpu:int8 or cuda:int8)");
     if (!int8)

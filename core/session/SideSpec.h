@@ -4,7 +4,7 @@
 #pragma once
 
 #include "runtime/cpu/Calibration.h"
-#include "runtime/cpu/Precision.h"
+#include "runtime/Precision.h"
 #include "support/Expected.h"
 
 #include <map>
@@ -38,9 +38,9 @@ struct SideSpec {
 
 /// How compiled sides lower precision: the nodes kept at fp32 and int8's calibration.
 struct LoweringSettings {
-    std::vector<runtime::cpu::KeepFp32Rule> keepFp32;
+    std::vector<runtime::KeepFp32Rule> keepFp32;
     std::string calibration = "random:8"; ///< int8: a folder of test_data_set_N, or random:N[:SEED]
-    runtime::cpu::CalibrationSettings calibrationMethod; ///< int8: minmax or percentile (99.99 by default)
+    runtime::CalibrationSettings calibrationMethod; ///< int8: minmax or percentile (99.99 by default)
     std::string calibrationTable;  ///< int8: read the ranges from this file instead of calibrating
     std::string saveCalibration;   ///< int8: also write the table here
     bool overwriteCalibration = false; ///< saveCalibration may replace an existing file
@@ -49,7 +49,7 @@ struct LoweringSettings {
 /// The policy a compiled side at `precision` runs under, on `model` (the graph the executor runs):
 /// int8 loads or calibrates its ranges (on random batches shaped by `shapes`) and saves them when
 /// asked. Calibration options with another precision are an error.
-support::Expected<runtime::cpu::PrecisionPolicy> resolvePrecisionPolicy(const std::string &precision, const LoweringSettings &settings,
+support::Expected<runtime::PrecisionPolicy> resolvePrecisionPolicy(const std::string &precision, const LoweringSettings &settings,
                                                                        const ir::Model &model,
                                                                        const std::map<std::string, runtime::Shape> &shapes,
                                                                        const runtime::RunOptions &run = {});

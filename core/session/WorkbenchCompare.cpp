@@ -47,7 +47,7 @@ support::Expected<std::shared_ptr<ComparisonOutcome>> Workbench::prepareComparis
         return support::makeError("no-model", "no model is open");
     for (const SideSpec *side : {&request.a, &request.b})
         if (side->isCompiled())
-            if (auto p = runtime::cpu::parsePrecision(side->precision); !p)
+            if (auto p = runtime::parsePrecision(side->precision); !p)
                 return p.takeError();
     auto outcome = std::make_shared<ComparisonOutcome>();
     outcome->request = request;
@@ -108,7 +108,7 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     // B's profile from one more run, unobserved: the comparison's run carried every compared
     // tensor's download and the first launch's costs
     if (pluggedB && request.profileB && sides.lastPlugged()->run(*feeds, {}))
-        outcome->accelerator = sides.lastPlugged()->lastProfile(true);
+        outcome->accelerator = sides.lastPlugged()->acceleratorProfile(true);
     outcome->suspects = compare::rankSuspects(outcome->result, *outcome->modelB, request.suspectLimit);
     outcome->firstDivergence = compare::firstDivergence(outcome->result, *outcome->modelB);
     if (request.kernelCheck && !outcome->result.outputsPassed()) {
@@ -181,10 +181,10 @@ support::Expected<compare::BisectionResult> Workbench::bisectPrecision(const Com
     if (request.b.executor != "cpu")
         return support::makeError("bad-usage", "bisection lowers nodes of the CPU executor's precision policy: compare against "
                                                "cpu:" + request.b.precision + " to bisect");
-    auto precision = runtime::cpu::parsePrecision(request.b.precision);
+    auto precision = runtime::parsePrecision(request.b.precision);
     if (!precision)
         return precision.takeError();
-    if (*precision == runtime::cpu::Precision::Fp32)
+    if (*precision == runtime::Precision::Fp32)
         return support::makeError("bad-usage", "B runs at fp32: there is no precision to bisect (give fp16, bf16 or int8)");
     auto feeds = runtime::buildFeeds(*m_model, request.feeds);
     if (!feeds)

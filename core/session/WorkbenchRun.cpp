@@ -77,7 +77,7 @@ support::Expected<RunOutcome> Workbench::run(const RunRequest &request) const
         return support::makeError("bad-usage", "an external runtime runs the model file as it is (it compiles it itself): drop the "
                                                "pipeline options");
     if (side.isCompiled())
-        if (auto p = runtime::cpu::parsePrecision(side.precision); !p)
+        if (auto p = runtime::parsePrecision(side.precision); !p)
             return p.takeError();
     // The feeds first: a missing one is said before a big model is compiled.
     auto feeds = runtime::buildFeeds(*m_model, request.feeds);
@@ -111,13 +111,13 @@ support::Expected<RunOutcome> Workbench::run(const RunRequest &request) const
     }
     runtime::RunOptions calibrationRun = options;
     calibrationRun.observer = nullptr;
-    auto policy = [&]() -> support::Expected<runtime::cpu::PrecisionPolicy> {
+    auto policy = [&]() -> support::Expected<runtime::PrecisionPolicy> {
         return resolvePrecisionPolicy(side.precision, request.lowering, target, request.feeds.shapes, calibrationRun);
     };
 
     std::unique_ptr<runtime::Interpreter> interpreter;
     std::unique_ptr<runtime::cpu::CpuExecutor> cpu;
-    std::unique_ptr<runtime::PluggedExecutor> plugged;
+    std::unique_ptr<runtime::Executor> plugged;
     Execute execute;
     if (side.kind == Kind::Reference) {
         interpreter = std::make_unique<runtime::Interpreter>(target);
@@ -169,7 +169,7 @@ support::Expected<RunOutcome> Workbench::run(const RunRequest &request) const
     if (cpu)
         outcome.cpu = cpuRecord(*cpu);
     if (plugged)
-        outcome.accelerator = plugged->lastProfile(request.profile);
+        outcome.accelerator = plugged->acceleratorProfile(request.profile);
     return outcome;
 }
 

@@ -84,8 +84,8 @@ bool int8AgreesOnBoth(const ir::Model &model, std::unique_ptr<CudaExecutor> &cud
         return false;
     feeds = std::move(*seeded);
     runtime::cpu::CompileOptions cpuOptions;
-    cpuOptions.precision.precision = runtime::cpu::Precision::Int8;
-    cpuOptions.precision.calibration = std::make_shared<const runtime::cpu::CalibrationTable>(std::move(*table));
+    cpuOptions.precision.precision = runtime::Precision::Int8;
+    cpuOptions.precision.calibration = std::make_shared<const runtime::CalibrationTable>(std::move(*table));
     auto onCpu = runtime::cpu::CpuExecutor(model, cpuOptions).run(feeds);
     auto created = CudaExecutor::create(model, {true, "int8", {}, cpuOptions.precision.calibration});
     if (!onCpu || !created) {
@@ -376,8 +376,8 @@ g (float[64,256] x, float[256,256] w, float[256] s, float[256] b) => (float[64,2
         QVERIFY(feeds);
         auto reference = runtime::Interpreter(*model).run(*feeds);
         QVERIFY(reference);
-        auto layerNorm = runtime::cpu::KeepFp32Rule::parse("op:LayerNormalization");
-        auto everything = runtime::cpu::KeepFp32Rule::parse(".*");
+        auto layerNorm = runtime::KeepFp32Rule::parse("op:LayerNormalization");
+        auto everything = runtime::KeepFp32Rule::parse(".*");
         QVERIFY(layerNorm && everything);
         auto kept = CudaExecutor::create(*model, {false, "bf16", {*layerNorm}, {}});
         QVERIFY2(kept, kept ? "" : kept.error().format().c_str());

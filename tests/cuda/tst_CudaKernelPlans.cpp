@@ -12,7 +12,7 @@
 #include "runtime/cuda/ElementwiseMath.h"
 #include "runtime/cuda/Int8Operands.h"
 #include "runtime/cuda/MatrixProduct.h"
-#include "runtime/cpu/Precision.h"
+#include "runtime/Precision.h"
 #include "passes/NumericCheck.h"
 #include "runtime/reference/Interpreter.h"
 
@@ -364,7 +364,7 @@ g (float[1,2,4,32] q, float[1,2,4,32] k, float[1,2,4,32] v) => (float[1,2,4,32] 
         QCOMPARE(q.rows, std::int64_t(12));
         QCOMPARE(q.cols, std::int64_t(8));
         QCOMPARE(q.scales.size(), std::size_t(12));
-        const runtime::Tensor cpu = runtime::cpu::fakeQuantizePerChannel(weight, 2);
+        const runtime::Tensor cpu = runtime::fakeQuantizePerChannel(weight, 2);
         int levels = 0;
         for (std::int64_t b = 0; b < 3; ++b)
             for (std::int64_t n = 0; n < 12; ++n)
@@ -379,12 +379,12 @@ g (float[1,2,4,32] q, float[1,2,4,32] k, float[1,2,4,32] v) => (float[1,2,4,32] 
         // Gemm's transB weight [N, K] is already K-contiguous; an A operand has one scale
         const runtime::Tensor rows = normalTensor({12, 8}, 8);
         const auto straight = runtime::cuda::quantizeMatrix(rows, false, true);
-        const runtime::Tensor cpuRows = runtime::cpu::fakeQuantizePerChannel(rows, 0);
+        const runtime::Tensor cpuRows = runtime::fakeQuantizePerChannel(rows, 0);
         for (std::int64_t i = 0; i < rows.size(); ++i)
             QCOMPARE(float(straight.values[static_cast<std::size_t>(i)]) * straight.scales[static_cast<std::size_t>(i / 8)],
                      cpuRows.data<float>()[i]);
         const auto perTensor = runtime::cuda::quantizeMatrix(rows, false, false);
-        const runtime::Tensor cpuTensor = runtime::cpu::fakeQuantizePerChannel(rows, 2);
+        const runtime::Tensor cpuTensor = runtime::fakeQuantizePerChannel(rows, 2);
         QCOMPARE(perTensor.scales.size(), std::size_t(1));
         for (std::int64_t i = 0; i < rows.size(); ++i)
             QCOMPARE(float(perTensor.values[static_cast<std::size_t>(i)]) * perTensor.scales[0], cpuTensor.data<float>()[i]);

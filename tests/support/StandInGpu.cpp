@@ -8,22 +8,23 @@ namespace portolan::test {
 
 namespace {
 
-runtime::cpu::CompileOptions optionsAt(const runtime::cpu::PrecisionPolicy &policy)
+runtime::cpu::CompileOptions optionsAt(const runtime::PrecisionPolicy &policy)
 {
     runtime::cpu::CompileOptions options;
     options.precision = policy;
     return options;
 }
 
-class StandInGpu final : public runtime::PluggedExecutor {
+class StandInGpu final : public runtime::Executor {
 public:
-    StandInGpu(const ir::Model &model, const runtime::cpu::PrecisionPolicy &policy) : m_cpu(model, optionsAt(policy)) {}
+    StandInGpu(const ir::Model &model, const runtime::PrecisionPolicy &policy) : m_cpu(model, optionsAt(policy)) {}
     support::Expected<runtime::NamedValues> run(const runtime::NamedValues &feeds, const runtime::RunOptions &options) override
     {
         return m_cpu.run(feeds, options);
     }
     void setProfiling(bool on) override { m_profiling = on; }
-    std::optional<runtime::AcceleratorProfile> lastProfile(bool) const override
+    support::Status checkSupported() const override { return m_cpu.checkSupported(); }
+    std::optional<runtime::AcceleratorProfile> acceleratorProfile(bool) const override
     {
         return m_profiling ? std::optional(standInProfile()) : std::nullopt;
     }
@@ -33,12 +34,12 @@ private:
     bool m_profiling = false;
 };
 
-support::Expected<std::unique_ptr<runtime::PluggedExecutor>> makeStandIn(const ir::Model &model, const runtime::PluggedOptions &options)
+support::Expected<std::unique_ptr<runtime::Executor>> makeStandIn(const ir::Model &model, const runtime::PluggedOptions &options)
 {
-    const runtime::cpu::PrecisionPolicy &policy = options.policy;
-    if (policy.precision == runtime::cpu::Precision::Bf16)
+    const runtime::PrecisionPolicy &policy = options.policy;
+    if (policy.precision == runtime::Precision::Bf16)
         return support::makeError("unsupported", "the stand-in GPU has no bf16");
-    return std::unique_ptr<runtime::PluggedExecutor>(std::make_unique<StandInGpu>(model, policy));
+    return std::unique_ptr<runtime::Executor>(std::make_unique<StandInGpu>(model, policy));
 }
 
 } // namespace

@@ -563,7 +563,7 @@ void tst_Compare::lowPrecisionKernelIsWhereTheErrorStarts()
     std::shared_ptr<runtime::Interpreter> ia;
     const compare::RunSide a = referenceSide(*model, ia);
     runtime::cpu::CompileOptions half;
-    half.precision.precision = runtime::cpu::Precision::Fp16;
+    half.precision.precision = runtime::Precision::Fp16;
     runtime::cpu::CpuExecutor cpu(*optimized->model, half);
     const compare::RunSide b{"cpu:fp16", optimized->model.get(),
                              [&](const runtime::NamedValues &f, const runtime::RunOptions &o) { return cpu.run(f, o); }};
@@ -784,8 +784,8 @@ g (float[4,8] x) => (float[4,8] y)
     QVERIFY(feeds);
     auto expected = runtime::Interpreter(*model).run(*feeds);
     QVERIFY(expected);
-    runtime::cpu::PrecisionPolicy policy;
-    policy.precision = runtime::cpu::Precision::Fp16;
+    runtime::PrecisionPolicy policy;
+    policy.precision = runtime::Precision::Fp16;
     auto result = compare::bisectPrecision(*model, policy, *feeds, *expected, {1e-2, 1e-2});
     QVERIFY2(result, result ? "" : result.error().format().c_str());
     QVERIFY(!result->neededNothing);
@@ -793,12 +793,12 @@ g (float[4,8] x) => (float[4,8] y)
     QCOMPARE(result->keepFp32, (std::vector<std::string>{"square", "divide"}));
     QVERIFY(result->worstError < 1e-2);
     // at bf16 (fp32's range) nothing overflows: nothing to keep
-    policy.precision = runtime::cpu::Precision::Bf16;
+    policy.precision = runtime::Precision::Bf16;
     auto bf16 = compare::bisectPrecision(*model, policy, *feeds, *expected, {5e-2, 5e-2});
     QVERIFY(bf16);
     QVERIFY(bf16->neededNothing);
     // outputs no precision meets (expected values off by 10%) are not the precision's fault
-    policy.precision = runtime::cpu::Precision::Fp16;
+    policy.precision = runtime::Precision::Fp16;
     runtime::NamedValues wrong = *expected;
     for (auto &[name, value] : wrong)
         for (std::int64_t i = 0; i < value.tensor.size(); ++i)

@@ -416,7 +416,7 @@ void tst_CpuExecutor::convolutionsShareTheirLayoutAndObserversSeeRowMajor()
     }
     // fp16 rounds the whole blocked buffer (padding included) and stays near fp32
     runtime::cpu::CompileOptions half;
-    half.precision.precision = runtime::cpu::Precision::Fp16;
+    half.precision.precision = runtime::Precision::Fp16;
     runtime::cpu::CpuExecutor lowered(*model, half);
     auto y16 = lowered.run(*feeds);
     QVERIFY(y16);

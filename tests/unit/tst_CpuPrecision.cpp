@@ -21,7 +21,7 @@
 #include <random>
 
 using namespace portolan;
-using runtime::cpu::Precision;
+using runtime::Precision;
 
 namespace {
 
@@ -34,16 +34,16 @@ std::shared_ptr<ir::Model> optimizedFixture(const std::string &name)
     return optimized ? optimized->model : nullptr;
 }
 
-runtime::cpu::PrecisionPolicy policyOf(Precision precision, const std::vector<std::string> &keep = {})
+runtime::PrecisionPolicy policyOf(Precision precision, const std::vector<std::string> &keep = {})
 {
-    runtime::cpu::PrecisionPolicy policy;
+    runtime::PrecisionPolicy policy;
     policy.precision = precision;
     for (const std::string &text : keep)
-        policy.keepFp32.push_back(*runtime::cpu::KeepFp32Rule::parse(text));
+        policy.keepFp32.push_back(*runtime::KeepFp32Rule::parse(text));
     return policy;
 }
 
-runtime::NamedValues run(const ir::Model &model, const runtime::cpu::PrecisionPolicy &policy, const runtime::NamedValues &feeds,
+runtime::NamedValues run(const ir::Model &model, const runtime::PrecisionPolicy &policy, const runtime::NamedValues &feeds,
                          runtime::cpu::CpuExecutor **keep = nullptr)
 {
     runtime::cpu::CompileOptions options;
@@ -140,19 +140,19 @@ void tst_CpuPrecision::driftIsInAPlausibleBand()
             batches.push_back({"seed " + std::to_string(seed), *passes::seededFeeds(*model, seed, {}, 3)});
         auto table = runtime::cpu::calibrate(*model, batches, {});
         QVERIFY2(table, table ? "" : table.error().format().c_str());
-        policy.calibration = std::make_shared<const runtime::cpu::CalibrationTable>(std::move(*table));
+        policy.calibration = std::make_shared<const runtime::CalibrationTable>(std::move(*table));
     }
     const auto reference = run(*model, policyOf(Precision::Fp32), *feeds);
     runtime::cpu::CpuExecutor *cpu = nullptr;
     const auto lowered = run(*model, policy, *feeds, &cpu);
     bool finite = false;
     const double drift = relativeDrift(reference, lowered, finite);
-    qInfo("%s at %s: drift %.3g of the output scale", qPrintable(fixture), runtime::cpu::precisionName(policy.precision), drift);
+    qInfo("%s at %s: drift %.3g of the output scale", qPrintable(fixture), runtime::precisionName(policy.precision), drift);
     QVERIFY(finite);
     QVERIFY2(drift > low && drift < high, std::to_string(drift).c_str());
     QVERIFY(cpu);
     for (const auto &n : cpu->lastProfile()->nodes()) // every compute node took the policy, or says why not
-        QVERIFY2(n.precision == runtime::cpu::precisionName(policy.precision) || !n.whyPrecision.empty(), n.name.c_str());
+        QVERIFY2(n.precision == runtime::precisionName(policy.precision) || !n.whyPrecision.empty(), n.name.c_str());
 }
 
 void tst_CpuPrecision::fp16RoundsAtNodeBoundaries()
@@ -206,12 +206,12 @@ void tst_CpuPrecision::vectorRoundingMatchesTheScalarConversions()
     std::memcpy(values.data(), bits.data(), bits.size() * 4);
     for (const Precision p : {Precision::Fp16, Precision::Bf16}) {
         runtime::Tensor t = runtime::Tensor::fromVector<float>(onnx::TensorProto::FLOAT, {std::int64_t(values.size())}, values);
-        runtime::cpu::roundFloats(t, p);
+        runtime::roundFloats(t, p);
         for (std::size_t i = 0; i < values.size(); ++i) {
             const float expected = p == Precision::Fp16 ? fp16(values[i]) : runtime::BFloat16::fromFloat(values[i]).toFloat();
             const float actual = t.data<float>()[i];
             QVERIFY2(std::isnan(expected) ? std::isnan(actual) : std::bit_cast<std::uint32_t>(actual) == std::bit_cast<std::uint32_t>(expected),
-                     (std::string(runtime::cpu::precisionName(p)) + " of bits " + std::to_string(bits[i])).c_str());
+                     (std::string(runtime::precisionName(p)) + " of bits " + std::to_string(bits[i])).c_str());
         }
     }
 }
@@ -251,15 +251,15 @@ void tst_CpuPrecision::keepFp32RulesByNameOpAndGroup()
 
 void tst_CpuPrecision::badKeepRulesAreRefused()
 {
-    auto group = runtime::cpu::KeepFp32Rule::parse("group:norms");
+    auto group = runtime::KeepFp32Rule::parse("group:norms");
     QVERIFY(!group);
     QVERIFY2(group.error().format().find("no such group; the groups are activation, attention, conv") != std::string::npos,
              group.error().format().c_str());
-    auto regex = runtime::cpu::KeepFp32Rule::parse("conv[");
+    auto regex = runtime::KeepFp32Rule::parse("conv[");
     QVERIFY(!regex);
     QVERIFY(regex.error().format().find("not a regular expression") != std::string::npos);
-    QVERIFY(!runtime::cpu::KeepFp32Rule::parse("op:"));
-    QVERIFY(!runtime::cpu::parsePrecision("fp8"));
+    QVERIFY(!runtime::KeepFp32Rule::parse("op:"));
+    QVERIFY(!runtime::parsePrecision("fp8"));
 }
 
 void tst_CpuPrecision::int8IsQdqWithPerChannelWeights()
@@ -276,10 +276,10 @@ g (float[2,3] x) => (float[2,2] y)
     QVERIFY(model);
     const std::vector<float> x{0.3f, -0.7f, 1.9f, 0.05f, 1.2f, -0.4f}, w{0.5f, -0.01f, 0.25f, 0.02f, -0.1f, 0.013f};
     runtime::NamedValues feeds{{"x", runtime::RuntimeValue::ofTensor(runtime::Tensor::fromVector<float>(onnx::TensorProto::FLOAT, {2, 3}, x))}};
-    runtime::cpu::CalibrationTable table;
+    runtime::CalibrationTable table;
     table.ranges["x"] = {1.9, 1.5}; // clips x at 1.5
     auto policy = policyOf(Precision::Int8);
-    policy.calibration = std::make_shared<const runtime::cpu::CalibrationTable>(table);
+    policy.calibration = std::make_shared<const runtime::CalibrationTable>(table);
     const auto y = run(*model, policy, feeds);
     QCOMPARE(y.size(), std::size_t(1));
     const float sx = 1.5f / 127;
@@ -308,7 +308,7 @@ void tst_CpuPrecision::int8RecordsPrecisionPerNode()
     auto table = runtime::cpu::calibrate(*model, *batches, {});
     QVERIFY(table);
     auto policy = policyOf(Precision::Int8, {"/layer3/"});
-    policy.calibration = std::make_shared<const runtime::cpu::CalibrationTable>(*table);
+    policy.calibration = std::make_shared<const runtime::CalibrationTable>(*table);
     runtime::cpu::CpuExecutor *cpu = nullptr;
     QVERIFY(!run(*model, policy, (*batches)[0].feeds, &cpu).empty());
     int int8 = 0;
@@ -332,10 +332,10 @@ void tst_CpuPrecision::calibrationMethodsAndTableRoundTrip()
     QVERIFY(model);
     auto batches = runtime::cpu::randomCalibrationBatches(*model, 3, 4, {});
     QVERIFY(batches);
-    runtime::cpu::CalibrationSettings minmax;
-    minmax.method = runtime::cpu::CalibrationMethod::MinMax;
+    runtime::CalibrationSettings minmax;
+    minmax.method = runtime::CalibrationMethod::MinMax;
     auto byMinMax = runtime::cpu::calibrate(*model, *batches, minmax);
-    auto byPercentile = runtime::cpu::calibrate(*model, *batches, *runtime::cpu::CalibrationSettings::parse("percentile:99"));
+    auto byPercentile = runtime::cpu::calibrate(*model, *batches, *runtime::CalibrationSettings::parse("percentile:99"));
     QVERIFY(byMinMax && byPercentile);
     QCOMPARE(byMinMax->ranges.size(), runtime::cpu::quantizedActivations(*model).size());
     QVERIFY(byMinMax->ranges.contains("input"));
@@ -347,7 +347,7 @@ void tst_CpuPrecision::calibrationMethodsAndTableRoundTrip()
 
     const std::string path = QDir::tempPath().toStdString() + "/tst_CpuPrecision_calibration.txt";
     QVERIFY(byPercentile->save(path));
-    auto loaded = runtime::cpu::CalibrationTable::load(path);
+    auto loaded = runtime::CalibrationTable::load(path);
     QVERIFY2(loaded, loaded ? "" : loaded.error().format().c_str());
     QCOMPARE(loaded->toText(), byPercentile->toText());
     QCOMPARE(loaded->settings.describe(), std::string("percentile:99"));
@@ -369,7 +369,7 @@ void tst_CpuPrecision::badCalibrationInputIsRefused()
     QVERIFY(!runtime::cpu::calibrate(*model, {}, {}));
     // a table that lacks a tensor the graph quantizes: the compile names it and the node
     auto policy = policyOf(Precision::Int8);
-    policy.calibration = std::make_shared<const runtime::cpu::CalibrationTable>();
+    policy.calibration = std::make_shared<const runtime::CalibrationTable>();
     runtime::cpu::CompileOptions options;
     options.precision = policy;
     runtime::cpu::CpuExecutor cpu(*model, options);
@@ -378,11 +378,11 @@ void tst_CpuPrecision::badCalibrationInputIsRefused()
     QVERIFY(!out);
     QVERIFY2(out.error().format().find("int8 needs the range of 'input'") != std::string::npos, out.error().format().c_str());
     // malformed tables name the file and the line
-    auto bad = runtime::cpu::CalibrationTable::fromText("portolan-calibration 1\nmethod minmax\n0.5 nope x\n", "t.txt");
+    auto bad = runtime::CalibrationTable::fromText("portolan-calibration 1\nmethod minmax\n0.5 nope x\n", "t.txt");
     QVERIFY(!bad);
     QVERIFY2(bad.error().format().find("t.txt:3") != std::string::npos, bad.error().format().c_str());
-    QVERIFY(!runtime::cpu::CalibrationTable::fromText("something else\n", "t.txt"));
-    QVERIFY(!runtime::cpu::CalibrationSettings::parse("percentile:120"));
+    QVERIFY(!runtime::CalibrationTable::fromText("something else\n", "t.txt"));
+    QVERIFY(!runtime::CalibrationSettings::parse("percentile:120"));
     auto missing = runtime::cpu::readCalibrationBatches(*model, "/nonexistent/dir");
     QVERIFY(!missing);
 }

@@ -3,7 +3,7 @@
 #include "views/graph/BoxLabel.h"
 
 #include "runtime/TensorProtoIO.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 
 #include <QCoreApplication>
 #include <QFontMetricsF>

@@ -7,7 +7,7 @@
 #include "opset/OpVersions.h"
 #include "ir/Topology.h"
 #include "ir/Type.h"
-#include "runtime/ModelConstants.h"
+#include "runtime/reference/ModelConstants.h"
 #include "runtime/cpu/Calibration.h"
 #include "runtime/cpu/OneDnn.h"
 #include "runtime/reference/AttributeGuard.h"

@@ -6,7 +6,7 @@
 #include "ir/Model.h"
 #include "runtime/cpu/CpuKernel.h"
 #include "runtime/MemoryPlanner.h"
-#include "runtime/cpu/Precision.h"
+#include "runtime/Precision.h"
 #include "runtime/reference/Interpreter.h"
 
 #include <functional>

@@ -2,7 +2,7 @@
 // the feeds' shapes, initializers converted once for all profiles.
 #include "runtime/cpu/CpuExecutor.h"
 
-#include "runtime/ModelConstants.h"
+#include "runtime/reference/ModelConstants.h"
 #include "runtime/ProfileKey.h"
 #include "analysis/ModelValidation.h"
 #include "opset/OpVersions.h"

@@ -27,20 +27,20 @@ struct ProfileFigures {
     std::map<std::string, int> fallbacks; ///< op type → nodes left on reference kernels
 };
 
-class CpuExecutor {
+class CpuExecutor final : public Executor {
 public:
     explicit CpuExecutor(const ir::Model &model, CompileOptions options = {});
-    ~CpuExecutor();
+    ~CpuExecutor() override;
 
     /// Fails listing every op with neither a native nor a reference kernel (without fallback: every
     /// op with no native kernel), so a model is refused before anything runs.
-    support::Status checkSupported() const;
+    support::Status checkSupported() const override;
 
     /// Runs the main graph, compiling a profile for the feeds' shapes first if none matches.
-    support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options = {});
+    support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options = {}) override;
 
     /// Time every node of the following runs (NodeProfile::seconds).
-    void setProfiling(bool on) { m_profiling = on; }
+    void setProfiling(bool on) override { m_profiling = on; }
     const ExecutorStats &stats() const { return m_stats; }
     const CompileOptions &options() const { return m_options; }
     /// The profile the last run used, or nullptr before the first run.

@@ -17,10 +17,11 @@ memory::desc transposedDesc(const Shape &stored)
     return memory::desc({stored[1], stored[0]}, f32, memory::dims{1, stored[1]});
 }
 
-/// `shape` with leading 1s up to `rank`.
+/// `shape` with leading 1s up to `rank` (a shape of higher rank is returned as it is).
 Shape padded(Shape shape, std::size_t rank)
 {
-    shape.insert(shape.begin(), rank - shape.size(), 1);
+    if (shape.size() < rank)
+        shape.insert(shape.begin(), rank - shape.size(), 1);
     return shape;
 }
 
@@ -192,11 +193,11 @@ std::unique_ptr<CpuKernel> makeGemmKernel(const NodeBinding &b, std::string &why
         return nullptr;
     }
     if (c && beta != 0.f) {
-        const Shape cShape = padded(c->shape, 2);
-        if (c->shape.size() > 2) {
+        if (c->shape.size() > 2) { // checked before padding: a rank past 2 has no leading 1s to add
             whyNot = "C has rank above 2";
             return nullptr;
         }
+        const Shape cShape = padded(c->shape, 2);
         if (c->constant.defined()) {
             const Tensor addend = beta == 1.f ? c->constant : scaled(c->constant, beta);
             if (cShape[0] == 1) { // a value per column, or one for all: the bias

@@ -3,7 +3,7 @@
 #include "runtime/cuda/CudaExecutor.h"
 
 #include "analysis/ModelValidation.h"
-#include "runtime/ModelConstants.h"
+#include "runtime/reference/ModelConstants.h"
 #include "runtime/ProfileKey.h"
 #include "runtime/cuda/CudaDevices.h"
 #include "runtime/cuda/CudaError.h"

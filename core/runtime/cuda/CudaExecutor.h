@@ -10,7 +10,7 @@
 
 #include "ir/Model.h"
 #include "runtime/AcceleratorProfile.h"
-#include "runtime/cpu/Precision.h"
+#include "runtime/Precision.h"
 #include "runtime/reference/Interpreter.h"
 #include "support/Expected.h"
 
@@ -35,10 +35,10 @@ struct CudaExecutorOptions {
     /// Under fp16/bf16: nodes kept at fp32 (the CPU executor's `--keep-fp32` rules). Their float
     /// inputs are converted to fp32 on the device and their outputs stored in fp32; data movement
     /// after them stays at fp32 until a node of the run's precision reads it.
-    std::vector<cpu::KeepFp32Rule> keepFp32;
+    std::vector<KeepFp32Rule> keepFp32;
     /// With precision "int8" (tensors stored at fp32; Conv, MatMul and Gemm on int8 operands, as the
     /// CPU executor's int8 policy quantizes them): the activation ranges, required.
-    std::shared_ptr<const cpu::CalibrationTable> calibration;
+    std::shared_ptr<const CalibrationTable> calibration;
 };
 
 /// How one node ran in the last run's profile.

@@ -6,13 +6,13 @@
 #include "analysis/ShapeInference.h"
 #include "ir/Topology.h"
 #include "ir/Type.h"
-#include "runtime/ModelConstants.h"
+#include "runtime/reference/ModelConstants.h"
 #include "runtime/cuda/CudaError.h"
 #include "runtime/cuda/DeviceKernels.h"
 #include "runtime/cuda/ObservedDownloads.h"
 #include "runtime/reference/AttributeGuard.h"
 #include "runtime/reference/KernelRegistry.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 
 #include <cuda_runtime.h>
 
@@ -151,11 +151,11 @@ CudaProfile::~CudaProfile()
 }
 
 support::Status CudaProfile::planInt8(const ir::Model &model, const NodeBinding &binding, bool allStatic,
-                                      const cpu::PrecisionPolicy &policy, DeviceSetup &setup, Step &step, CudaNodeProfile &profile)
+                                      const PrecisionPolicy &policy, DeviceSetup &setup, Step &step, CudaNodeProfile &profile)
 {
     const ir::Node &node = binding.node;
-    const cpu::NodePrecision chosen = cpu::choosePrecision(node, policy);
-    if (chosen.precision != cpu::Precision::Int8) {
+    const NodePrecision chosen = choosePrecision(node, policy);
+    if (chosen.precision != Precision::Int8) {
         profile.whyPrecision = chosen.why;
         return {};
     }
@@ -165,11 +165,11 @@ support::Status CudaProfile::planInt8(const ir::Model &model, const NodeBinding 
         if (!input.present || input.dataType != onnx::TensorProto::FLOAT)
             continue;
         if (input.constant.defined()) {
-            host.constants[k] = cpu::fakeQuantizePerChannel(
-                input.constant, k == 1 ? cpu::weightChannelAxis(node, input.constant.shape()) : input.constant.shape().size());
+            host.constants[k] = fakeQuantizePerChannel(
+                input.constant, k == 1 ? weightChannelAxis(node, input.constant.shape()) : input.constant.shape().size());
             continue;
         }
-        auto scale = cpu::calibratedScale(model, node, k, policy);
+        auto scale = calibratedScale(model, node, k, policy);
         if (!scale)
             return scale.error();
         host.scales[k] = *scale;
@@ -251,12 +251,12 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
     NoSubgraphs noSubgraphs("no subgraphs at compile time");
     Setup setup(*p);
     std::string refused;
-    cpu::PrecisionPolicy policy; // the CPU executor's rules for what stays at fp32 (and, for int8, its ranges)
+    PrecisionPolicy policy; // the CPU executor's rules for what stays at fp32 (and, for int8, its ranges)
     const bool int8 = options.precision == "int8";
-    policy.precision = int8                           ? cpu::Precision::Int8
-                       : p->m_storage == Storage::F16  ? cpu::Precision::Fp16
-                       : p->m_storage == Storage::BF16 ? cpu::Precision::Bf16
-                                                       : cpu::Precision::Fp32;
+    policy.precision = int8                           ? Precision::Int8
+                       : p->m_storage == Storage::F16  ? Precision::Fp16
+                       : p->m_storage == Storage::BF16 ? Precision::Bf16
+                                                       : Precision::Fp32;
     policy.keepFp32 = options.keepFp32;
     policy.calibration = options.calibration;
     // a value in another storage than a step computes on: its twin in that storage. A constant's is
@@ -354,7 +354,7 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
         // movement, whatever its first float input is stored in (it neither rounds nor widens)
         step.storage = p->m_storage;
         if (p->m_storage != Storage::F32) {
-            if (cpu::movesDataOnly(node)) {
+            if (movesDataOnly(node)) {
                 for (const int v : step.inputs)
                     if (v >= 0 && p->m_values[static_cast<std::size_t>(v)].dataType == onnx::TensorProto::FLOAT) {
                         step.storage = p->m_values[static_cast<std::size_t>(v)].storage;
@@ -362,14 +362,14 @@ support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::M
                     }
                 if (step.storage != p->m_storage)
                     profile.whyPrecision = "moves data a node kept at fp32 produced";
-            } else if (const cpu::NodePrecision chosen = cpu::choosePrecision(node, policy); chosen.precision == cpu::Precision::Fp32) {
+            } else if (const NodePrecision chosen = choosePrecision(node, policy); chosen.precision == Precision::Fp32) {
                 step.storage = Storage::F32;
                 profile.whyPrecision = chosen.why;
             }
         }
         profile.precision = step.storage == Storage::F16 ? "fp16" : step.storage == Storage::BF16 ? "bf16" : "fp32";
         setup.setStorage(step.storage);
-        if (int8 && !cpu::movesDataOnly(node))
+        if (int8 && !movesDataOnly(node))
             if (auto planned = p->planInt8(model, binding, allStatic, policy, setup, step, profile); !planned)
                 return planned.error();
         if (!step.kernel && !step.int8OnHost) {
@@ -784,7 +784,7 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
                             continue;
                         Tensor q = step.int8OnHost->constants[k].defined() ? step.int8OnHost->constants[k] : in[k]->tensor.clone();
                         if (!step.int8OnHost->constants[k].defined())
-                            cpu::fakeQuantize(q, step.int8OnHost->scales[k]);
+                            fakeQuantize(q, step.int8OnHost->scales[k]);
                         quantized[k] = RuntimeValue::ofTensor(std::move(q));
                         in[k] = &quantized[k];
                     }

@@ -20,7 +20,7 @@ namespace portolan::runtime::cuda {
 class CudaProfile {
 public:
     /// Compiles `model`'s main graph for the given input dims; `constants` by value id (initializers,
-    /// Constant nodes' outputs and folded nodes' outputs, runtime/ModelConstants.h: uploaded once, their
+    /// Constant nodes' outputs and folded nodes' outputs, runtime/reference/ModelConstants.h: uploaded once, their
     /// nodes run nothing). Fails naming every node without a kernel when fallback is off.
     static support::Expected<std::unique_ptr<CudaProfile>> compile(const ir::Model &model,
                                                                    const std::map<std::string, Shape> &inputShapes,
@@ -50,7 +50,7 @@ private:
     /// Under int8, for a node the policy puts at int8: its int8 kernel in `step`, or where it has
     /// none, its operands' quantization on the host for the CPU fallback (`profile` says why); an
     /// error when the calibration lacks one of its operands. Other nodes: `profile` says why fp32.
-    support::Status planInt8(const ir::Model &model, const NodeBinding &binding, bool allStatic, const cpu::PrecisionPolicy &policy,
+    support::Status planInt8(const ir::Model &model, const NodeBinding &binding, bool allStatic, const PrecisionPolicy &policy,
                              DeviceSetup &setup, Step &step, CudaNodeProfile &profile);
 
     /// The run as one CUDA Graph launch (captured on the first call): feeds up, the graph, outputs

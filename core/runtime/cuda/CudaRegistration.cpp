@@ -11,11 +11,12 @@ namespace portolan::runtime::cuda {
 
 namespace {
 
-class Plugged final : public PluggedExecutor {
+class Plugged final : public Executor {
 public:
     explicit Plugged(std::unique_ptr<CudaExecutor> executor) : m_executor(std::move(executor)) {}
     void setProfiling(bool on) override { m_executor->setProfiling(on); }
-    std::optional<AcceleratorProfile> lastProfile(bool withPeaks) const override { return m_executor->lastProfile(withPeaks); }
+    std::optional<AcceleratorProfile> acceleratorProfile(bool withPeaks) const override { return m_executor->lastProfile(withPeaks); }
+    support::Status checkSupported() const override { return support::Status::ok(); } // create() refused what it cannot run
     support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options) override
     {
         return m_executor->run(feeds, options);
@@ -25,14 +26,14 @@ private:
     std::unique_ptr<CudaExecutor> m_executor;
 };
 
-support::Expected<std::unique_ptr<PluggedExecutor>> makePlugged(const ir::Model &model, const PluggedOptions &options)
+support::Expected<std::unique_ptr<Executor>> makePlugged(const ir::Model &model, const PluggedOptions &options)
 {
-    const cpu::PrecisionPolicy &policy = options.policy;
-    auto executor = CudaExecutor::create(model, {options.allowFallback, cpu::precisionName(policy.precision), policy.keepFp32,
+    const PrecisionPolicy &policy = options.policy;
+    auto executor = CudaExecutor::create(model, {options.allowFallback, precisionName(policy.precision), policy.keepFp32,
                                                  policy.calibration});
     if (!executor)
         return executor.takeError();
-    return std::unique_ptr<PluggedExecutor>(std::make_unique<Plugged>(std::move(*executor)));
+    return std::unique_ptr<Executor>(std::make_unique<Plugged>(std::move(*executor)));
 }
 
 /// "built (runtime 13.0, driver 13.0); PROBLEM" and a line per GPU.

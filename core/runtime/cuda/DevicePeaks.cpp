@@ -86,9 +86,9 @@ support::Expected<double> matmulFlopsPerSecond(const std::string &precision)
     if (!loaded)
         return loaded.takeError();
     const ir::Model &model = *loaded->model;
-    std::shared_ptr<const cpu::CalibrationTable> ranges; // int8: the feeds' own, uniform in [-1, 1)
+    std::shared_ptr<const CalibrationTable> ranges; // int8: the feeds' own, uniform in [-1, 1)
     if (precision == "int8") {
-        auto table = std::make_shared<cpu::CalibrationTable>();
+        auto table = std::make_shared<CalibrationTable>();
         table->ranges["a"] = table->ranges["b"] = {1.0, 1.0};
         ranges = std::move(table);
     }

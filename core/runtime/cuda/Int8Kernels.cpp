@@ -13,7 +13,7 @@
 // Anything else (a convolution, a product with N or K not a multiple of 4) gets its operands
 // quantized and dequantized on the device and keeps its fp32 kernel: the numbers an int8 target
 // computes, without its speed.
-#include "runtime/cpu/Precision.h"
+#include "runtime/Precision.h"
 #include "runtime/cuda/CudaError.h"
 #include "runtime/cuda/CudaKernel.h"
 #include "runtime/cuda/DeviceKernels.h"
@@ -240,7 +240,7 @@ std::unique_ptr<CudaKernel> makeFakeQuantized(const NodeBinding &b, const float 
     for (std::size_t k = 0; k < 2 && k < b.inputs.size(); ++k)
         if (const Tensor &constant = b.inputs[k].constant; constant.defined()) // a weight per output channel, A per tensor
             quantized.inputs[k].constant =
-                cpu::fakeQuantizePerChannel(constant, k == 1 ? cpu::weightChannelAxis(b.node, constant.shape()) : constant.shape().size());
+                fakeQuantizePerChannel(constant, k == 1 ? weightChannelAxis(b.node, constant.shape()) : constant.shape().size());
     const CudaKernelFactory factory = findCudaKernel(b.node.domain, b.node.opType, b.opset);
     std::unique_ptr<CudaKernel> inner = factory ? factory(quantized, setup, whyNot) : nullptr;
     if (!inner)

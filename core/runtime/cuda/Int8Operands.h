@@ -1,6 +1,6 @@
 // The host side of the CUDA executor's int8 products: constant operands quantized once at compile
 // time, in the layout cuBLASLt's int8 kernels read, and whether a product fits those kernels. The
-// quantization is the CPU executor's (runtime/cpu/Precision.h) value for value: weights symmetric
+// quantization is the CPU executor's (runtime/Precision.h) value for value: weights symmetric
 // per output channel (scale = max|w| / 127), everything else per tensor; q = round-half-even(x /
 // scale) clamped to ±127. Plain C++: unit-tested without a GPU.
 #pragma once

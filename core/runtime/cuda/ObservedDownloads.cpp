@@ -2,7 +2,7 @@
 
 #include "ir/Type.h"
 #include "runtime/cuda/CudaError.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 
 #include <cuda_runtime.h>
 

@@ -7,7 +7,7 @@
 
 #include "runtime/cuda/CudaExecutor.h"
 #include "runtime/cuda/DeviceState.h"
-#include "runtime/reference/Interpreter.h"
+#include "runtime/Executor.h"
 
 #include <cstddef>
 #include <vector>

@@ -4,7 +4,7 @@
 // warning, the failure an oracle must never have.
 #pragma once
 
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 
 #include <optional>
 #include <string>

@@ -1,7 +1,7 @@
 // Reference kernels by (domain, op type, since-version), as listed in Kernels.def.
 #pragma once
 
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 
 #include <string>
 

@@ -1,9 +1,9 @@
 // Broadcasting elementwise kernels on two or more inputs: arithmetic, comparison, logic, PRelu,
 // the variadic Max/Min/Sum/Mean, Where and Clip. Opsets before 7 broadcast B into A from `axis`
 // when `broadcast=1` (the legacy rule); later opsets broadcast both ways as numpy does.
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 #include "runtime/reference/kernels/Broadcast.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 #include "support/IntegerArithmetic.h"
 
 #include "ir/Type.h"

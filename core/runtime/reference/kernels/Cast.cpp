@@ -2,8 +2,8 @@
 // float → bfloat16 truncates for opsets before 19: ONNX 1.12's reference (and its test data) drop the
 // low 16 bits; opset 19 made it round-to-nearest-even, which BFloat16::fromFloat implements.
 #include "runtime/HalfFromDouble.h"
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,8 +1,8 @@
 // Kernels that make values from attributes or shapes: Constant, ConstantOfShape, Identity, Dropout
 // (inference), Shape, Size, Range, EyeLike.
 #include "runtime/TensorProtoIO.h"
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 #include "support/IntegerArithmetic.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // If, Loop and Scan: their bodies run through the interpreter's SubgraphRunner, which makes outer-scope
 // values visible; per-iteration scan outputs are stacked along a new axis.
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 #include "runtime/reference/kernels/TensorOps.h"
 
 #include "ir/Type.h"

@@ -2,8 +2,8 @@
 // gather (im2col) or scatter (col2im) plus a blocked GEMM summing in double (int64 for integers). 2-D
 // gathers walk rows directly; other ranks go through a table of offsets. 2-D depthwise convolutions
 // skip the GEMM, whose one-row products would waste most of its work.
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 #include "runtime/reference/kernels/Spatial.h"
 
 #include "ir/Type.h"

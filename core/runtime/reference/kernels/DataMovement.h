@@ -2,8 +2,8 @@
 // axes and index lists read from integer tensors of any width, and bounded copies.
 #pragma once
 
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 
 #include "ir/Type.h"
 

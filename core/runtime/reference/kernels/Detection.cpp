@@ -1,7 +1,7 @@
 // NonMaxSuppression: greedy per batch and class, boxes taken by descending score (ties keep the lower
 // index), dropping those whose IoU with a kept box exceeds iou_threshold.
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 #include "runtime/reference/kernels/TensorOps.h"
 
 #include "ir/Type.h"

@@ -1,8 +1,8 @@
 // Reference kernels of Gelu (ai.portolan's, and the standard op of opset 20) and ai.portolan
 // RMSNormalization, computed in double from any float type and stored back at the input's precision.
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 #include "runtime/reference/kernels/Broadcast.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 #include "runtime/reference/kernels/NormalizedAxes.h"
 
 #include "ir/Type.h"

@@ -1,8 +1,8 @@
 // Reference kernels of the ai.portolan linear fusions: FusedConv, FusedGemm and FusedMatMul run the
 // standard Conv / Gemm / MatMul kernel, then one epilogue (residual or bias, then the activation,
 // with the same formulas as the unfused kernels); FusedElementwise runs its body subgraph.
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 
 #include "ir/Type.h"
 

@@ -1,8 +1,8 @@
 // Reference kernels of the ai.portolan transformer fusions: SkipLayerNormalization and Attention,
 // computed in double from inputs of any float type and stored back at the input's precision
 // (ai.portolan LayerNormalization is the standard kernel, registered in Kernels.def).
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 #include "runtime/reference/kernels/NormalizedAxes.h"
 
 #include <algorithm>

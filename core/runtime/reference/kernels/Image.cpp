@@ -2,8 +2,8 @@
 // RoiAlign. Resize runs one separable pass per axis in double, innermost axis first as the ONNX reference
 // nests its interpolation; GridSample follows PyTorch's grid_sample, taken to any number of spatial axes
 // (GridSample-20's N-linear and N-cubic modes), RoiAlign the ONNX Runtime algorithm.
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 #include "runtime/reference/kernels/ResizePlan.h"
 #include "runtime/reference/kernels/Spatial.h"
 

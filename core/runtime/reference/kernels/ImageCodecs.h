@@ -6,7 +6,7 @@
 // will take by itself, against the memory cap before decoding any pixel.
 #pragma once
 
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 
 #include <cstdint>
 #include <limits>

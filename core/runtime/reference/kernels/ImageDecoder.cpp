@@ -12,7 +12,7 @@
 // A stream no decoder accepts is an error naming the format and the library's message. (The spec
 // says such a stream gives "an empty matrix", the reference raises; an oracle must not hide it.)
 #include "runtime/reference/kernels/ImageCodecs.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 
 #include <algorithm>
 #include <array>

@@ -1,10 +1,10 @@
 // Matrix products and friends: MatMul (numpy batching), Gemm, Einsum (general) and Det.
 // Products run through one cache-blocked core.
 #include "support/ParallelFor.h"
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 #include "runtime/reference/kernels/Accumulation.h"
 #include "runtime/reference/kernels/Broadcast.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 #include "runtime/reference/kernels/GemmKernel.h"
 
 #include "ir/Type.h"

@@ -1,9 +1,9 @@
 // Normalizations (BatchNormalization, InstanceNormalization, LpNormalization, LayerNormalization, LRN,
 // MeanVarianceNormalization) and the losses NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
 // Statistics are two-pass (mean, then squared deviations) in double.
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 #include "runtime/reference/kernels/Accumulation.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 
 #include "ir/Type.h"
 

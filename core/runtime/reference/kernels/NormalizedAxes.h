@@ -1,7 +1,7 @@
 // The block a normalization kernel works on: the axes from its `axis` attribute to the last.
 #pragma once
 
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 
 #include <string>
 

@@ -1,8 +1,8 @@
 // Pooling kernels: MaxPool (with Indices), AveragePool and LpPool over sliding windows, GlobalMaxPool,
 // GlobalAveragePool, GlobalLpPool, and MaxUnpool. Each window is read through a gather table built once
 // and shared by every (image, channel) plane; sums are taken in double.
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 #include "runtime/reference/kernels/Spatial.h"
 
 #include "ir/Type.h"

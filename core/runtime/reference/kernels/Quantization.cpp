@@ -1,9 +1,9 @@
 // Quantization kernels: DynamicQuantizeLinear, and MatMulInteger / QLinearMatMul as exact int64 sums
 // through the blocked GEMM (QuantizeLinear and DequantizeLinear: QuantizeLinear.cpp). Arithmetic
 // follows the ONNX reference: x / scale in float, rounded half to even, then saturated.
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 #include "runtime/reference/kernels/Broadcast.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 #include "runtime/reference/kernels/Spatial.h"
 
 #include "ir/Type.h"

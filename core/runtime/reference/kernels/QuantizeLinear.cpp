@@ -8,8 +8,8 @@
 // a float8 or float4 output rounds x / scale + zero point to nearest even (saturating unless
 // `saturate` is 0). DequantizeLinear computes (x − zero point) × scale in float.
 #include "runtime/HalfFromDouble.h"
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 
 #include "ir/Type.h"
 #include "runtime/NarrowTypes.h"

@@ -1,7 +1,7 @@
 // RNN, GRU and LSTM: one shared driver (directions, layouts, sequence_lens, initial states, activations,
 // clip), every gate computed in double; each batch row is run through time on its own.
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 #include "runtime/reference/kernels/TensorOps.h"
 
 #include "ir/Type.h"

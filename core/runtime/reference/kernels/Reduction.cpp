@@ -1,7 +1,7 @@
 // Reductions (ReduceSum … ReduceLogSumExp) and the axis-wise normalizers Softmax, LogSoftmax, Hardmax.
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 #include "runtime/reference/kernels/Accumulation.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 
 #include "ir/Type.h"
 #include "support/IntegerArithmetic.h"

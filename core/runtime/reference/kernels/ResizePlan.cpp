@@ -1,7 +1,7 @@
 // Resize's plan: options, output shape and per-axis taps (see ResizePlan.h).
 #include "runtime/reference/kernels/ResizePlan.h"
 
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 
 #include <algorithm>
 #include <array>

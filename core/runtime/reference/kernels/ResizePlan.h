@@ -4,7 +4,7 @@
 // compile time and resamples in float.
 #pragma once
 
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 
 #include <algorithm>
 #include <array>

@@ -1,7 +1,7 @@
 // Sequence and optional kernels (Sequence*, SplitToSequence, ConcatFromSequence, SequenceMap, Optional*),
 // and the TensorOps.h helpers they share with the control-flow, recurrent and signal kernels.
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 #include "runtime/reference/kernels/TensorOps.h"
 
 #include "ir/Type.h"

@@ -1,7 +1,7 @@
 // Signal kernels (DFT, STFT, Hann/Hamming/Blackman windows, MelWeightMatrix), computed in double, and the
 // random generators (Bernoulli, RandomUniform, RandomNormal and their *Like forms), seeded by their seed attribute.
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 #include "runtime/reference/kernels/DataMovement.h"
 #include "runtime/reference/kernels/TensorOps.h"
 

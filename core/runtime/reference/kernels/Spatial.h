@@ -6,8 +6,8 @@
 #include "runtime/reference/kernels/GemmKernel.h"
 #include "support/ParallelFor.h"
 
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 
 #include <algorithm>
 #include <type_traits>

@@ -11,8 +11,8 @@
 // A query row whose combined bias (mask + causal + window + padding) is -inf for every key produces
 // zeros in Y and in the mode-3 qk_matmul_output, as the spec's errata and ONNX's reference do.
 #include "runtime/HalfFromDouble.h"
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 #include "runtime/reference/kernels/TensorOps.h"
 
 #include "ir/Type.h"

@@ -1,9 +1,9 @@
 // The string ops of opset 20: RegexFullMatch (RE2, as the spec names it), StringConcat (broadcasting)
 // and StringSplit (at a delimiter, or at runs of whitespace). Strings are byte sequences meant to be
 // UTF-8; only RegexFullMatch and the whitespace rule of StringSplit look at code points.
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 #include "runtime/reference/kernels/Broadcast.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/Dispatch.h"
 
 #include "ir/Type.h"
 

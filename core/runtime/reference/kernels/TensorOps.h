@@ -2,7 +2,7 @@
 // inputs, pieces of a tensor along an axis, and double-precision staging copies, all under the memory cap.
 #pragma once
 
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 
 #include <cstdint>
 #include <vector>

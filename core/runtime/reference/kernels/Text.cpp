@@ -1,7 +1,7 @@
 // Text kernels: StringNormalizer (stop words, case changes on UTF-8 text) and TfIdfVectorizer (n-gram
 // counts with skips over int or string tokens).
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 
 #include "ir/Type.h"
 

@@ -1,7 +1,7 @@
 // Elementwise kernels on one input: math and activations (computed in double, stored at the input's
 // precision), Not, IsNaN, IsInf.
-#include "runtime/reference/KernelContext.h"
-#include "runtime/reference/kernels/Dispatch.h"
+#include "runtime/KernelContext.h"
+#include "runtime/Dispatch.h"
 #include "support/IntegerArithmetic.h"
 #include "support/ParallelFor.h"
 

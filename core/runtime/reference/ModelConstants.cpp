@@ -1,5 +1,5 @@
 // The model's constants, converted once (see ModelConstants.h).
-#include "runtime/ModelConstants.h"
+#include "runtime/reference/ModelConstants.h"
 
 #include "runtime/TensorProtoIO.h"
 

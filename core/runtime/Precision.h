@@ -1,4 +1,4 @@
-// Precision policies of the compiled CPU executor: which precision each node runs at, and the
+// Precision policies of the compiled executors (CPU and CUDA): which precision each node runs at, and the
 // rounding that emulates it. A node lowered to fp16/bf16 reads its weights and activations rounded
 // to that type and stores its float outputs rounded to it, while its kernel accumulates in fp32 —
 // numerically what a tensor-core target computes, on fp32 host storage. An int8 node (Conv,
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace portolan::runtime::cpu {
+namespace portolan::runtime {
 
 class CalibrationTable;
 
@@ -77,4 +77,4 @@ void fakeQuantize(Tensor &tensor, float scale);
 /// A copy of a float32 weight quantized symmetrically per channel of `axis` (scale = max|w| / 127).
 Tensor fakeQuantizePerChannel(const Tensor &weight, std::size_t axis);
 
-} // namespace portolan::runtime::cpu
+} // namespace portolan::runtime

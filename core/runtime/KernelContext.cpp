@@ -1,5 +1,5 @@
 // KernelContext: attribute access, bounded allocation, and errors that say where.
-#include "runtime/reference/KernelContext.h"
+#include "runtime/KernelContext.h"
 
 #include <cstdio>
 

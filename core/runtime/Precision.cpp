@@ -1,8 +1,8 @@
 // Precision choice per node, and the rounding and fake quantization that emulate a lowered store.
-#include "runtime/cpu/Precision.h"
+#include "runtime/Precision.h"
 
 #include "runtime/Half.h"
-#include "runtime/cpu/Calibration.h"
+#include "runtime/CalibrationTable.h"
 #include "support/ParallelFor.h"
 
 #include <immintrin.h>
@@ -16,7 +16,7 @@
 #include <set>
 #include <string_view>
 
-namespace portolan::runtime::cpu {
+namespace portolan::runtime {
 
 using support::makeError;
 
@@ -292,4 +292,4 @@ Tensor fakeQuantizePerChannel(const Tensor &weight, std::size_t axis)
     return out;
 }
 
-} // namespace portolan::runtime::cpu
+} // namespace portolan::runtime

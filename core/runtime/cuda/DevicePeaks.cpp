@@ -2,7 +2,7 @@
 
 #include "ir/ModelLoader.h"
 #include "runtime/Feeds.h"
-#include "runtime/cpu/Calibration.h"
+#include "runtime/CalibrationTable.h"
 #include "runtime/cuda/CudaError.h"
 #include "runtime/cuda/CudaExecutor.h"
 #include "runtime/cuda/DeviceState.h"

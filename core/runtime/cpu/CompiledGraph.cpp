@@ -2,6 +2,7 @@
 // kernel where one applies (else to its reference kernel), give native outputs planned arena
 // buffers (views share their input's), and list what each step releases.
 #include "runtime/cpu/CompiledGraph.h"
+#include "runtime/cpu/CompiledGraphParts.h"
 
 #include "analysis/ShapeInference.h"
 #include "opset/OpVersions.h"
@@ -25,41 +26,6 @@ namespace portolan::runtime::cpu {
 
 using support::makeError;
 
-struct CompiledGraph::Slot {
-    enum class Kind { Input, Constant, Planned, Alias, Dynamic };
-    Kind kind = Kind::Dynamic;
-    ir::ValueId value;
-    int dataType = 0;
-    std::optional<Shape> shape; ///< known at compile time
-    int buffer = -1;            ///< Planned: index into the memory plan
-    int aliasOf = -1;           ///< Alias: the slot whose bytes it views
-    int lastReader = -1;        ///< step index; INT_MAX for graph outputs
-    RuntimeValue current;       ///< the value during a run (Planned: the arena view, set once)
-    Precision storedAs = Precision::Fp32; ///< the precision its float values are rounded to
-    /// Planned: the blocked layout its buffer holds, when every writer and reader shares one.
-    std::optional<dnnl::memory::desc> nativeLayout;
-    /// nativeLayout as an element order, when it is dense: what an observer reading layouts is handed.
-    std::optional<PhysicalLayout> physicalLayout;
-};
-
-struct CompiledGraph::Step {
-    ir::NodeId node;
-    std::unique_ptr<CpuKernel> kernel; ///< nullptr: the reference kernel
-    std::vector<int> inputs, outputs;  ///< slots; -1 for omitted ones
-    std::vector<int> releaseAfter;     ///< slots this step reads last
-    bool precomputed = false;          ///< a Constant node, or one folded, evaluated when the executor was made
-    std::vector<std::pair<ir::ValueId, int>> captured; ///< outer values its subgraphs read, and their slots
-    /// An activation input lowered on the way in: rounded to fp16/bf16, or quantized at `scale`.
-    struct InputCast {
-        std::size_t input;
-        Precision to;
-        float scale;
-    };
-    std::vector<InputCast> casts;
-    Precision precision = Precision::Fp32;
-    bool roundOutputs = false; ///< fp16/bf16: float outputs are stored rounded
-};
-
 namespace {
 
 std::string displayName(const ir::Node &node)
@@ -73,14 +39,6 @@ bool hasSubgraphs(const ir::Node &node)
         if (!a.subgraphs.empty())
             return true;
     return false;
-}
-
-void applyCast(Tensor &tensor, Precision to, float scale)
-{
-    if (to == Precision::Int8)
-        fakeQuantize(tensor, scale);
-    else
-        roundFloats(tensor, to);
 }
 
 std::shared_ptr<std::byte[]> allocateArena(std::size_t bytes)
@@ -488,198 +446,6 @@ CompiledGraph::compile(const ir::Model &model, const std::map<std::string, Shape
                                                                g->m_arena.get() + g->m_plan.offsets[static_cast<std::size_t>(slot.buffer)],
                                                                g->m_arena));
     return g;
-}
-
-std::int64_t CompiledGraph::flops() const
-{
-    std::int64_t total = 0;
-    for (const NodeProfile &n : m_profiles)
-        total += n.flops;
-    return total;
-}
-
-Tensor CompiledGraph::wholeBuffer(const Slot &slot) const
-{
-    if (!slot.nativeLayout)
-        return slot.current.tensor;
-    const auto elements = static_cast<std::int64_t>(slot.nativeLayout->get_size() / ir::dataTypeSize(slot.dataType));
-    return Tensor::wrap(slot.dataType, {elements}, const_cast<std::byte *>(slot.current.tensor.rawData()), m_arena);
-}
-
-Tensor CompiledGraph::rowMajorCopy(const Slot &slot) const
-{
-    Tensor plain = Tensor::uninitialized(slot.dataType, *slot.shape); // the reorder writes every element
-    dnnl::memory from = onednn::wrap(*slot.nativeLayout, slot.current.tensor);
-    dnnl::memory to = onednn::wrap(onednn::plainDesc(*slot.shape, *onednn::dataTypeOf(slot.dataType)), plain);
-    dnnl::reorder(from, to).execute(onednn::stream(), from, to);
-    onednn::stream().wait();
-    return plain;
-}
-
-support::Expected<NamedValues> CompiledGraph::run(const std::vector<const RuntimeValue *> &feeds, const RunOptions &options,
-                                                  Interpreter &reference, bool profile)
-{
-    const std::size_t cap = options.maxMemoryBytes ? options.maxMemoryBytes : defaultMaxMemory();
-    if (m_plan.arenaBytes > cap)
-        return makeError("memory-limit", "the memory plan needs " + std::to_string(m_plan.arenaBytes >> 20) +
-                                             " MiB of activations, over the limit of " + std::to_string(cap >> 20) + " MiB",
-                         m_model.sourcePath);
-    for (std::size_t i = 0; i < m_inputSlots.size(); ++i) {
-        Slot &slot = m_slots[static_cast<std::size_t>(m_inputSlots[i])];
-        if (slot.kind == Slot::Kind::Input && feeds[i])
-            slot.current = *feeds[i];
-    }
-    std::size_t fallbackLive = 0;
-    std::vector<const Tensor *> inputs;
-    std::vector<Tensor> outputs;
-    std::vector<RuntimeValue> readOnlyInputs;
-    std::vector<const RuntimeValue *> inputPointers;
-    std::vector<Tensor> castInputs;
-    for (std::size_t i = 0; i < m_steps.size(); ++i) {
-        if (options.cancel && options.cancel->load())
-            return makeError("cancelled", "the run was cancelled", m_model.sourcePath);
-        Step &step = m_steps[i];
-        const ir::Node &node = m_model.node(step.node);
-        NodeProfile &nodeProfile = m_profiles[i];
-        const auto start = profile ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-        if (step.precomputed) {
-            // its value is in its slot from compile time on
-        } else if (step.kernel) {
-            inputs.clear();
-            for (const int s : step.inputs)
-                inputs.push_back(s >= 0 ? &m_slots[static_cast<std::size_t>(s)].current.tensor : nullptr);
-            castInputs.clear();
-            castInputs.reserve(step.casts.size()); // no reallocation: inputs point into it
-            for (const Step::InputCast &cast : step.casts) {
-                castInputs.push_back(wholeBuffer(m_slots[static_cast<std::size_t>(step.inputs[cast.input])]).clone());
-                applyCast(castInputs.back(), cast.to, cast.scale);
-                inputs[cast.input] = &castInputs.back();
-            }
-            outputs.clear();
-            for (std::size_t k = 0; k < step.outputs.size(); ++k) {
-                const int s = step.outputs[k];
-                if (s < 0) {
-                    outputs.emplace_back();
-                    continue;
-                }
-                Slot &slot = m_slots[static_cast<std::size_t>(s)];
-                if (slot.kind == Slot::Kind::Alias)
-                    slot.current = RuntimeValue::ofTensor(m_slots[static_cast<std::size_t>(slot.aliasOf)].current.tensor.reshaped(*slot.shape));
-                outputs.push_back(slot.current.tensor);
-            }
-            try {
-                step.kernel->run(inputs, outputs);
-            } catch (const dnnl::error &e) {
-                return makeError("kernel-failed", step.kernel->implementation() + " failed: " + e.what(), m_model.sourcePath,
-                                 nodeProfile.name);
-            }
-        } else {
-            readOnlyInputs.clear();
-            readOnlyInputs.reserve(step.inputs.size());
-            inputPointers.clear();
-            for (const int s : step.inputs) {
-                if (s < 0) {
-                    inputPointers.push_back(nullptr);
-                    continue;
-                }
-                RuntimeValue v = m_slots[static_cast<std::size_t>(s)].current;
-                v.tensor = v.tensor.readOnly();
-                const std::size_t k = inputPointers.size();
-                for (const Step::InputCast &cast : step.casts)
-                    if (cast.input == k) {
-                        v.tensor = v.tensor.clone();
-                        applyCast(v.tensor, cast.to, cast.scale);
-                    }
-                readOnlyInputs.push_back(std::move(v));
-                inputPointers.push_back(&readOnlyInputs.back());
-            }
-            std::unordered_map<std::uint32_t, RuntimeValue> captured;
-            for (const auto &[value, s] : step.captured)
-                captured[value.index] = m_slots[static_cast<std::size_t>(s)].current;
-            auto produced = reference.runNode(node, inputPointers, captured, options);
-            if (!produced)
-                return produced.takeError();
-            for (std::size_t k = 0; k < step.outputs.size(); ++k) {
-                const int s = step.outputs[k];
-                if (s < 0)
-                    continue;
-                Slot &slot = m_slots[static_cast<std::size_t>(s)];
-                RuntimeValue &value = (*produced)[k];
-                if (slot.shape && (!value.isTensor() || value.tensor.shape() != *slot.shape))
-                    return makeError("shape-mismatch", "output '" + m_model.value(slot.value).name + "' is " + value.describe() +
-                                                           ", but shape inference planned " + shapeString(*slot.shape),
-                                     m_model.sourcePath, nodeProfile.name);
-                // a reference kernel may answer with a view of its input (Reshape): one into the arena
-                // would change under the later kernels the plan gives those bytes to, so it is copied out
-                const std::byte *data = value.isTensor() ? value.tensor.rawData() : nullptr;
-                if (data && m_arena && data >= m_arena.get() && data < m_arena.get() + m_plan.arenaBytes)
-                    value.tensor = value.tensor.clone();
-                fallbackLive += value.ownedBytes();
-                slot.current = std::move(value);
-            }
-            m_fallbackPeak = std::max(m_fallbackPeak, fallbackLive);
-        }
-        if (step.roundOutputs)
-            for (const int s : step.outputs)
-                if (s >= 0 && m_slots[static_cast<std::size_t>(s)].current.isTensor()) {
-                    Slot &slot = m_slots[static_cast<std::size_t>(s)];
-                    if (slot.nativeLayout) {
-                        Tensor bytes = wholeBuffer(slot);
-                        roundFloats(bytes, step.precision);
-                    } else {
-                        roundFloats(slot.current.tensor, step.precision);
-                    }
-                }
-        if (profile) {
-            nodeProfile.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            ++nodeProfile.runs;
-        }
-        if (options.observer) {
-            // arena bytes are reused later: an observer that keeps what it sees gets its own copy
-            const bool keeps = options.observer->keepsOutputs();
-            const bool readsLayouts = !keeps && options.observer->readsPhysicalLayouts();
-            std::vector<RuntimeValue> seen;
-            std::vector<const PhysicalLayout *> layouts;
-            for (std::size_t k = 0; k < step.outputs.size(); ++k) {
-                const int s = step.outputs[k];
-                const Slot *slot = s >= 0 && options.observer->wantsOutput(node, k) ? &m_slots[static_cast<std::size_t>(s)] : nullptr;
-                RuntimeValue v = slot ? slot->current : RuntimeValue{};
-                const PhysicalLayout *layout = nullptr;
-                if (slot && slot->nativeLayout && readsLayouts && slot->physicalLayout) {
-                    layout = &*slot->physicalLayout;
-                    v.tensor = v.tensor.readOnly();
-                } else if (slot && slot->nativeLayout) {
-                    v.tensor = rowMajorCopy(*slot);
-                } else if (v.isTensor() && v.tensor.isWritableView()) {
-                    v.tensor = keeps ? v.tensor.clone() : v.tensor.readOnly();
-                }
-                seen.push_back(std::move(v));
-                layouts.push_back(layout);
-            }
-            if (readsLayouts)
-                options.observer->nodeFinishedInLayouts(node, seen, layouts);
-            else
-                options.observer->nodeFinished(node, seen);
-        }
-        for (const int s : step.releaseAfter) {
-            Slot &slot = m_slots[static_cast<std::size_t>(s)];
-            if (slot.kind == Slot::Kind::Dynamic)
-                fallbackLive -= std::min(fallbackLive, slot.current.ownedBytes());
-            slot.current = RuntimeValue{};
-        }
-    }
-    NamedValues results;
-    const ir::Graph &main = m_model.graph(m_model.mainGraph());
-    for (std::size_t i = 0; i < m_outputSlots.size(); ++i) {
-        RuntimeValue v = m_slots[static_cast<std::size_t>(m_outputSlots[i])].current;
-        if (v.isTensor() && v.tensor.isWritableView())
-            v.tensor = v.tensor.clone(); // the next run overwrites the arena
-        results.emplace_back(m_model.value(main.outputs[i]).name, std::move(v));
-    }
-    for (Slot &slot : m_slots) // drop what the caller's feeds and the fallbacks hold
-        if (slot.kind == Slot::Kind::Input || slot.kind == Slot::Kind::Dynamic || slot.kind == Slot::Kind::Alias)
-            slot.current = RuntimeValue{};
-    return results;
 }
 
 } // namespace portolan::runtime::cpu

@@ -1,5 +1,6 @@
 // Matrix products and friends: MatMul (numpy batching), Gemm, Einsum (general) and Det.
 // Products run through one cache-blocked core.
+#include "support/IntegerArithmetic.h"
 #include "support/ParallelFor.h"
 #include "runtime/KernelContext.h"
 #include "runtime/reference/kernels/Accumulation.h"
@@ -24,6 +25,17 @@ namespace {
 constexpr std::int64_t kPanelRows = 4;    // rows of the product accumulated together (each B row is reused)
 constexpr std::int64_t kPanelCols = 256;  // columns per panel: 4 × 256 doubles stay in L1
 constexpr std::int64_t kChunk = 16;       // fixed-width inner loop the compiler vectorizes without a tail
+
+/// acc + x·y; integer products and sums wrap (two's complement), as every integer op does
+/// (docs/integer-semantics.md).
+template <typename A>
+A addProduct(A acc, A x, A y)
+{
+    if constexpr (std::is_integral_v<A>)
+        return support::wrappingAdd(acc, support::wrappingMul(x, y));
+    else
+        return acc + x * y;
+}
 
 /// For every row i of the M×N product of A (element (i,k) at a[i*rowStride + k*colStride]) and B (element
 /// (k,j) at b[k*bRowStride + j*bColStride]): store(i, j0, acc, width) with acc[j] = Σ_k A(i,k)·B(k, j0+j).
@@ -58,9 +70,9 @@ void multiply(const T *a, std::int64_t rowStride, std::int64_t colStride, const 
                         if (bColStride == 1)
                             for (std::int64_t j = 0; j < chunked; j += kChunk)
                                 for (std::int64_t c = 0; c < kChunk; ++c)
-                                    acc[j + c] += av * static_cast<A>(bRow[j + c]);
+                                    acc[j + c] = addProduct(acc[j + c], av, static_cast<A>(bRow[j + c]));
                         for (std::int64_t j = bColStride == 1 ? chunked : 0; j < width; ++j)
-                            acc[j] += av * static_cast<A>(bRow[j * bColStride]);
+                            acc[j] = addProduct(acc[j], av, static_cast<A>(bRow[j * bColStride]));
                     }
                 }
                 for (std::int64_t r = 0; r < height; ++r)

@@ -8,6 +8,7 @@
 #include "ir/Type.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -140,5 +141,12 @@ inline std::int64_t dimProduct(const Shape &shape, std::size_t from, std::size_t
 /// The slices idx[0..m) (valid, non-negative) of `x` along `axis`, in that order, under the memory cap.
 support::Expected<Tensor> take(KernelContext &ctx, const Tensor &x, std::size_t axis, const std::int64_t *idx,
                                std::int64_t m);
+
+/// A list argument that was attribute `attr` before opset `inputSince` and input `input` from then on;
+/// nullopt when not given (Squeeze/Unsqueeze axes, Slice's lists…).
+support::Expected<std::optional<std::vector<std::int64_t>>> listArgument(KernelContext &ctx, const char *attr,
+                                                                        std::size_t input, int inputSince);
+/// Axes in [-rank, rank) as distinct non-negative axes, flagged in a rank-long mask.
+support::Expected<std::vector<bool>> axisMask(KernelContext &ctx, const std::vector<std::int64_t> &axes, std::size_t rank);
 
 } // namespace portolan::runtime::kernels

@@ -1,6 +1,8 @@
 // Tensor metrics in double: one pass for the sums and maxima, with a histogram (or, for small
 // tensors, a selection) for the median and p99.
 #include "compare/TensorMetrics.h"
+#include "compare/ErrorHistogram.h"
+#include "compare/RankStatistics.h"
 
 #include "ir/Type.h"
 #include "runtime/Dispatch.h"
@@ -20,56 +22,13 @@ namespace portolan::compare {
 
 namespace {
 
+using detail::binMiddle;
+using detail::binOf;
+using detail::Histogram;
+using detail::kHistogramBins;
+using detail::kPastFloats;
+
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-/// The median and p99 (nearest rank) of non-negative floats, NaN counted as the largest: a count per
-/// 1/8-octave bin (a float's top 12 bits, monotone in its value) finds the bin each rank falls in,
-/// and a selection among that bin's elements alone the value. Two passes and two small selections,
-/// where two selections over all of them cost four times as much.
-std::pair<double, double> medianAndP99(const std::vector<float> &values)
-{
-    if (values.empty())
-        return {0, 0};
-    const auto binOfValue = [](float v) { return std::bit_cast<std::uint32_t>(v) >> 20; };
-    std::vector<std::uint32_t> counts(std::size_t(1) << 12, 0);
-    for (const float v : values)
-        ++counts[binOfValue(v)];
-    const auto at = [&](double q) {
-        const std::size_t n = values.size();
-        const auto rank = static_cast<std::size_t>(std::min<double>(static_cast<double>(n - 1), std::ceil(q * static_cast<double>(n)) - 1));
-        std::size_t before = 0, bin = 0;
-        while (before + counts[bin] <= rank)
-            before += counts[bin++];
-        std::vector<std::uint32_t> inBin; // as bits: NaNs order after infinity, as their bins do
-        inBin.reserve(counts[bin]);
-        for (const float v : values)
-            if (binOfValue(v) == bin)
-                inBin.push_back(std::bit_cast<std::uint32_t>(v));
-        std::nth_element(inBin.begin(), inBin.begin() + static_cast<std::ptrdiff_t>(rank - before), inBin.end());
-        return static_cast<double>(std::bit_cast<float>(inBin[rank - before]));
-    };
-    return {at(0.5), at(0.99)};
-}
-
-void topAgreement(const double *ref, const double *act, std::int64_t rows, std::int64_t width, TensorMetrics &m)
-{
-    std::int64_t top1 = 0, top5 = 0;
-    std::vector<std::int64_t> order(static_cast<std::size_t>(width));
-    for (std::int64_t r = 0; r < rows; ++r) {
-        const double *a = ref + r * width, *b = act + r * width;
-        const auto refArgmax = std::max_element(a, a + width) - a;
-        for (std::int64_t i = 0; i < width; ++i)
-            order[static_cast<std::size_t>(i)] = i;
-        const std::size_t k = std::min<std::size_t>(5, order.size());
-        std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
-                          [&](std::int64_t x, std::int64_t y) { return b[x] > b[y] || (b[x] == b[y] && x < y); });
-        top1 += order[0] == refArgmax;
-        top5 += std::find(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), refArgmax) !=
-                order.begin() + static_cast<std::ptrdiff_t>(k);
-    }
-    m.top1 = rows ? static_cast<double>(top1) / static_cast<double>(rows) : 0;
-    m.top5 = rows ? static_cast<double>(top5) / static_cast<double>(rows) : 0;
-}
 
 /// Up to this many elements the median and p99 are exact (a selection over the errors); past it
 /// they come from a histogram of 1/16-octave bins (within 6.25%), so large tensors cost one pass.
@@ -104,96 +63,6 @@ bool inSample(std::int64_t i, std::int64_t every)
 }
 
 
-/// A float's bin: its exponent and top 4 mantissa bits, monotone in the value for x ≥ 0.
-std::size_t binOf(float x)
-{
-    return std::bit_cast<std::uint32_t>(x) >> 19;
-}
-double binMiddle(std::size_t bin)
-{
-    const float low = std::bit_cast<float>(static_cast<std::uint32_t>(bin) << 19);
-    const float high = std::bit_cast<float>(static_cast<std::uint32_t>(bin + 1) << 19);
-    return (static_cast<double>(low) + static_cast<double>(high)) / 2;
-}
-
-constexpr std::size_t kHistogramBins = 1 << 12; // every bin of a non-negative float
-constexpr std::size_t kPastFloats = 0x7f800000u >> 19; // the bin of a float infinity: past it, all infinite
-
-/// Counts per bin over the range of non-zero bins touched so far: errors span a few octaves, so the
-/// counts cover those, not all 4096 bins (zeroing and walking all of them was a fixed cost that
-/// dwarfed the counting on tensors of a few thousand elements). Bin 0, the exact matches, is counted
-/// apart, or the range would reach down from every error to it.
-struct Histogram {
-    std::vector<std::uint64_t> counts; // counts[i] is bin low + i
-    std::size_t low = 0;
-    std::uint64_t zeros = 0, infinite = 0;
-
-    void touch(std::size_t lo, std::size_t hi)
-    {
-        if (counts.empty()) {
-            low = lo;
-            counts.assign(hi - lo + 1, 0);
-            return;
-        }
-        if (lo < low) {
-            counts.insert(counts.begin(), low - lo, 0);
-            low = lo;
-        }
-        if (hi >= low + counts.size())
-            counts.resize(hi - low + 1, 0);
-    }
-    void add(double e)
-    {
-        if (std::isinf(e) || e > std::numeric_limits<float>::max()) {
-            ++infinite;
-            return;
-        }
-        const std::size_t bin = binOf(static_cast<float>(e));
-        if (bin == 0) {
-            ++zeros;
-            return;
-        }
-        touch(bin, bin);
-        ++counts[bin - low];
-    }
-    /// Adds two partial count arrays: bin 0, and bins [lo, hi] (1 ≤ lo; bins from kPastFloats on
-    /// count as infinite).
-    void addCounts(const std::uint32_t *a, const std::uint32_t *b, std::size_t lo, std::size_t hi)
-    {
-        zeros += std::uint64_t(a[0]) + b[0];
-        for (std::size_t bin = std::max(lo, kPastFloats); bin <= hi; ++bin)
-            infinite += std::uint64_t(a[bin]) + b[bin];
-        hi = std::min(hi, kPastFloats - 1);
-        if (lo > hi)
-            return;
-        touch(lo, hi);
-        for (std::size_t bin = lo; bin <= hi; ++bin)
-            counts[bin - low] += std::uint64_t(a[bin]) + b[bin];
-    }
-    void merge(const Histogram &o)
-    {
-        zeros += o.zeros;
-        infinite += o.infinite;
-        if (o.counts.empty())
-            return;
-        touch(o.low, o.low + o.counts.size() - 1);
-        for (std::size_t i = 0; i < o.counts.size(); ++i)
-            counts[o.low - low + i] += o.counts[i];
-    }
-    double quantile(double q, std::uint64_t total, double max) const
-    {
-        const auto wanted = static_cast<std::uint64_t>(std::max(1.0, std::ceil(q * static_cast<double>(total))));
-        std::uint64_t seen = zeros;
-        if (seen >= wanted)
-            return 0;
-        for (std::size_t i = 0; i < counts.size(); ++i)
-            if ((seen += counts[i]) >= wanted)
-                return std::min(max, binMiddle(low + i));
-        return kInf;
-    }
-};
-
-/// What one chunk of the elements adds up to.
 struct Partial {
     double sumAbs = 0, sumRel = 0, sumSquares = 0, dot = 0, refSquares = 0, actSquares = 0;
     double maxAbs = 0, maxRel = 0, neededAtol = 0, neededRtol = 0, worst = -1, scale = 0;
@@ -578,24 +447,6 @@ double valueAt(const runtime::Tensor &t, std::int64_t i)
 }
 
 } // namespace
-
-double normalizedError(const TensorMetrics &m)
-{
-    if (!m.mismatch.empty())
-        return kInf;
-    return m.referenceScale > 0 ? m.maxAbs / m.referenceScale : m.maxAbs;
-}
-
-Tolerance defaultTolerance(const std::string &precision)
-{
-    if (precision == "fp16")
-        return {1e-2, 1e-2};
-    if (precision == "bf16")
-        return {5e-2, 5e-2};
-    if (precision == "int8")
-        return {1e-1, 1e-1};
-    return {1e-5, 1e-5};
-}
 
 TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Tensor &actual, const Tolerance &tolerance,
                              bool logits, double epsilon, const runtime::PhysicalLayout *actualLayout)

@@ -103,7 +103,7 @@ int runOptimize(const QStringList &arguments)
     auto optimized = workbench.optimize({*parsed, options, outputPath, parser.isSet(force)});
     if (!optimized)
         return fail(optimized.error().format());
-    const passes::CompileResult *result = &optimized->compiled;
+    const passes::CompileResult *result = &optimized->optimized;
 
     passes::CompileReportOptions report;
     report.modelPath = modelPath;

@@ -88,8 +88,8 @@ support::Expected<passes::Pipeline> Workbench::pipelineFromText(const std::strin
     return passes::parsePipeline(text);
 }
 
-support::Expected<passes::CompileResult> Workbench::compile(const passes::Pipeline &pipeline,
-                                                             const passes::PassManagerOptions &options) const
+support::Expected<passes::CompileResult> Workbench::optimize(const passes::Pipeline &pipeline,
+                                                              const passes::PassManagerOptions &options) const
 {
     if (!m_model)
         return support::makeError("no-model", "no model is open");
@@ -127,7 +127,7 @@ support::Expected<OptimizeOutcome> Workbench::optimize(const OptimizeRequest &re
     std::error_code ec;
     if (!request.overwrite && std::filesystem::exists(request.outputPath, ec))
         return support::makeError("file-exists", "'" + request.outputPath + "' exists (use --force to overwrite it)");
-    auto result = compile(request.pipeline, request.options);
+    auto result = optimize(request.pipeline, request.options);
     if (!result)
         return result.takeError();
     if (auto st = ir::saveModelFile(*result->model, request.outputPath,
@@ -135,7 +135,7 @@ support::Expected<OptimizeOutcome> Workbench::optimize(const OptimizeRequest &re
         !st)
         return st.error();
     OptimizeOutcome outcome{std::move(*result), {}};
-    outcome.weightsPath = ir::externalDataFileFor(*outcome.compiled.model, request.outputPath);
+    outcome.weightsPath = ir::externalDataFileFor(*outcome.optimized.model, request.outputPath);
     return outcome;
 }
 

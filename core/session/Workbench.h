@@ -31,9 +31,9 @@ struct OptimizeRequest {
     bool overwrite = false; ///< replace an existing output file
 };
 
-/// What `optimize` produced: the compile (passes, provenance, numeric checks) and where the weights went.
+/// What `optimize` produced: the passes' result (model, provenance, numeric checks) and where the weights went.
 struct OptimizeOutcome {
-    passes::CompileResult compiled;
+    passes::CompileResult optimized;
     std::string weightsPath; ///< the external data file written beside the output; "" when embedded
 };
 
@@ -98,12 +98,13 @@ public:
 
     /// "-O0"…"-O3" or pipeline text ("infer-shapes,fuse-gelu{…}"), checked against the pass registry.
     static support::Expected<passes::Pipeline> pipelineFromText(const std::string &text);
-    /// Runs `pipeline` on a copy of the open model. The GUI keeps the model after every pass
-    /// (options.snapshots: stepping, undo and the before/after diff). Reads the model only: safe
-    /// beside other readers.
-    support::Expected<passes::CompileResult> compile(const passes::Pipeline &pipeline,
-                                                     const passes::PassManagerOptions &options = {}) const;
-    /// `portolan optimize`: compile, then save the result to request.outputPath (with its weights
+    /// Optimizing is running a pipeline of passes (compiling is what an executor does to a model at
+    /// given input shapes). This one runs `pipeline` on a copy of the open model, in memory; the GUI
+    /// keeps the model after every pass (options.snapshots: stepping, undo and the before/after
+    /// diff). Reads the model only: safe beside other readers.
+    support::Expected<passes::CompileResult> optimize(const passes::Pipeline &pipeline,
+                                                      const passes::PassManagerOptions &options = {}) const;
+    /// `portolan optimize`: optimize, then save the result to request.outputPath (with its weights
     /// beside it when they are external data). The model's own file is never the output.
     support::Expected<OptimizeOutcome> optimize(const OptimizeRequest &request) const;
     /// Every pass pipelines may name, with its options (`portolan passes`).
@@ -123,7 +124,7 @@ public:
 
     /// `portolan compare`: two runs of the open model (by default the reference interpreter on it as
     /// loaded against the compiled CPU executor after -O2), compared tensor by tensor, aligned through
-    /// the passes' provenance where one side runs the compiled copy. Reads the model only.
+    /// the passes' provenance where one side runs the optimized copy. Reads the model only.
     support::Expected<std::shared_ptr<const ComparisonOutcome>> compare(const ComparisonRequest &request) const;
     /// `portolan repro` for a comparison made here: the subgraph around `node` (of the outcome's
     /// compiled model, `depth` producers back) as a standalone model fed with what B gave it,

@@ -252,7 +252,7 @@ void PipelinePanel::startRun(int stepAfter)
         try {
             passes::PassManagerOptions options;
             options.snapshots = true; // stepping, undo and the before/after diff
-            auto result = workbench->compile(pipeline, options);
+            auto result = workbench->optimize(pipeline, options);
             if (result)
                 outcome->result = std::make_shared<passes::CompileResult>(std::move(*result));
             else

@@ -30,6 +30,14 @@ void registerExecutor(const std::string &name, PluggedExecutorFactory factory, E
     r.describers[name] = describe;
 }
 
+support::Error missingExecutor(const std::string &name, const std::string &model)
+{
+    if (name == "cuda")
+        return support::makeError("no-executor", "this build of Portolan has no CUDA executor (nvcc was not found when it was built)",
+                                  model);
+    return support::makeError("no-executor", "this build of Portolan has no " + name + " executor", model);
+}
+
 std::string describeExecutor(const std::string &name)
 {
     ExecutorDescriber describe = nullptr;

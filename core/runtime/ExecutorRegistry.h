@@ -33,6 +33,9 @@ using ExecutorDescriber = std::string (*)();
 void registerExecutor(const std::string &name, PluggedExecutorFactory factory, ExecutorDescriber describe = nullptr);
 /// The factory registered as `name`, or nullptr when this build has none.
 PluggedExecutorFactory findExecutor(const std::string &name);
+/// Why `name` cannot be made in this build: "this build of Portolan has no CUDA executor (nvcc was
+/// not found when it was built)" for cuda, which only a build without nvcc lacks.
+support::Error missingExecutor(const std::string &name, const std::string &model);
 /// The description of the executor registered as `name`; "" when none is (or it says nothing).
 std::string describeExecutor(const std::string &name);
 

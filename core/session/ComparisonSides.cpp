@@ -64,7 +64,7 @@ support::Expected<compare::RunSide> ComparisonSides::plugged(const SideSpec &spe
 {
     const runtime::PluggedExecutorFactory factory = runtime::findExecutor(spec.executor);
     if (!factory)
-        return support::makeError("no-executor", "this build of Portolan has no " + spec.executor + " executor", m_compiled.sourcePath);
+        return runtime::missingExecutor(spec.executor, m_compiled.sourcePath);
     auto resolved = policy(spec.precision);
     if (!resolved)
         return resolved.takeError();

@@ -142,7 +142,7 @@ support::Expected<RunOutcome> Workbench::run(const RunRequest &request) const
     } else {
         const runtime::PluggedExecutorFactory factory = runtime::findExecutor(side.executor);
         if (!factory)
-            return support::makeError("no-executor", "this build of Portolan has no " + side.executor + " executor", m_model->sourcePath);
+            return runtime::missingExecutor(side.executor, m_model->sourcePath);
         auto resolved = policy();
         if (!resolved)
             return resolved.takeError();

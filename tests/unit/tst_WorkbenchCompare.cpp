@@ -115,7 +115,7 @@ private slots:
         againstImport.b = session::SideSpec::imported("/somewhere");
         QVERIFY(refused(againstImport, "/somewhere"));
         request.a = session::SideSpec::compiled("cuda", "fp32"); // either side may be a plugged executor
-        QVERIFY(refused(request, "has no cuda executor"));
+        QVERIFY(refused(request, "no CUDA executor"));
     }
 
     void pluggedExecutorsAreOfferedByName()

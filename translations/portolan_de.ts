@@ -216,366 +216,382 @@
 <context>
     <name>portolan::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="68"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="59"/>
         <source>Portolan</source>
         <translation>Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="140"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="152"/>
         <source>Open an ONNX model (File → Open…) to see its summary.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seine Zusammenfassung zu sehen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="149"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="162"/>
         <source>Groups</source>
         <translation>Gruppen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="150"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="163"/>
         <source>Inspector</source>
         <translation>Inspektor</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="151"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="164"/>
         <source>Summary</source>
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="551"/>
+        <location filename="../app/gui/MainWindow.cpp" line="305"/>
         <source>Layout failed</source>
         <translation>Layout fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="233"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="77"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="84"/>
         <source>Main graph</source>
         <translation>Hauptgraph</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="153"/>
-        <location filename="../app/gui/MainWindow.cpp" line="164"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="166"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="177"/>
         <source>Pipeline</source>
         <translation>Pipeline</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="173"/>
-        <location filename="../app/gui/MainWindow.cpp" line="199"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="186"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="212"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="176"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="189"/>
         <source>Findings</source>
         <translation>Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="217"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="234"/>
         <source>&amp;Open…</source>
         <translation>Ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="218"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="235"/>
         <source>&amp;Save Session…</source>
         <translation>Sitzung &amp;speichern…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="219"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="236"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="220"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="237"/>
         <source>Open &amp;Sample Model</source>
         <translation>&amp;Beispielmodell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="239"/>
         <source>&amp;Export View…</source>
         <translation>Ansicht &amp;exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="222"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="239"/>
         <source>Ctrl+E</source>
         <translation>Ctrl+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="240"/>
         <source>Export Port &amp;Report…</source>
         <translation>Port-&amp;Bericht exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="223"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="240"/>
         <source>Ctrl+Shift+E</source>
         <translation>Ctrl+Shift+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="225"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="242"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="228"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="245"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="229"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="246"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="231"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="248"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="236"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="253"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="237"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="254"/>
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="237"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="254"/>
         <source>Ctrl+0</source>
         <translation>Ctrl+0</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="242"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="259"/>
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="243"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="260"/>
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="248"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="265"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="249"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="266"/>
         <source>&amp;About Portolan</source>
         <translation>Ü&amp;ber Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="251"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="272"/>
         <source>Search</source>
         <translation>Suche</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="255"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="276"/>
         <source>Search nodes, ops (op:Conv), tensors (tensor:x)…</source>
         <translation>Knoten, Operatoren (op:Conv), Tensoren (tensor:x) suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="262"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="283"/>
         <source>Previous</source>
         <translation>Zurück</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="263"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="284"/>
         <source>Next</source>
         <translation>Weiter</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="265"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="286"/>
         <source>Fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="288"/>
-        <location filename="../app/gui/MainWindow.cpp" line="429"/>
+        <location filename="../app/gui/MainWindow.cpp" line="183"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="313"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="330"/>
+        <location filename="../app/gui/MainWindow.cpp" line="84"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="367"/>
+        <location filename="../app/gui/MainWindow.cpp" line="121"/>
         <source>Sample model</source>
         <translation>Beispielmodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="367"/>
+        <location filename="../app/gui/MainWindow.cpp" line="121"/>
         <source>The bundled sample model is missing from this build.</source>
         <translation>Das mitgelieferte Beispielmodell fehlt in diesem Build.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="383"/>
-        <location filename="../app/gui/MainWindow.cpp" line="430"/>
+        <location filename="../app/gui/MainWindow.cpp" line="137"/>
+        <location filename="../app/gui/MainWindow.cpp" line="184"/>
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="396"/>
+        <location filename="../app/gui/MainWindow.cpp" line="150"/>
         <source>Open a model first: a session is a model and how it is looked at.</source>
         <translation>Öffnen Sie zuerst ein Modell: Eine Sitzung ist ein Modell und die Art, es zu betrachten.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="398"/>
+        <location filename="../app/gui/MainWindow.cpp" line="152"/>
         <source>The bundled sample has no file of its own to point to; open a model file to save a session.</source>
         <translation>Das mitgelieferte Beispiel hat keine eigene Datei, auf die verwiesen werden kann; öffnen Sie eine Modelldatei, um eine Sitzung zu speichern.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="413"/>
-        <location filename="../app/gui/MainWindow.cpp" line="419"/>
+        <location filename="../app/gui/MainWindow.cpp" line="167"/>
+        <location filename="../app/gui/MainWindow.cpp" line="173"/>
         <source>Save Session</source>
         <translation>Sitzung speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="413"/>
+        <location filename="../app/gui/MainWindow.cpp" line="167"/>
         <source>Portolan sessions (*.portolan)</source>
         <translation>Portolan-Sitzungen (*.portolan)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="421"/>
+        <location filename="../app/gui/MainWindow.cpp" line="175"/>
         <source>Session saved to %1</source>
         <translation>Sitzung nach %1 gespeichert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="456"/>
+        <location filename="../app/gui/MainWindow.cpp" line="210"/>
         <source>%1 — %2 nodes, %3 initializers (%4), %5 findings</source>
         <translation>%1 — %2 Knoten, %3 Initialisierer (%4), %5 Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="462"/>
+        <location filename="../app/gui/MainWindow.cpp" line="216"/>
         <source>%1 — Portolan</source>
         <translation>%1 — Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="483"/>
+        <location filename="../app/gui/MainWindow.cpp" line="237"/>
         <source>no match</source>
         <translation>kein Treffer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="497"/>
+        <location filename="../app/gui/MainWindow.cpp" line="251"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="563"/>
+        <location filename="../app/gui/MainWindow.cpp" line="317"/>
         <source>Running the reference for %1…</source>
         <translation>Referenzlauf für %1…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="591"/>
+        <location filename="../app/gui/MainWindow.cpp" line="345"/>
         <source>Comparing</source>
         <translation>Vergleich läuft</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="594"/>
+        <location filename="../app/gui/MainWindow.cpp" line="348"/>
         <source>Compiling</source>
         <translation>Kompilierung läuft</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="596"/>
+        <location filename="../app/gui/MainWindow.cpp" line="350"/>
         <source>Loading</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="635"/>
+        <location filename="../app/gui/MainWindow.cpp" line="352"/>
+        <source>Writing the report</source>
+        <translation>Bericht wird geschrieben</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindow.cpp" line="391"/>
         <source>main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="714"/>
-        <location filename="../app/gui/MainWindow.cpp" line="715"/>
+        <location filename="../app/gui/MainWindow.cpp" line="470"/>
+        <location filename="../app/gui/MainWindow.cpp" line="471"/>
         <source>Input model</source>
         <translation>Eingabemodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="729"/>
+        <location filename="../app/gui/MainWindow.cpp" line="485"/>
         <source>made by %1 from: %2</source>
         <translation>erzeugt von %1 aus: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="730"/>
+        <location filename="../app/gui/MainWindow.cpp" line="486"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="744"/>
+        <location filename="../app/gui/MainWindow.cpp" line="500"/>
         <source>Before %1 — %2 nodes, struck through: removed</source>
         <translation>Vor %1 — %2 Knoten, durchgestrichen: entfernt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="745"/>
+        <location filename="../app/gui/MainWindow.cpp" line="501"/>
         <source>After %1 — %2 nodes, green: created</source>
         <translation>Nach %1 — %2 Knoten, grün: erzeugt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="748"/>
+        <location filename="../app/gui/MainWindow.cpp" line="504"/>
         <source>Pass diff</source>
         <translation>Pass-Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="754"/>
+        <location filename="../app/gui/MainWindow.cpp" line="510"/>
         <source>Open ONNX Model</source>
         <translation>ONNX-Modell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="755"/>
+        <location filename="../app/gui/MainWindow.cpp" line="511"/>
         <source>ONNX models (*.onnx);;Portolan sessions (*.portolan);;All files (*)</source>
         <translation>ONNX-Modelle (*.onnx);;Portolan-Sitzungen (*.portolan);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="765"/>
-        <location filename="../app/gui/MainWindow.cpp" line="771"/>
+        <location filename="../app/gui/MainWindow.cpp" line="521"/>
+        <location filename="../app/gui/MainWindow.cpp" line="527"/>
         <source>Export View</source>
         <translation>Ansicht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="765"/>
+        <location filename="../app/gui/MainWindow.cpp" line="521"/>
         <source>SVG image (*.svg);;PNG image (*.png)</source>
         <translation>SVG-Bild (*.svg);;PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="771"/>
+        <location filename="../app/gui/MainWindow.cpp" line="527"/>
         <source>Cannot write %1.</source>
         <translation>%1 kann nicht geschrieben werden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="776"/>
+        <location filename="../app/gui/MainWindowReport.cpp" line="37"/>
         <source>Run a comparison first (the Compare dock): the report is about its result.</source>
         <translation>Führen Sie zuerst einen Vergleich aus (Vergleichsleiste): Der Bericht handelt von seinem Ergebnis.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="800"/>
-        <location filename="../app/gui/MainWindow.cpp" line="803"/>
-        <location filename="../app/gui/MainWindow.cpp" line="808"/>
+        <location filename="../app/gui/MainWindowReport.cpp" line="64"/>
+        <source>Writing the port report to %1…</source>
+        <translation>Port-Bericht wird nach %1 geschrieben…</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindowReport.cpp" line="69"/>
+        <location filename="../app/gui/MainWindowReport.cpp" line="79"/>
+        <location filename="../app/gui/MainWindowReport.cpp" line="83"/>
+        <location filename="../app/gui/MainWindowReport.cpp" line="86"/>
         <source>Export Port Report</source>
         <translation>Port-Bericht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="804"/>
+        <location filename="../app/gui/MainWindowReport.cpp" line="83"/>
+        <source>A port report is being written: wait for it to finish.</source>
+        <translation>Ein Port-Bericht wird gerade geschrieben: Warten Sie, bis er fertig ist.</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/MainWindowReport.cpp" line="87"/>
         <source>PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)</source>
         <translation>PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="810"/>
+        <location filename="../app/gui/MainWindowReport.cpp" line="71"/>
         <source>Port report written to %1</source>
         <translation>Port-Bericht nach %1 geschrieben</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="849"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="348"/>
         <source>About Portolan</source>
         <translation>Über Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="850"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="349"/>
         <source>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;A workbench for porting ONNX models to accelerators.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank zum Portieren von ONNX-Modellen auf Beschleuniger.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</translation>
     </message>
@@ -583,300 +599,300 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="105"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="99"/>
         <source>seeded random inputs; or a test_data_set folder</source>
         <translation>Zufallseingaben mit Startwert; oder ein test_data_set-Ordner</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="80"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="106"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="114"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="74"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="100"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="108"/>
         <source>…</source>
         <translation>…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="65"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="59"/>
         <source>Reference interpreter</source>
         <translation>Referenzinterpreter</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="67"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="61"/>
         <source>Compiled CPU executor at %1</source>
         <translation>Kompilierter CPU-Executor mit %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="68"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="62"/>
         <source>Compiled at fp32 against B at fp16 tells precision apart from kernels; A compiled goes with B compiled</source>
         <translation>Kompiliert mit fp32 gegen B mit fp16 trennt Genauigkeit von Kerneln; A kompiliert setzt B kompiliert voraus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="70"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="64"/>
         <source>Compiled CPU executor</source>
         <translation>Kompilierter CPU-Executor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="70"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="82"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="64"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="76"/>
         <source>Imported run</source>
         <translation>Importierter Lauf</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="70"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="64"/>
         <source>External command</source>
         <translation>Externer Befehl</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="72"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="66"/>
         <source>CUDA executor (local GPU)</source>
         <translation>CUDA-Executor (lokale GPU)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="77"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="71"/>
         <source>int8&apos;s calibration batches: random:N[:SEED], or a folder of test_data_set_N folders</source>
         <translation>Kalibrierdaten für int8: random:N[:SEED] oder ein Ordner mit test_data_set_N-Ordnern</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="79"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="73"/>
         <source>another runtime&apos;s tensors: a folder of .pb/.npy, an .npz, or Polygraphy&apos;s .json[#RUNNER]</source>
         <translation>Tensoren einer anderen Laufzeit: ein Ordner mit .pb/.npy, eine .npz oder Polygraphys .json[#RUNNER]</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="83"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="77"/>
         <source>Runs (*.npz *.json);;All files (*)</source>
         <translation>Läufe (*.npz *.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="88"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="82"/>
         <source>another runtime as a command: CMD {model} {inputs} {outputs}</source>
         <translation>eine andere Laufzeit als Befehl: CMD {model} {inputs} {outputs}</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="89"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="83"/>
         <source>Run through /bin/sh on the model file as loaded. {inputs} holds input_K.pb and NAME.npy; the command writes outputs (and any intermediates) into {outputs} as .pb or .npy.</source>
         <translation>Läuft über /bin/sh auf der geladenen Modelldatei. {inputs} enthält input_K.pb und NAME.npy; der Befehl schreibt die Ausgaben (und beliebige Zwischenwerte) als .pb oder .npy nach {outputs}.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="108"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="102"/>
         <source>Inputs (input_K.pb)</source>
         <translation>Eingaben (input_K.pb)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="113"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="107"/>
         <source>single inputs: name=FILE.npy; other=FILE.pb; third=random:SEED (over the test set&apos;s, or random)</source>
         <translation>einzelne Eingaben: name=DATEI.npy; andere=DATEI.pb; dritte=random:SEED (über denen des Testsatzes, sonst zufällig)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="115"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="109"/>
         <source>Add .pb or .npy files, each for the input it names (a .pb&apos;s stored name, a .npy&apos;s file name)</source>
         <translation>.pb- oder .npy-Dateien hinzufügen, jede für die Eingabe, die sie nennt (der in der .pb gespeicherte Name, der Dateiname der .npy)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="117"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="190"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="111"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="184"/>
         <source>Input files</source>
         <translation>Eingabedateien</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="117"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="111"/>
         <source>Tensors (*.pb *.npy)</source>
         <translation>Tensoren (*.pb *.npy)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="130"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="124"/>
         <source>Random inputs: the K-th graph input gets seed N+K, as with portolan compare --seed N</source>
         <translation>Zufällige Eingaben: der K-te Graph-Eingang erhält den Seed N+K, wie bei portolan compare --seed N</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="132"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="126"/>
         <source>symbolic inputs: name=1,3,224,224; other=1,128</source>
         <translation>symbolische Eingaben: name=1,3,224,224; andere=1,128</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="135"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="129"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="130"/>
         <source>by precision</source>
         <translation>nach Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="138"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="132"/>
         <source>max error / reference scale</source>
         <translation>max. Fehler / Referenzskala</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="138"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="132"/>
         <source>max abs error</source>
         <translation>max. absoluter Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="138"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="132"/>
         <source>1 − cosine</source>
         <translation>1 − Kosinus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="140"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="134"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="142"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="147"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="499"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="141"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="389"/>
         <source>running A and B: %p%</source>
         <translation>A und B laufen: %p%</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="157"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="151"/>
         <source>checking the failing kernels…</source>
         <translation>die abweichenden Kernel werden geprüft…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="159"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="153"/>
         <source>Reference interpreter (A) against the compiled CPU executor (B).</source>
         <translation>Referenzinterpreter (A) gegen den kompilierten CPU-Executor (B).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="167"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="161"/>
         <source>seed</source>
         <translation>Startwert</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="178"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="172"/>
         <source>atol</source>
         <translation>atol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="180"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="174"/>
         <source>rtol</source>
         <translation>rtol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="182"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="176"/>
         <source>A</source>
         <translation>A</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="183"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="177"/>
         <source>B</source>
         <translation>B</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="184"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="178"/>
         <source>Pipeline, precision</source>
         <translation>Pipeline, Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="185"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="179"/>
         <source>Other runtime</source>
         <translation>Andere Laufzeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="186"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="180"/>
         <source>Inputs</source>
         <translation>Eingaben</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="191"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="185"/>
         <source>Shapes</source>
         <translation>Formen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="192"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="186"/>
         <source>Tolerance</source>
         <translation>Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="193"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="187"/>
         <source>Heat on graph</source>
         <translation>Wärmebild im Graphen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="194"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="188"/>
         <source>Extract Repro…</source>
         <translation>Repro herauslösen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="195"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="189"/>
         <source>Cut the selected suspect (or the first divergence) out as a standalone model with the inputs B gave it and the reference&apos;s outputs, shrunk while it still fails</source>
         <translation>Den gewählten Verdächtigen (oder die erste Abweichung) als eigenständiges Modell herauslösen, mit den Eingaben, die B ihm gab, und den Ausgaben der Referenz; verkleinert, solange der Fehler bleibt</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="198"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="192"/>
         <source>Bisect Precision</source>
         <translation>Genauigkeit bisektieren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="199"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="193"/>
         <source>Find the nodes to keep at fp32 for B&apos;s outputs to meet the tolerance</source>
         <translation>Die Knoten finden, die bei fp32 bleiben müssen, damit die Ausgaben von B die Toleranz einhalten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="225"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="219"/>
         <source>Suspect</source>
         <translation>Verdächtig</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="225"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="219"/>
         <source>Error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="225"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="219"/>
         <source>Why</source>
         <translation>Warum</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="231"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="225"/>
         <source>Suspects</source>
         <translation>Verdächtige</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="232"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="226"/>
         <source>Tensors</source>
         <translation>Tensoren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="233"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="227"/>
         <source>Error by depth</source>
         <translation>Fehler nach Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="234"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="228"/>
         <source>GPU profile</source>
         <translation>GPU-Profil</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="288"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="295"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="60"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="67"/>
         <source>Extract Repro</source>
         <translation>Repro herauslösen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="288"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="305"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="60"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="77"/>
         <source>No tensor goes out of tolerance on its own: pick a suspect first.</source>
         <translation>Kein Tensor verlässt die Toleranz von selbst: wählen Sie zuerst einen Verdächtigen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="291"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="63"/>
         <source>Folder for the repro around %1</source>
         <translation>Ordner für das Repro um %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="295"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="67"/>
         <source>%1 holds files. Write the repro into it anyway?</source>
         <translation>%1 enthält Dateien. Das Repro trotzdem hineinschreiben?</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="319"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="82"/>
         <source>Cutting a repro around %1…</source>
         <translation>Repro um %1 wird herausgelöst…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="330"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="93"/>
         <source>Wrote a repro around %1 (%n node(s)) to %2: B is %3 the reference there.</source>
         <translation>
             <numerusform>Repro um %1 (%n Knoten) nach %2 geschrieben: B ist dort %3 der Referenz.</numerusform>
@@ -884,47 +900,47 @@
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="332"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="95"/>
         <source>OUT OF TOLERANCE against</source>
         <translation>AUSSERHALB DER TOLERANZ gegenüber</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="332"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="95"/>
         <source>within tolerance of</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="349"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="112"/>
         <source>Bisecting: which nodes must stay at fp32…</source>
         <translation>Bisektion: welche Knoten bei fp32 bleiben müssen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="355"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="118"/>
         <source>B already meets the tolerance at %1: nothing to keep at fp32.</source>
         <translation>B hält die Toleranz bei %1 bereits ein: nichts muss bei fp32 bleiben.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="361"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="124"/>
         <source>Keep %1 of the %2 nodes %3 lowers at fp32 (worst output error %4 of its scale, %5 runs):%6</source>
         <translation>%1 der %2 Knoten, die %3 absenkt, bei fp32 lassen (schlechtester Ausgabefehler %4 seiner Skala, %5 Läufe):%6</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="505"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="395"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="535"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="425"/>
         <source>Cancelled.</source>
         <translation>Abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="554"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="444"/>
         <source>Cancelling…</source>
         <translation>Wird abgebrochen…</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="577"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="161"/>
         <source>
 On %1: kernels %2 ms; %n node(s) on the CPU, %3 ms.</source>
         <translation>
@@ -935,45 +951,45 @@ Auf %1: Kernel %2 ms; %n Knoten auf der CPU, %3 ms.</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="585"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="169"/>
         <source> Slowest kernel: %1 (%2, %3) %4 ms</source>
         <translation> Langsamster Kernel: %1 (%2, %3) %4 ms</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="590"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="174"/>
         <source> (the device&apos;s peaks were not measured).</source>
         <translation> (die Spitzenwerte des Geräts wurden nicht gemessen).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="592"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="176"/>
         <source>, %1% of the copy bandwidth, %2% of the MatMul rate.</source>
         <translation>, %1% der Kopierbandbreite, %2% der MatMul-Rate.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="609"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="193"/>
         <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
         <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="613"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="666"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="197"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="250"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="613"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="197"/>
         <source>OUT OF TOLERANCE</source>
         <translation>AUSSERHALB DER TOLERANZ</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="617"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="201"/>
         <source>
 First divergence: %1, output %2.</source>
         <translation>
 Erste Abweichung: %1, Ausgabe %2.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanel.cpp" line="623"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="207"/>
         <source>
 %n imported tensor(s) named as no value of the model: %1</source>
         <translation>
@@ -984,27 +1000,27 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="651"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="235"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="663"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="247"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="667"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="251"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="682"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="266"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="687"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="271"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>
@@ -1117,42 +1133,42 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
 </translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="123"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="132"/>
         <source>Checking against %1…</source>
         <translation>Prüfung gegen %1…</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="123"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="132"/>
         <source>Tracing dynamic dims…</source>
         <translation>Dynamische Dimensionen werden verfolgt…</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="205"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="214"/>
         <source>Open a model to see what a target can run of it.</source>
         <translation>Öffnen Sie ein Modell, um zu sehen, was ein Ziel davon ausführen kann.</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="222"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="231"/>
         <source>%1 can run all %2 nodes.</source>
         <translation>%1 kann alle %2 Knoten ausführen.</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="223"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="232"/>
         <source>%1 cannot run %2 of %3 nodes.</source>
         <translation>%1 kann %2 von %3 Knoten nicht ausführen.</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="224"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="233"/>
         <source>%1 (profile: %2, %3)</source>
         <translation>%1 (Profil: %2, %3)</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="229"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="238"/>
         <source>any op</source>
         <translation>jede Op</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="235"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="244"/>
         <source>%n node(s)</source>
         <translation>
             <numerusform>%n Knoten</numerusform>
@@ -1160,32 +1176,32 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="244"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="253"/>
         <source>With the rest on the host</source>
         <translation>Mit dem Rest auf dem Host</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="245"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="254"/>
         <source>%1 target partition(s), %2 host partition(s), %3 tensor(s) crossing each run</source>
         <translation>%1 Ziel-Partition(en), %2 Host-Partition(en), %3 Tensor(en) wechseln bei jedem Lauf</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="250"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="259"/>
         <source>Every pass fix together</source>
         <translation>Alle Pass-Korrekturen zusammen</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="251"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="260"/>
         <source>portolan optimize --pipeline &apos;%1&apos; leaves %2 unsupported</source>
         <translation>portolan optimize --pipeline &apos;%1&apos; lässt %2 nicht unterstützt</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="253"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="262"/>
         <source>Pick a target to see which nodes it cannot run and why.</source>
         <translation>Wählen Sie ein Ziel, um zu sehen, welche Knoten es nicht ausführen kann und warum.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="257"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="266"/>
         <source>Dynamic dims (%n origin(s))</source>
         <translation>
             <numerusform>Dynamische Dimensionen (%n Ursprung)</numerusform>
@@ -1193,7 +1209,7 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
         </translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="262"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="271"/>
         <source>reaches %n value(s)</source>
         <translation>
             <numerusform>erreicht %n Wert</numerusform>
@@ -1201,22 +1217,22 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="266"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="275"/>
         <source>Dynamic dims</source>
         <translation>Dynamische Dimensionen</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="266"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="275"/>
         <source>error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="269"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="278"/>
         <source>Findings (%1)</source>
         <translation>Befunde (%1)</translation>
     </message>
     <message>
-        <location filename="../views/diagnose/FindingsPanel.cpp" line="277"/>
+        <location filename="../views/diagnose/FindingsPanel.cpp" line="286"/>
         <source>none: the checker, shape inference and the export pitfalls found nothing</source>
         <translation>keine: Checker, Forminferenz und Exportfallen fanden nichts</translation>
     </message>
@@ -1282,72 +1298,72 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
 <context>
     <name>portolan::views::GraphCanvas</name>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="462"/>
+        <location filename="../views/graph/GraphCanvas.cpp" line="361"/>
         <source>Not on %1:</source>
         <translation>Nicht auf %1:</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="685"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="178"/>
         <source>Laying out the graph…</source>
         <translation>Graph wird angeordnet…</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="685"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="178"/>
         <source>Open an ONNX model (File → Open…) to see its graph.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seinen Graphen zu sehen.</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="708"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="201"/>
         <source>Conv / MatMul / attention</source>
         <translation>Conv / MatMul / Attention</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="709"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="202"/>
         <source>activation</source>
         <translation>Aktivierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="710"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="203"/>
         <source>normalization</source>
         <translation>Normalisierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="711"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="204"/>
         <source>pooling / resize</source>
         <translation>Pooling / Skalierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="712"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="205"/>
         <source>elementwise / reduction</source>
         <translation>elementweise / Reduktion</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="713"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="206"/>
         <source>shape / data movement</source>
         <translation>Form / Datenbewegung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="714"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="207"/>
         <source>quantization</source>
         <translation>Quantisierung</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="715"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="208"/>
         <source>control flow</source>
         <translation>Kontrollfluss</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="716"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="209"/>
         <source>constant</source>
         <translation>Konstante</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="717"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="210"/>
         <source>custom domain</source>
         <translation>eigene Domäne</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/graph/GraphCanvas.cpp" line="759"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="252"/>
         <source>%1: %n node(s) it cannot run, framed dashed</source>
         <translation>
             <numerusform>%1: %n Knoten, den es nicht ausführen kann, gestrichelt umrandet</numerusform>
@@ -1355,17 +1371,17 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="794"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="287"/>
         <source>log scale</source>
         <translation>log. Skala</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="797"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="290"/>
         <source>grey: not compared</source>
         <translation>grau: nicht verglichen</translation>
     </message>
     <message>
-        <location filename="../views/graph/GraphCanvas.cpp" line="1024"/>
+        <location filename="../views/graph/GraphCanvasPaint.cpp" line="353"/>
         <source>Portolan graph</source>
         <translation>Portolan-Graph</translation>
     </message>
@@ -1494,22 +1510,22 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
         <translation>%1 Passes in %2 ms; %3 → %4 Knoten</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="276"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="278"/>
         <source>this pass changed the graph</source>
         <translation>dieser Pass hat den Graphen geändert</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="276"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="278"/>
         <source>no change</source>
         <translation>keine Änderung</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="319"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="321"/>
         <source>Rewrites (%1)</source>
         <translation>Umschreibungen (%1)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="325"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="327"/>
         <source>%n node(s) → %1</source>
         <translation>
             <numerusform>%n Knoten → %1</numerusform>
@@ -1517,22 +1533,22 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="326"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="328"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="338"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="340"/>
         <source>Near-misses (%1)</source>
         <translation>Beinahe-Treffer (%1)</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="347"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="349"/>
         <source>changed without recorded rewrites</source>
         <translation>geändert ohne aufgezeichnete Umschreibungen</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="347"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="349"/>
         <source>nothing to do</source>
         <translation>nichts zu tun</translation>
     </message>

@@ -348,6 +348,8 @@ void MainWindow::showBusy()
         task = tr("Compiling");
     } else if (m_loading) {
         task = tr("Loading");
+    } else if (m_writingReport) {
+        task = tr("Writing the report");
     }
     m_busy->setVisible(!task.isEmpty());
     if (task.isEmpty())
@@ -523,42 +525,6 @@ void MainWindow::exportView()
                                                                                : canvas->exportSvg(path);
     if (!ok)
         QMessageBox::critical(this, tr("Export View"), tr("Cannot write %1.").arg(path));
-}
-
-QString MainWindow::needsComparison() const
-{
-    return tr("Run a comparison first (the Compare dock): the report is about its result.");
-}
-
-QString MainWindow::writePortReport(const QString &path)
-{
-    const session::ComparisonOutcome *outcome = m_compare->outcome();
-    if (!m_workbench || !outcome)
-        return needsComparison();
-    session::ReportRequest request;
-    request.outputPath = path.toStdString();
-    request.overwrite = true; // the file dialog asked before replacing the file
-    request.target = m_findings->targetProfile();
-    request.pdf = views::reportPdfWriter();
-    if (auto written = m_workbench->report(*outcome, request); !written)
-        return QString::fromStdString(written.error().format());
-    return {};
-}
-
-void MainWindow::exportPortReport()
-{
-    if (!m_compare->outcome()) {
-        QMessageBox::information(this, tr("Export Port Report"), needsComparison());
-        return;
-    }
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Port Report"), {},
-                                                      tr("PDF (*.pdf);;HTML (*.html);;JSON (*.json);;Markdown (*.md)"));
-    if (path.isEmpty())
-        return;
-    if (const QString error = writePortReport(path); !error.isEmpty())
-        QMessageBox::critical(this, tr("Export Port Report"), error);
-    else
-        m_statusLabel->setText(tr("Port report written to %1").arg(path));
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)

@@ -65,6 +65,10 @@ public:
     /// Writes the port report of the compare dock's last comparison (.pdf, .html, .json or .md by
     /// the extension), with the findings dock's target check, replacing `path`; the error, or "".
     QString writePortReport(const QString &path);
+    /// The same on a worker thread (File → Export Port Report): the window stays usable while a big
+    /// model's report is assembled; portReportFinished says how it went (an error also as a dialog).
+    void startPortReport(const QString &path);
+    bool isWritingReport() const { return m_writingReport; }
 
     /// Runs the search box's query and shows the first hit; returns the number of hits.
     int search(const QString &query);
@@ -79,6 +83,8 @@ signals:
     void modelLoaded(bool ok);
     /// A tensor's values, computed by the reference for the inspector, are there.
     void valuesComputed(ir::ValueId value);
+    /// A port report started by startPortReport is written (`error` empty) or failed.
+    void portReportFinished(const QString &path, const QString &error);
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -149,6 +155,7 @@ private:
     std::vector<analysis::SearchHit> m_hits;
     std::size_t m_hitIndex = 0;
     bool m_loading = false;
+    bool m_writingReport = false; ///< a port report is being written on a worker thread
     QString m_modelPath;                              ///< the open model's file; empty for the bundled sample
     std::optional<session::SessionFile> m_pendingSession; ///< applied once its model has loaded
 };

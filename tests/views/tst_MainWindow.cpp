@@ -419,7 +419,13 @@ private slots:
         QFile html(tmp.filePath("report.html"));
         QVERIFY(html.open(QIODevice::ReadOnly));
         QVERIFY(html.readAll().contains("aria-label=\"error on the graph\""));
-        QCOMPARE(window.writePortReport(tmp.filePath("report.pdf")), QString());
+        // as File → Export Port Report writes it: on a worker thread, the window usable meanwhile
+        QSignalSpy reported(&window, &gui::MainWindow::portReportFinished);
+        window.startPortReport(tmp.filePath("report.pdf"));
+        QVERIFY(window.isWritingReport());
+        QVERIFY(reported.wait(60000));
+        QVERIFY(!window.isWritingReport());
+        QCOMPARE(reported.front().at(1).toString(), QString());
         QFile pdf(tmp.filePath("report.pdf"));
         QVERIFY(pdf.open(QIODevice::ReadOnly) && pdf.read(5) == "%PDF-");
 

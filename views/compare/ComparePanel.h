@@ -59,6 +59,8 @@ public:
     /// The running comparison's permille of both runs' nodes done; -1 when none runs.
     int progressPermille() const { return m_done ? m_done->load(std::memory_order_relaxed) : -1; }
     const session::ComparisonOutcome *outcome() const { return m_outcome.get(); }
+    /// The same, shared: what a job writing from it off the GUI thread keeps alive.
+    std::shared_ptr<const session::ComparisonOutcome> sharedOutcome() const { return m_outcome; }
     const ComparisonTableModel *table() const { return m_table; }
     /// The node a repro is cut around: the selected suspect's, else the first divergence's ("" for none).
     QString reproNode() const;

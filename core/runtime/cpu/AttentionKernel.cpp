@@ -128,7 +128,7 @@ std::unique_ptr<CpuKernel> makeAttentionKernel(const NodeBinding &b, std::string
             whyNot = "the mask has a higher rank than the scores";
             return nullptr;
         }
-        m.insert(m.begin(), rank - m.size(), 1);
+        m = withLeadingOnes(std::move(m), rank);
         const bool outerOnes = std::all_of(m.begin(), m.end() - 3, [](std::int64_t x) { return x == 1; });
         const bool outerFull = std::equal(m.begin(), m.end() - 3, q->shape.begin());
         if (!outerOnes && !outerFull) {

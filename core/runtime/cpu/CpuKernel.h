@@ -51,4 +51,13 @@ using CpuKernelFactory = std::unique_ptr<CpuKernel> (*)(const NodeBinding &bindi
 /// The native kernel factory for (domain, op type) at `opset`, or nullptr.
 CpuKernelFactory findCpuKernel(const std::string &domain, const std::string &opType, int opset);
 
+/// `shape` with leading 1s up to `rank`, as broadcasting aligns it (a shape of higher rank is
+/// returned as it is: the caller rejects it).
+inline Shape withLeadingOnes(Shape shape, std::size_t rank)
+{
+    if (shape.size() < rank)
+        shape.insert(shape.begin(), rank - shape.size(), 1);
+    return shape;
+}
+
 } // namespace portolan::runtime::cpu

@@ -53,12 +53,6 @@ bool allFloat(const NodeBinding &b)
     return !b.outputs.empty();
 }
 
-Shape padded(Shape shape, std::size_t rank)
-{
-    shape.insert(shape.begin(), rank - shape.size(), 1);
-    return shape;
-}
-
 /// A scalar constant input (Clip's bounds), or `fallback` when omitted.
 std::optional<float> scalarInput(const NodeBinding &b, std::size_t i, float fallback)
 {
@@ -87,7 +81,7 @@ std::unique_ptr<CpuKernel> makeBinaryKernel(const NodeBinding &b, std::string &w
         return nullptr;
     }
     const Shape &y = b.outputs[0].shape;
-    Shape a = padded(b.inputs[0].shape, y.size()), c = padded(b.inputs[1].shape, y.size());
+    Shape a = withLeadingOnes(b.inputs[0].shape, y.size()), c = withLeadingOnes(b.inputs[1].shape, y.size());
     bool swapped = false;
     if (a != y) {
         if (c != y || !op->second.second) {

@@ -17,14 +17,6 @@ memory::desc transposedDesc(const Shape &stored)
     return memory::desc({stored[1], stored[0]}, f32, memory::dims{1, stored[1]});
 }
 
-/// `shape` with leading 1s up to `rank` (a shape of higher rank is returned as it is).
-Shape padded(Shape shape, std::size_t rank)
-{
-    if (shape.size() < rank)
-        shape.insert(shape.begin(), rank - shape.size(), 1);
-    return shape;
-}
-
 /// What a matmul primitive is built from.
 struct MatMulPlan {
     memory::desc a, b, y;           ///< as the tensors are stored (B's may be a transposed view)
@@ -145,8 +137,8 @@ std::unique_ptr<CpuKernel> makeMatMulKernel(const NodeBinding &b, std::string &w
         whyNot = "more than 4 batch dims";
         return nullptr;
     }
-    aShape = padded(aShape, rank);
-    bShape = padded(bShape, rank);
+    aShape = withLeadingOnes(aShape, rank);
+    bShape = withLeadingOnes(bShape, rank);
     Shape dst(rank);
     for (std::size_t i = 0; i + 2 < rank; ++i)
         dst[i] = std::max(aShape[i], bShape[i]);
@@ -197,7 +189,7 @@ std::unique_ptr<CpuKernel> makeGemmKernel(const NodeBinding &b, std::string &why
             whyNot = "C has rank above 2";
             return nullptr;
         }
-        const Shape cShape = padded(c->shape, 2);
+        const Shape cShape = withLeadingOnes(c->shape, 2);
         if (c->constant.defined()) {
             const Tensor addend = beta == 1.f ? c->constant : scaled(c->constant, beta);
             if (cShape[0] == 1) { // a value per column, or one for all: the bias

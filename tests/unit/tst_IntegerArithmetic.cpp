@@ -114,6 +114,28 @@ private slots:
         QCOMPARE(scalar(2), static_cast<std::int64_t>(squares));
         QCOMPARE(scalar(3), static_cast<std::int64_t>(absolutes));
     }
+
+    // Integer matrix products wrap (fuzz_run_graph found an int64 MatMul overflowing). x86 wraps
+    // signed overflow too, so the values alone cannot fail without the fix: the sanitizer build
+    // (scripts/sanitize.sh) is what catches a product or a sum computed in signed arithmetic.
+    void matMulWraps()
+    {
+        auto loaded = test::loadModelText(R"(<ir_version: 8, opset_import: ["" : 18]>
+            g (int64[2,2] a, int64[2,1] b) => (int64[2,1] y) {
+                y = MatMul (a, b)
+            })");
+        QVERIFY(loaded.hasValue());
+        const std::vector<std::int64_t> a{kMin64 + 5, 3, std::numeric_limits<std::int64_t>::max(), 2}, b{7, kMin64};
+        auto tensor = [](runtime::Shape shape, const std::vector<std::int64_t> &v) {
+            return runtime::RuntimeValue::ofTensor(runtime::Tensor::fromVector(onnx::TensorProto::INT64, std::move(shape), v));
+        };
+        auto out = runtime::Interpreter(*loaded->model).run({{"a", tensor({2, 2}, a)}, {"b", tensor({2, 1}, b)}});
+        QVERIFY2(out.hasValue(), out ? "" : out.error().format().c_str());
+        const std::int64_t *y = out->front().second.tensor.data<std::int64_t>();
+        auto u = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+        QCOMPARE(y[0], static_cast<std::int64_t>(u(a[0]) * u(b[0]) + u(a[1]) * u(b[1])));
+        QCOMPARE(y[1], static_cast<std::int64_t>(u(a[2]) * u(b[0]) + u(a[3]) * u(b[1])));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestIntegerArithmetic)

@@ -52,7 +52,7 @@ int runRun(const QStringList &arguments)
     const QCommandLineOption noFallback("no-fallback", "cpu, cuda: refuse nodes without a native (CUDA) kernel instead of "
                                                        "running them on their reference kernel.");
     const QCommandLineOption stats("stats", "cpu, cuda: print the per-node profile, the fallbacks, the memory plan and "
-                                            "(cpu) the profile cache or (cuda) the transfers.");
+                                            "(cpu) the shape-plan cache or (cuda) the transfers.");
     parser.addOptions({outputDir, dumpAll, maxMemory, json, force, repeat, warmup, executor, noFallback, stats, timeoutOption});
     const FeedCommandOptions feedOptions;
     feedOptions.addTo(parser);

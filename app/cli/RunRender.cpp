@@ -42,7 +42,7 @@ void printCpuSummary(const session::RunOutcome &outcome, const session::CpuRunRe
             std::printf("  calibration: %s over %d batch(es), %zu tensors\n", table->settings.describe().c_str(), table->batches,
                         table->ranges.size());
     }
-    std::printf("  profiles: %zu compiled (%.3f s), %zu cache hits\n", cpu.stats.profilesCompiled, cpu.stats.compileSeconds,
+    std::printf("  shape plans: %zu compiled (%.3f s), %zu cache hits\n", cpu.stats.shapePlansCompiled, cpu.stats.compileSeconds,
                 cpu.stats.cacheHits);
 }
 

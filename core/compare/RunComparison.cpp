@@ -9,6 +9,20 @@
 
 namespace portolan::compare {
 
+RunSide RunSide::of(std::string label, const ir::Model &model, std::shared_ptr<runtime::Executor> executor, Remake remake)
+{
+    RunSide side{std::move(label), &model,
+                 [executor](const runtime::NamedValues &f, const runtime::RunOptions &o) { return executor->run(f, o); }};
+    if (remake)
+        side.runModel = [remake](const ir::Model &other, const runtime::NamedValues &f) -> support::Expected<runtime::NamedValues> {
+            auto again = remake(other);
+            if (!again)
+                return again.takeError();
+            return (*again)->run(f, {});
+        };
+    return side;
+}
+
 using support::makeError;
 
 namespace {

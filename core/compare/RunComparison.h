@@ -13,6 +13,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -27,6 +28,12 @@ struct RunSide {
     /// Runs another model (a repro cut from this side's) the way this side runs its own: the same
     /// executor and precision. Empty for a side that cannot (an imported run).
     std::function<support::Expected<runtime::NamedValues>(const ir::Model &, const runtime::NamedValues &)> runModel = {};
+
+    /// Makes the same kind of executor, set up the same way, for another model.
+    using Remake = std::function<support::Expected<std::unique_ptr<runtime::Executor>>(const ir::Model &)>;
+    /// The side `executor` runs over `model` (the side keeps the executor alive); `remake`, when
+    /// given, is how it runs a model other than its own.
+    static RunSide of(std::string label, const ir::Model &model, std::shared_ptr<runtime::Executor> executor, Remake remake = {});
 };
 
 /// A node as reports name it: its name, or "(OpType)" when it has none.

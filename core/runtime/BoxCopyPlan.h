@@ -1,5 +1,5 @@
 // Slice, Split, Concat and Gather as lists of box copies: each output (or each input, for Concat)
-// is one rectangular region of the other side. Planned once per compiled profile from the node's
+// is one rectangular region of the other side. Planned once per shape plan from the node's
 // static shapes and constant bounds (checked here, so a run never reads out of bounds), and carried
 // out by each executor its own way (the CPU's memcpy runs, the CUDA executor's strided copies).
 #pragma once

@@ -1,4 +1,4 @@
-// What an executor's kernel factory is given for one node at one compiled profile's static shapes:
+// What an executor's kernel factory is given for one node at one shape plan's static shapes:
 // shared by the compiled CPU executor and the CUDA executor, so both decide on the same facts.
 #pragma once
 
@@ -22,7 +22,7 @@ struct BoundTensor {
     Tensor constant;      ///< defined for initializers
 };
 
-/// The node a kernel is built for, with its tensors at the shapes of one compiled profile.
+/// The node a kernel is built for, with its tensors at the shapes of one shape plan.
 /// `attributes` reads the node's attributes as the reference kernels do (same errors).
 struct NodeBinding {
     const ir::Model &model;

@@ -45,7 +45,7 @@ std::vector<std::string> keepGroups();
 struct PrecisionPolicy {
     Precision precision = Precision::Fp32;
     std::vector<KeepFp32Rule> keepFp32;
-    /// int8: the activation ranges (required then); shared so compiled profiles can outlive the caller's copy.
+    /// int8: the activation ranges (required then); shared so shape plans can outlive the caller's copy.
     std::shared_ptr<const CalibrationTable> calibration;
 };
 

@@ -1,11 +1,11 @@
-// Profile keys from bound feeds (see ProfileKey.h).
-#include "runtime/ProfileKey.h"
+// Shape keys from bound feeds (see ShapeKey.h).
+#include "runtime/ShapeKey.h"
 
 namespace portolan::runtime {
 
-ProfileKey profileKeyOf(const ir::Model &model, const std::vector<const RuntimeValue *> &bound)
+ShapeKey shapeKeyOf(const ir::Model &model, const std::vector<const RuntimeValue *> &bound)
 {
-    ProfileKey key;
+    ShapeKey key;
     const ir::Graph &main = model.graph(model.mainGraph());
     for (std::size_t i = 0; i < main.inputs.size() && i < bound.size(); ++i) {
         const RuntimeValue *feed = bound[i];

@@ -1,4 +1,4 @@
-// What a compiled executor keys its profiles by: the bound feeds' shapes (each distinct set is
+// What a compiled executor keys its shape plans by: the bound feeds' shapes (each distinct set is
 // compiled once), with those shapes by input name for the compile.
 #pragma once
 
@@ -11,12 +11,12 @@
 
 namespace portolan::runtime {
 
-struct ProfileKey {
+struct ShapeKey {
     std::string signature;                 ///< "name[dims];…" over the fed inputs
     std::map<std::string, Shape> shapes;   ///< the fed tensors' shapes, by input name
 };
 
 /// The key of `bound` (per main-graph input, as bindFeeds gives them; nullptr for unfed ones).
-ProfileKey profileKeyOf(const ir::Model &model, const std::vector<const RuntimeValue *> &bound);
+ShapeKey shapeKeyOf(const ir::Model &model, const std::vector<const RuntimeValue *> &bound);
 
 } // namespace portolan::runtime

@@ -75,7 +75,7 @@ struct ComparisonOutcome {
     std::vector<compare::Suspect> failingSuspects;         ///< the ones out of tolerance
     std::vector<compare::KernelCheck> kernelChecks;        ///< one per failing suspect
     const compare::ComparedTensor *firstDivergence = nullptr;
-    std::optional<runtime::cpu::ProfileFigures> figures;   ///< B's compiled profile: arena, weights, FLOPs, fallbacks
+    std::optional<runtime::cpu::PlanFigures> figures;   ///< B's compiled profile: arena, weights, FLOPs, fallbacks
     std::optional<runtime::AcceleratorProfile> accelerator; ///< B's, when it ran on a plugged executor that measures (the GPU)
     std::vector<std::string> unknownImported;              ///< imported tensors no value of the model is named
 

@@ -3,6 +3,7 @@
 
 #include "compare/ExternalRun.h"
 #include "compare/ImportedRun.h"
+#include "session/CompiledExecutor.h"
 
 namespace portolan::session {
 
@@ -21,13 +22,11 @@ support::Expected<runtime::PrecisionPolicy> ComparisonSides::policy(const std::s
 support::Expected<compare::RunSide> ComparisonSides::make(const SideSpec &spec, bool profiled)
 {
     switch (spec.kind) {
-    case SideSpec::Kind::Reference: {
-        m_interpreters.push_back(std::make_unique<runtime::Interpreter>(m_loaded));
-        runtime::Interpreter *interpreter = m_interpreters.back().get();
-        return compare::RunSide{"reference", &m_loaded,
-                                [interpreter](const runtime::NamedValues &f, const runtime::RunOptions &o) { return interpreter->run(f, o); },
-                                [](const ir::Model &other, const runtime::NamedValues &f) { return runtime::Interpreter(other).run(f); }};
-    }
+    case SideSpec::Kind::Reference:
+        return compare::RunSide::of("reference", m_loaded, std::make_shared<runtime::Interpreter>(m_loaded),
+                                    [](const ir::Model &other) -> support::Expected<std::unique_ptr<runtime::Executor>> {
+                                        return std::unique_ptr<runtime::Executor>(std::make_unique<runtime::Interpreter>(other));
+                                    });
     case SideSpec::Kind::Imported: {
         auto run = compare::readImportedRun(spec.importFrom, m_loaded);
         if (!run)
@@ -44,47 +43,19 @@ support::Expected<compare::RunSide> ComparisonSides::make(const SideSpec &spec, 
     case SideSpec::Kind::Compiled:
         break;
     }
-    if (spec.executor != "cpu")
-        return plugged(spec, profiled);
     auto resolved = policy(spec.precision);
     if (!resolved)
         return resolved.takeError();
-    runtime::cpu::CompileOptions options;
-    options.precision = std::move(*resolved);
-    m_cpu.push_back(std::make_unique<runtime::cpu::CpuExecutor>(m_compiled, options));
-    runtime::cpu::CpuExecutor *cpu = m_cpu.back().get();
-    return compare::RunSide{spec.label(), &m_compiled,
-                            [cpu](const runtime::NamedValues &f, const runtime::RunOptions &o) { return cpu->run(f, o); },
-                            [options](const ir::Model &other, const runtime::NamedValues &f) {
-                                return runtime::cpu::CpuExecutor(other, options).run(f);
-                            }};
-}
-
-support::Expected<compare::RunSide> ComparisonSides::plugged(const SideSpec &spec, bool profiled)
-{
-    const runtime::PluggedExecutorFactory factory = runtime::findExecutor(spec.executor);
-    if (!factory)
-        return runtime::missingExecutor(spec.executor, m_compiled.sourcePath);
-    auto resolved = policy(spec.precision);
-    if (!resolved)
-        return resolved.takeError();
-    runtime::PluggedOptions policy;
-    policy.policy = std::move(*resolved);
-    auto made = factory(m_compiled, policy);
+    runtime::PluggedOptions options;
+    options.policy = std::move(*resolved);
+    auto made = makeCompiledExecutor(spec.executor, m_compiled, options);
     if (!made)
         return made.takeError();
     std::shared_ptr<runtime::Executor> executor = std::move(*made);
     executor->setProfiling(profiled);
-    m_plugged.push_back(executor);
-    return compare::RunSide{spec.label(), &m_compiled,
-                            [executor](const runtime::NamedValues &f, const runtime::RunOptions &o) { return executor->run(f, o); },
-                            [factory, policy](const ir::Model &other,
-                                              const runtime::NamedValues &f) -> support::Expected<runtime::NamedValues> {
-                                auto again = factory(other, policy);
-                                if (!again)
-                                    return again.takeError();
-                                return (*again)->run(f, {});
-                            }};
+    m_compiledExecutors.push_back(executor);
+    return compare::RunSide::of(spec.label(), m_compiled, executor,
+                                [name = spec.executor, options](const ir::Model &other) { return makeCompiledExecutor(name, other, options); });
 }
 
 } // namespace portolan::session

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "compare/RunComparison.h"
-#include "runtime/ExecutorRegistry.h"
-#include "runtime/cpu/CpuExecutor.h"
+#include "runtime/Executor.h"
+#include "runtime/Precision.h"
 #include "session/Comparison.h"
 
 #include <map>
@@ -29,23 +29,17 @@ public:
     /// The precision policy of compiled sides at `precision` (int8: calibrated on the compiled model, once).
     support::Expected<runtime::PrecisionPolicy> policy(const std::string &precision);
 
-    /// The CPU executor the last compiled cpu side was made with, if any.
-    runtime::cpu::CpuExecutor *lastCpu() const { return m_cpu.empty() ? nullptr : m_cpu.back().get(); }
-    /// The plugged executor the last plugged side was made with, if any.
-    runtime::Executor *lastPlugged() const { return m_plugged.empty() ? nullptr : m_plugged.back().get(); }
+    /// The executor the last compiled side was made with (cpu or plugged), if any.
+    runtime::Executor *lastCompiled() const { return m_compiledExecutors.empty() ? nullptr : m_compiledExecutors.back().get(); }
     /// Imported tensors no value of the model is named after.
     const std::vector<std::string> &unknownImported() const { return m_unknownImported; }
 
 private:
-    support::Expected<compare::RunSide> plugged(const SideSpec &spec, bool profiled);
-
     const ComparisonRequest &m_request;
     const ir::Model &m_loaded, &m_compiled;
     std::string m_modelPath;
     std::map<std::string, runtime::PrecisionPolicy> m_policies;
-    std::vector<std::unique_ptr<runtime::Interpreter>> m_interpreters;
-    std::vector<std::unique_ptr<runtime::cpu::CpuExecutor>> m_cpu;
-    std::vector<std::shared_ptr<runtime::Executor>> m_plugged;
+    std::vector<std::shared_ptr<runtime::Executor>> m_compiledExecutors;
     std::vector<std::string> m_unknownImported;
 };
 

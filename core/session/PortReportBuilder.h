@@ -25,7 +25,7 @@ struct ReportInputs {
     const compare::ComparedTensor *firstDivergence = nullptr;
     std::string pipeline;
     compare::Tolerance tolerance;
-    const runtime::cpu::ProfileFigures *figures = nullptr; ///< run B's executor's, when it is the compiled one
+    const runtime::cpu::PlanFigures *figures = nullptr; ///< run B's executor's, when it is the compiled one
     /// The loaded model's diagnostics: its findings, its dynamic dims and, when asked for, a target check.
     const support::Diagnostics *findings = nullptr;
     const diagnose::ShapeAnalysis *shapes = nullptr;

@@ -33,7 +33,7 @@ void writeCpuJson(support::JsonWriter &w, const CpuRunRecord &cpu, bool withNode
         .field("weight_bytes", static_cast<std::uint64_t>(cpu.weightBytes)).endObject();
     w.field("blocked_values", static_cast<std::uint64_t>(cpu.blockedValues));
     writePrecisionJson(w, cpu.nodes, cpu.policy);
-    w.key("profiles").beginObject().field("compiled", static_cast<std::uint64_t>(cpu.stats.profilesCompiled))
+    w.key("shape_plans").beginObject().field("compiled", static_cast<std::uint64_t>(cpu.stats.shapePlansCompiled))
         .field("cache_hits", static_cast<std::uint64_t>(cpu.stats.cacheHits))
         .field("compile_seconds", cpu.stats.compileSeconds).endObject();
     if (!withNodes)

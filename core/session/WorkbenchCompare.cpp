@@ -5,6 +5,7 @@
 #include "compare/CaptureObserver.h"
 #include "compare/ReproReadme.h"
 #include "runtime/Feeds.h"
+#include "runtime/cpu/CpuExecutor.h"
 #include "runtime/reference/Interpreter.h"
 #include "session/ComparisonSides.h"
 
@@ -94,8 +95,7 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     auto b = sides.make(request.b, request.profileB);
     if (!b)
         return b.takeError();
-    const bool cpuB = request.b.isCompiled() && request.b.executor == "cpu";
-    const bool pluggedB = request.b.isCompiled() && !cpuB;
+    runtime::Executor *compiledB = request.b.isCompiled() ? sides.lastCompiled() : nullptr;
 
     const compare::ComparisonOptions comparison = comparisonOptions(request);
     auto result = compare::compareRuns(*a, *b, alignSides(*outcome), *feeds, comparison);
@@ -103,12 +103,12 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
         return result.takeError();
     outcome->result = std::move(*result);
     outcome->unknownImported = sides.unknownImported();
-    if (cpuB)
-        outcome->figures = sides.lastCpu()->lastFigures();
+    if (const auto *cpu = dynamic_cast<const runtime::cpu::CpuExecutor *>(compiledB))
+        outcome->figures = cpu->lastFigures();
     // B's profile from one more run, unobserved: the comparison's run carried every compared
     // tensor's download and the first launch's costs
-    if (pluggedB && request.profileB && sides.lastPlugged()->run(*feeds, {}))
-        outcome->accelerator = sides.lastPlugged()->acceleratorProfile(true);
+    else if (compiledB && request.profileB && compiledB->run(*feeds, {}))
+        outcome->accelerator = compiledB->acceleratorProfile(true);
     outcome->suspects = compare::rankSuspects(outcome->result, *outcome->modelB, request.suspectLimit);
     outcome->firstDivergence = compare::firstDivergence(outcome->result, *outcome->modelB);
     if (request.kernelCheck && !outcome->result.outputsPassed()) {

@@ -3,7 +3,8 @@
 #include "session/Workbench.h"
 
 #include "compare/ExternalRun.h"
-#include "runtime/ExecutorRegistry.h"
+#include "runtime/cpu/CpuExecutor.h"
+#include "session/CompiledExecutor.h"
 #include "runtime/ValueDump.h"
 
 #include <algorithm>
@@ -17,16 +18,16 @@ using Execute = std::function<support::Expected<runtime::NamedValues>(const runt
 
 CpuRunRecord cpuRecord(const runtime::cpu::CpuExecutor &cpu)
 {
-    const runtime::cpu::CompiledGraph &profile = *cpu.lastProfile();
+    const runtime::cpu::CompiledGraph &plan = *cpu.lastPlan();
     CpuRunRecord record;
-    record.nodes = profile.nodes();
-    record.flops = static_cast<std::uint64_t>(profile.flops());
-    record.arenaBytes = profile.memoryPlan().arenaBytes;
-    record.naiveBytes = profile.memoryPlan().naiveBytes;
-    record.livePeakBytes = profile.memoryPlan().livePeakBytes;
-    record.fallbackPeakBytes = profile.fallbackPeakBytes();
+    record.nodes = plan.nodes();
+    record.flops = static_cast<std::uint64_t>(plan.flops());
+    record.arenaBytes = plan.memoryPlan().arenaBytes;
+    record.naiveBytes = plan.memoryPlan().naiveBytes;
+    record.livePeakBytes = plan.memoryPlan().livePeakBytes;
+    record.fallbackPeakBytes = plan.fallbackPeakBytes();
     record.weightBytes = cpu.weightBytes();
-    record.blockedValues = profile.blockedValues();
+    record.blockedValues = plan.blockedValues();
     record.stats = cpu.stats();
     record.policy = cpu.options().precision;
     return record;
@@ -116,8 +117,7 @@ support::Expected<RunOutcome> Workbench::run(const RunRequest &request) const
     };
 
     std::unique_ptr<runtime::Interpreter> interpreter;
-    std::unique_ptr<runtime::cpu::CpuExecutor> cpu;
-    std::unique_ptr<runtime::Executor> plugged;
+    std::unique_ptr<runtime::Executor> compiledExecutor;
     Execute execute;
     if (side.kind == Kind::Reference) {
         interpreter = std::make_unique<runtime::Interpreter>(target);
@@ -129,29 +129,16 @@ support::Expected<RunOutcome> Workbench::run(const RunRequest &request) const
         execute = [&, external = compare::externalSide(*m_model, m_model->sourcePath, command)](const runtime::RunOptions &o) {
             return external.run(*feeds, o);
         };
-    } else if (side.executor == "cpu") {
-        auto resolved = policy();
-        if (!resolved)
-            return resolved.takeError();
-        runtime::cpu::CompileOptions compileOptions;
-        compileOptions.allowFallback = request.allowFallback;
-        compileOptions.precision = std::move(*resolved);
-        cpu = std::make_unique<runtime::cpu::CpuExecutor>(target, compileOptions);
-        cpu->setProfiling(request.profile);
-        execute = [&](const runtime::RunOptions &o) { return cpu->run(*feeds, o); };
     } else {
-        const runtime::PluggedExecutorFactory factory = runtime::findExecutor(side.executor);
-        if (!factory)
-            return runtime::missingExecutor(side.executor, m_model->sourcePath);
         auto resolved = policy();
         if (!resolved)
             return resolved.takeError();
-        auto made = factory(target, {std::move(*resolved), request.allowFallback});
+        auto made = makeCompiledExecutor(side.executor, target, {std::move(*resolved), request.allowFallback});
         if (!made)
             return made.takeError();
-        plugged = std::move(*made);
-        plugged->setProfiling(request.profile);
-        execute = [&](const runtime::RunOptions &o) { return plugged->run(*feeds, o); };
+        compiledExecutor = std::move(*made);
+        compiledExecutor->setProfiling(request.profile);
+        execute = [&](const runtime::RunOptions &o) { return compiledExecutor->run(*feeds, o); };
     }
 
     if (auto st = timeRuns(request, execute, options, outcome); !st)
@@ -166,10 +153,10 @@ support::Expected<RunOutcome> Workbench::run(const RunRequest &request) const
             return st.error();
     if (interpreter)
         outcome.reference = interpreter->lastStats();
-    if (cpu)
+    if (const auto *cpu = dynamic_cast<const runtime::cpu::CpuExecutor *>(compiledExecutor.get()))
         outcome.cpu = cpuRecord(*cpu);
-    if (plugged)
-        outcome.accelerator = plugged->acceleratorProfile(request.profile);
+    else if (compiledExecutor)
+        outcome.accelerator = compiledExecutor->acceleratorProfile(request.profile);
     return outcome;
 }
 

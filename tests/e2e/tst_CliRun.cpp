@@ -51,8 +51,8 @@ private slots:
         const QJsonObject memory = cpu["memory"].toObject();
         QVERIFY(memory["arena_bytes"].toDouble() > 0);
         QVERIFY(memory["arena_bytes"].toDouble() < memory["naive_bytes"].toDouble());
-        QCOMPARE(cpu["profiles"].toObject()["compiled"].toInt(), 1);
-        QCOMPARE(cpu["profiles"].toObject()["cache_hits"].toInt(), 3); // 1 warm-up + 3 timed runs, one compile
+        QCOMPARE(cpu["shape_plans"].toObject()["compiled"].toInt(), 1);
+        QCOMPARE(cpu["shape_plans"].toObject()["cache_hits"].toInt(), 3); // 1 warm-up + 3 timed runs, one compile
         const QJsonArray nodes = cpu["nodes"].toArray();
         QVERIFY(!nodes.isEmpty());
         for (const auto &n : nodes)

@@ -30,7 +30,7 @@ bool matchesReference(const ir::Model &model, runtime::cpu::CpuExecutor &cpu, do
 std::string fallbacks(const runtime::cpu::CpuExecutor &cpu)
 {
     std::string out;
-    for (const auto &node : cpu.lastProfile()->nodes())
+    for (const auto &node : cpu.lastPlan()->nodes())
         if (node.implementation == "reference")
             out += (out.empty() ? "" : "; ") + node.name + " (" + node.opType + "): " + node.whyFallback;
     return out;
@@ -70,7 +70,7 @@ void tst_CpuExecutor::scalarOperandsRunNatively()
     QVERIFY(loaded);
     runtime::cpu::CpuExecutor cpu(*loaded->model);
     QVERIFY(matchesReference(*loaded->model, cpu));
-    for (const auto &node : cpu.lastProfile()->nodes())
+    for (const auto &node : cpu.lastPlan()->nodes())
         QVERIFY2(node.implementation.starts_with("onednn:"), (node.name + " runs on " + node.implementation).c_str());
 }
 
@@ -90,7 +90,7 @@ g (float[2,4] x, float[4] b) => (float[2,4] y) <int8[4,4] wq = {1, -2, 3, -4, 5,
     runtime::cpu::CpuExecutor cpu(*model);
     QVERIFY(matchesReference(*model, cpu));
     std::map<std::string, std::string> implementation;
-    for (const auto &node : cpu.lastProfile()->nodes())
+    for (const auto &node : cpu.lastPlan()->nodes())
         implementation[node.opType] = node.implementation;
     QCOMPARE(QString::fromStdString(implementation["DequantizeLinear"]), QString("folded"));
     QVERIFY(implementation["Relu"] != "folded");
@@ -129,7 +129,7 @@ void tst_CpuExecutor::nativeKernelMatchesReference()
     QVERIFY(model);
     runtime::cpu::CpuExecutor cpu(*model);
     QVERIFY(matchesReference(*model, cpu));
-    for (const auto &node : cpu.lastProfile()->nodes())
+    for (const auto &node : cpu.lastPlan()->nodes())
         QVERIFY2(node.implementation != "reference", (node.name + ": " + node.whyFallback).c_str());
 }
 
@@ -174,7 +174,7 @@ void tst_CpuExecutor::plannerReusesMemory()
     QVERIFY(optimized);
     runtime::cpu::CpuExecutor cpu(*optimized->model);
     QVERIFY(matchesReference(*optimized->model, cpu));
-    const auto &plan = cpu.lastProfile()->memoryPlan();
+    const auto &plan = cpu.lastPlan()->memoryPlan();
     QVERIFY(plan.arenaBytes > 0);
     QVERIFY(plan.arenaBytes >= plan.livePeakBytes);
     QVERIFY2(plan.arenaBytes < plan.naiveBytes, (std::to_string(plan.arenaBytes) + " vs " + std::to_string(plan.naiveBytes)).c_str());
@@ -196,7 +196,7 @@ g (float[4,8] a, float[8,8] b) => (float[4,8] y)
     QVERIFY(model);
     runtime::cpu::CpuExecutor cpu(*model);
     QVERIFY(matchesReference(*model, cpu));
-    const auto &plan = cpu.lastProfile()->memoryPlan();
+    const auto &plan = cpu.lastPlan()->memoryPlan();
     QCOMPARE(plan.naiveBytes, std::size_t(4 * 128));
     QCOMPARE(plan.arenaBytes, std::size_t(2 * 128)); // t, and r (then s, then y, in r's bytes)
 }
@@ -217,7 +217,7 @@ g (float[N,6] a) => (float[N,3] y)
     QVERIFY(matchesReference(*model, cpu, 1e-4, 1, {{"a", {2, 6}}}));
     QVERIFY(matchesReference(*model, cpu, 1e-4, 2, {{"a", {2, 6}}}));
     QVERIFY(matchesReference(*model, cpu, 1e-4, 3, {{"a", {5, 6}}}));
-    QCOMPARE(cpu.stats().profilesCompiled, std::size_t(2));
+    QCOMPARE(cpu.stats().shapePlansCompiled, std::size_t(2));
     QCOMPARE(cpu.stats().cacheHits, std::size_t(1));
     QVERIFY2(fallbacks(cpu).find("(Softsign): no native kernel for Softsign") != std::string::npos, fallbacks(cpu).c_str());
 }
@@ -237,7 +237,7 @@ g (float[2,3,4] x) => (float[2,12] y, float[6,4] z)
     QVERIFY(model);
     runtime::cpu::CpuExecutor cpu(*model);
     QVERIFY(matchesReference(*model, cpu));
-    const auto &nodes = cpu.lastProfile()->nodes();
+    const auto &nodes = cpu.lastPlan()->nodes();
     QCOMPARE(nodes.front().implementation, std::string("view"));
     QCOMPARE(nodes.back().implementation, std::string("view"));
 }
@@ -268,7 +268,7 @@ g (float[3,32] x, int64[2] s) => (float[96,1] y, float[3,32] z)
     auto expected = runtime::Interpreter(*model).run(feeds);
     auto actual = cpu.run(feeds);
     QVERIFY(expected && actual);
-    QCOMPARE(cpu.lastProfile()->nodes()[1].implementation, std::string("reference"));
+    QCOMPARE(cpu.lastPlan()->nodes()[1].implementation, std::string("reference"));
     const passes::NumericCheck check = passes::compareOutputs(*expected, *actual, 1e-6, 1e-6);
     QVERIFY2(check.withinTolerance, check.worstOutput.c_str());
 }
@@ -405,7 +405,7 @@ void tst_CpuExecutor::convolutionsShareTheirLayoutAndObserversSeeRowMajor()
     QVERIFY(runtime::Interpreter(*model).run(*feeds, options));
     // e and d go from convolution to convolution in oneDNN's own layout (x86 convolutions never pick
     // row-major NCHW at these channel counts), yet every observed value is row-major
-    QCOMPARE(cpu.lastProfile()->blockedValues(), std::size_t(2));
+    QCOMPARE(cpu.lastPlan()->blockedValues(), std::size_t(2));
     QCOMPARE(compiled.values.size(), reference.values.size());
     for (const auto &[name, expected] : reference.values) {
         const runtime::Tensor &actual = compiled.values.at(name);
@@ -420,7 +420,7 @@ void tst_CpuExecutor::convolutionsShareTheirLayoutAndObserversSeeRowMajor()
     runtime::cpu::CpuExecutor lowered(*model, half);
     auto y16 = lowered.run(*feeds);
     QVERIFY(y16);
-    QCOMPARE(lowered.lastProfile()->blockedValues(), std::size_t(2));
+    QCOMPARE(lowered.lastPlan()->blockedValues(), std::size_t(2));
     const runtime::Tensor &expected = reference.values.at("y"), &actual = (*y16)[0].second.tensor;
     double worst = 0, scale = 0; // the drift relative to the output's scale
     for (std::int64_t i = 0; i < expected.size(); ++i) {
@@ -447,7 +447,7 @@ void tst_CpuExecutor::observersReadingLayoutsGetTheExecutorsOwnBytes()
     QVERIFY(cpu.run(*feeds, options));
     options.observer = &inLayouts;
     QVERIFY(cpu.run(*feeds, options));
-    QCOMPARE(cpu.lastProfile()->blockedValues(), std::size_t(2));
+    QCOMPARE(cpu.lastPlan()->blockedValues(), std::size_t(2));
     QCOMPARE(inLayouts.inLayouts, std::size_t(2));
     QCOMPARE(inLayouts.values.size(), rowMajor.values.size());
     for (const auto &[name, expected] : rowMajor.values) {
@@ -491,7 +491,7 @@ void tst_CpuExecutor::poolingTakesTheConvolutionsLayout()
     // convolution; g, which a view reads, goes back to row-major
     // (oneDNN picks the layouts per instruction set: 3 stayed blocked on the AVX-512 machine this test
     // was written on, 2 on an AVX2-only one)
-    QVERIFY2(cpu.lastProfile()->blockedValues() >= std::size_t(2), std::to_string(cpu.lastProfile()->blockedValues()).c_str());
+    QVERIFY2(cpu.lastPlan()->blockedValues() >= std::size_t(2), std::to_string(cpu.lastPlan()->blockedValues()).c_str());
     for (const auto &[name, expected] : reference.values) {
         const runtime::Tensor &actual = compiled.values.at(name);
         for (std::int64_t i = 0; i < expected.size(); ++i)
@@ -513,13 +513,13 @@ void tst_CpuExecutor::flopsCountTheProducts()
     runtime::cpu::CpuExecutor cpu(*model);
     QVERIFY(matchesReference(*model, cpu));
     std::map<std::string, std::int64_t> byOp;
-    for (const auto &n : cpu.lastProfile()->nodes())
+    for (const auto &n : cpu.lastPlan()->nodes())
         byOp[n.opType] = n.flops;
     QCOMPARE(byOp["Conv"], std::int64_t(2 * 4 * 8 * 8 * 3 * 3 * 3)); // every output sums C·kh·kw products
     QCOMPARE(byOp["Relu"], std::int64_t(0));
     QCOMPARE(byOp["MatMul"], std::int64_t(2 * 2 * 5 * 7 * 6));
     QCOMPARE(byOp["Gemm"], std::int64_t(2 * 2 * 3 * 6)); // K is A's first dim under transA
-    QCOMPARE(cpu.lastProfile()->flops(), byOp["Conv"] + byOp["MatMul"] + byOp["Gemm"]);
+    QCOMPARE(cpu.lastPlan()->flops(), byOp["Conv"] + byOp["MatMul"] + byOp["Gemm"]);
 }
 
 QTEST_GUILESS_MAIN(tst_CpuExecutor)

@@ -79,7 +79,7 @@ double relativeDrift(const runtime::NamedValues &reference, const runtime::Named
 
 const runtime::cpu::NodeProfile *profileOf(const runtime::cpu::CpuExecutor &cpu, const std::string &opType)
 {
-    for (const auto &n : cpu.lastProfile()->nodes())
+    for (const auto &n : cpu.lastPlan()->nodes())
         if (n.opType == opType)
             return &n;
     return nullptr;
@@ -151,7 +151,7 @@ void tst_CpuPrecision::driftIsInAPlausibleBand()
     QVERIFY(finite);
     QVERIFY2(drift > low && drift < high, std::to_string(drift).c_str());
     QVERIFY(cpu);
-    for (const auto &n : cpu->lastProfile()->nodes()) // every compute node took the policy, or says why not
+    for (const auto &n : cpu->lastPlan()->nodes()) // every compute node took the policy, or says why not
         QVERIFY2(n.precision == runtime::precisionName(policy.precision) || !n.whyPrecision.empty(), n.name.c_str());
 }
 
@@ -231,7 +231,7 @@ void tst_CpuPrecision::keepFp32RulesByNameOpAndGroup()
     // a group: the normalizations stay fp32, the products go to fp16
     run(*model, policyOf(Precision::Fp16, {"group:normalization"}), *feeds, &cpu);
     int normalizations = 0, lowered = 0;
-    for (const auto &n : cpu->lastProfile()->nodes()) {
+    for (const auto &n : cpu->lastPlan()->nodes()) {
         if (n.opType.find("LayerNormalization") != std::string::npos) {
             ++normalizations;
             QCOMPARE(n.precision, std::string("fp32"));
@@ -243,10 +243,10 @@ void tst_CpuPrecision::keepFp32RulesByNameOpAndGroup()
     }
     QVERIFY(normalizations > 0 && lowered > 0);
     // a name regex picks single nodes
-    const std::string first = cpu->lastProfile()->nodes().front().name;
+    const std::string first = cpu->lastPlan()->nodes().front().name;
     run(*model, policyOf(Precision::Bf16, {"name:^" + first + "$"}), *feeds, &cpu);
-    QCOMPARE(cpu->lastProfile()->nodes().front().precision, std::string("fp32"));
-    QCOMPARE(cpu->lastProfile()->nodes().back().precision, std::string("bf16"));
+    QCOMPARE(cpu->lastPlan()->nodes().front().precision, std::string("fp32"));
+    QCOMPARE(cpu->lastPlan()->nodes().back().precision, std::string("bf16"));
 }
 
 void tst_CpuPrecision::badKeepRulesAreRefused()
@@ -312,7 +312,7 @@ void tst_CpuPrecision::int8RecordsPrecisionPerNode()
     runtime::cpu::CpuExecutor *cpu = nullptr;
     QVERIFY(!run(*model, policy, (*batches)[0].feeds, &cpu).empty());
     int int8 = 0;
-    for (const auto &n : cpu->lastProfile()->nodes()) {
+    for (const auto &n : cpu->lastPlan()->nodes()) {
         if (n.name.find("/layer3/") != std::string::npos) {
             QCOMPARE(n.precision, std::string("fp32"));
         } else if (n.opType == "FusedConv" || n.opType == "Gemm") {

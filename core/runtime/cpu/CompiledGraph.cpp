@@ -1,4 +1,4 @@
-// Compiling a profile: infer every shape at the profile's input dims, bind each node to a native
+// Compiling a shape plan: infer every shape at the plan's input dims, bind each node to a native
 // kernel where one applies (else to its reference kernel), give native outputs planned arena
 // buffers (views share their input's), and list what each step releases.
 #include "runtime/cpu/CompiledGraph.h"

@@ -1,4 +1,4 @@
-// One compiled profile of a model: the main graph at one set of input shapes, as a flat list of
+// One shape plan of a model (compiled for one set of input shapes): the main graph at one set of input shapes, as a flat list of
 // steps (a native kernel or a reference fallback per node), each value in a slot, and the
 // intermediates of the native kernels placed in one planned arena. Running it does no graph analysis.
 #pragma once
@@ -17,7 +17,7 @@
 
 namespace portolan::runtime::cpu {
 
-/// How one node runs in a compiled profile, and what it cost.
+/// How one node runs in a shape plan, and what it cost.
 struct NodeProfile {
     ir::NodeId node;
     std::string name;           ///< display name

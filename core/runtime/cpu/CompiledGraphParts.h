@@ -1,4 +1,4 @@
-// What a compiled profile is made of — a slot per value, a step per node — shared by compiling it
+// What a shape plan is made of — a slot per value, a step per node — shared by compiling it
 // (CompiledGraph.cpp) and running it (CompiledGraphRun.cpp). Internal to the CPU executor.
 #pragma once
 

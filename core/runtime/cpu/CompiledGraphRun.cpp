@@ -1,4 +1,4 @@
-// Running a compiled profile: feeds into their slots, each step's kernel (or the reference one) in
+// Running a shape plan: feeds into their slots, each step's kernel (or the reference one) in
 // order with its inputs lowered as the precision policy says, values released after their last
 // reader, the observer shown what it asks for, and per-node times when profiling.
 #include "runtime/cpu/CompiledGraphParts.h"

@@ -1,9 +1,9 @@
-// The executor front: feeds checked as the reference interpreter checks them, profiles keyed by
-// the feeds' shapes, initializers converted once for all profiles.
+// The executor front: feeds checked as the reference interpreter checks them, shape plans keyed
+// by the feeds' shapes, initializers converted once for all plans.
 #include "runtime/cpu/CpuExecutor.h"
 
 #include "runtime/reference/ModelConstants.h"
-#include "runtime/ProfileKey.h"
+#include "runtime/ShapeKey.h"
 #include "analysis/ModelValidation.h"
 #include "opset/OpVersions.h"
 #include "runtime/cpu/CpuKernel.h"
@@ -56,16 +56,16 @@ support::Expected<NamedValues> CpuExecutor::run(const NamedValues &feeds, const 
     auto bound = bindFeeds(m_model, feeds, options.checkInputShapes);
     if (!bound)
         return bound.takeError();
-    const ProfileKey key = profileKeyOf(m_model, *bound);
-    auto it = m_profiles.find(key.signature);
-    if (it == m_profiles.end()) {
+    const ShapeKey key = shapeKeyOf(m_model, *bound);
+    auto it = m_plans.find(key.signature);
+    if (it == m_plans.end()) {
         const auto start = std::chrono::steady_clock::now();
         auto compiled = CompiledGraph::compile(m_model, key.shapes, m_constants, m_options);
         if (!compiled)
             return compiled.takeError();
         m_stats.compileSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        ++m_stats.profilesCompiled;
-        it = m_profiles.emplace(key.signature, std::move(*compiled)).first;
+        ++m_stats.shapePlansCompiled;
+        it = m_plans.emplace(key.signature, std::move(*compiled)).first;
     } else {
         ++m_stats.cacheHits;
     }
@@ -73,11 +73,11 @@ support::Expected<NamedValues> CpuExecutor::run(const NamedValues &feeds, const 
     return it->second->run(*bound, options, m_reference, m_profiling);
 }
 
-std::optional<ProfileFigures> CpuExecutor::lastFigures() const
+std::optional<PlanFigures> CpuExecutor::lastFigures() const
 {
     if (!m_last)
         return std::nullopt;
-    ProfileFigures figures;
+    PlanFigures figures;
     figures.arenaBytes = m_last->memoryPlan().arenaBytes;
     figures.weightBytes = m_weightBytes;
     figures.flops = static_cast<std::uint64_t>(m_last->flops());

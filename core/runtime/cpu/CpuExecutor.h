@@ -16,13 +16,13 @@
 namespace portolan::runtime::cpu {
 
 struct ExecutorStats {
-    std::size_t profilesCompiled = 0; ///< distinct input shapes compiled
-    std::size_t cacheHits = 0;        ///< runs that reused a compiled profile
+    std::size_t shapePlansCompiled = 0; ///< shape plans compiled (one per distinct set of input shapes)
+    std::size_t cacheHits = 0;        ///< runs that reused a shape plan
     double compileSeconds = 0;
 };
 
-/// What the last run's compiled profile costs: the port report's speed-and-memory figures.
-struct ProfileFigures {
+/// What the last run's shape plan costs: the port report's speed-and-memory figures.
+struct PlanFigures {
     std::uint64_t arenaBytes = 0, weightBytes = 0, flops = 0;
     std::map<std::string, int> fallbacks; ///< op type → nodes left on reference kernels
 };
@@ -36,19 +36,19 @@ public:
     /// op with no native kernel), so a model is refused before anything runs.
     support::Status checkSupported() const override;
 
-    /// Runs the main graph, compiling a profile for the feeds' shapes first if none matches.
+    /// Runs the main graph, compiling a shape plan for the feeds' shapes first if none matches.
     support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options = {}) override;
 
     /// Time every node of the following runs (NodeProfile::seconds).
     void setProfiling(bool on) override { m_profiling = on; }
     const ExecutorStats &stats() const { return m_stats; }
     const CompileOptions &options() const { return m_options; }
-    /// The profile the last run used, or nullptr before the first run.
-    const CompiledGraph *lastProfile() const { return m_last; }
+    /// The shape plan the last run used, or nullptr before the first run.
+    const CompiledGraph *lastPlan() const { return m_last; }
     /// Bytes of the model's initializers (what the weights cost, beside the arena).
     std::size_t weightBytes() const { return m_weightBytes; }
-    /// The last run's profile in figures; nullopt before the first run.
-    std::optional<ProfileFigures> lastFigures() const;
+    /// The last run's shape plan in figures; nullopt before the first run.
+    std::optional<PlanFigures> lastFigures() const;
 
 private:
     const ir::Model &m_model;
@@ -56,7 +56,7 @@ private:
     Interpreter m_reference;
     std::unordered_map<std::uint32_t, Tensor> m_constants;
     std::size_t m_weightBytes = 0;
-    std::map<std::string, std::unique_ptr<CompiledGraph>> m_profiles; // by input-shape signature
+    std::map<std::string, std::unique_ptr<CompiledGraph>> m_plans; // by input-shape signature
     const CompiledGraph *m_last = nullptr;
     ExecutorStats m_stats;
     bool m_profiling = false;

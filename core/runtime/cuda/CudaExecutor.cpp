@@ -1,13 +1,13 @@
 // The CUDA executor's front: the device set up once, feeds checked as the reference interpreter
-// checks them, profiles keyed by the feeds' shapes (see CudaExecutor.h).
+// checks them, shape plans keyed by the feeds' shapes (see CudaExecutor.h).
 #include "runtime/cuda/CudaExecutor.h"
 
 #include "analysis/ModelValidation.h"
 #include "runtime/reference/ModelConstants.h"
-#include "runtime/ProfileKey.h"
+#include "runtime/ShapeKey.h"
 #include "runtime/cuda/CudaDevices.h"
 #include "runtime/cuda/CudaError.h"
-#include "runtime/cuda/CudaProfile.h"
+#include "runtime/cuda/CudaShapePlan.h"
 #include "runtime/cuda/DevicePeaks.h"
 
 namespace portolan::runtime::cuda {
@@ -44,7 +44,7 @@ CudaExecutor::CudaExecutor(const ir::Model &model, CudaExecutorOptions options, 
 
 CudaExecutor::~CudaExecutor()
 {
-    m_profiles.clear(); // before the device state they enqueue on
+    m_plans.clear(); // before the device state they enqueue on
     m_device.reset();
 }
 
@@ -53,15 +53,15 @@ support::Expected<NamedValues> CudaExecutor::run(const NamedValues &feeds, const
     auto bound = bindFeeds(m_model, feeds, options.checkInputShapes);
     if (!bound)
         return bound.takeError();
-    const ProfileKey key = profileKeyOf(m_model, *bound);
-    auto it = m_profiles.find(key.signature);
-    if (it == m_profiles.end()) {
-        auto compiled = CudaProfile::compile(m_model, key.shapes, m_constants, m_options, *m_device);
+    const ShapeKey key = shapeKeyOf(m_model, *bound);
+    auto it = m_plans.find(key.signature);
+    if (it == m_plans.end()) {
+        auto compiled = CudaShapePlan::compile(m_model, key.shapes, m_constants, m_options, *m_device);
         if (!compiled)
             return compiled.takeError();
-        it = m_profiles.emplace(key.signature, std::move(*compiled)).first;
+        it = m_plans.emplace(key.signature, std::move(*compiled)).first;
     }
-    CudaProfile *profile = it->second.get();
+    CudaShapePlan *profile = it->second.get();
     m_last = profile;
     return profile->run(*bound, options, m_reference, m_profiling);
 }
@@ -96,7 +96,7 @@ std::size_t CudaExecutor::weightBytes() const
     return m_last ? m_last->weightBytes() : 0;
 }
 
-AcceleratorProfile CudaExecutor::lastProfile(bool withPeaks) const
+AcceleratorProfile CudaExecutor::lastPlan(bool withPeaks) const
 {
     AcceleratorProfile p;
     p.device = m_deviceName;

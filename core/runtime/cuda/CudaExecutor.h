@@ -1,5 +1,5 @@
 // The CUDA executor: runs a (usually optimized) model on the local GPU. Each set of input shapes is
-// compiled once into a profile: every node that has a CUDA kernel (CudaKernels.def) runs on the
+// compiled once into a shape plan: every node that has a CUDA kernel (CudaKernels.def) runs on the
 // device, on buffers planned in one device arena, weights uploaded once; every other node runs on
 // the CPU (its reference kernel), its inputs and outputs moved explicitly and counted, so a port's
 // "fallback to the CPU" shows. One stream; tensors come back to the host only for the graph's
@@ -41,7 +41,7 @@ struct CudaExecutorOptions {
     std::shared_ptr<const CalibrationTable> calibration;
 };
 
-/// How one node ran in the last run's profile.
+/// How one node ran in the last run's shape plan.
 struct CudaNodeProfile {
     std::string name;           ///< display name
     std::string opType;
@@ -63,7 +63,7 @@ struct TransferFigures {
     std::uint64_t uploads = 0, downloads = 0;
 };
 
-class CudaProfile;
+class CudaShapePlan;
 struct DeviceState;
 
 class CudaExecutor {
@@ -72,25 +72,25 @@ public:
     static support::Expected<std::unique_ptr<CudaExecutor>> create(const ir::Model &model, CudaExecutorOptions options = {});
     ~CudaExecutor();
 
-    /// Runs the main graph, compiling a profile for the feeds' shapes first if none matches.
+    /// Runs the main graph, compiling a shape plan for the feeds' shapes first if none matches.
     support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options = {});
 
     /// Time every node of the following runs (CudaNodeProfile::milliseconds).
     void setProfiling(bool on) { m_profiling = on; }
-    /// The last run's profile, node by node; empty before the first run.
+    /// The last run's shape plan, node by node; empty before the first run.
     std::vector<CudaNodeProfile> lastNodes() const;
     TransferFigures lastTransfers() const;
-    /// Whether the last run replayed its profile as one CUDA Graph (from the second run of a profile
+    /// Whether the last run replayed its shape plan as one CUDA Graph (from the second run of a plan
     /// wholly on the device, without an observer or profiling); why not, when capturing it failed.
     bool lastRunWasGraph() const;
     std::string whyNoGraph() const;
-    /// The last profile's device arena (activations) and the weights uploaded for it.
+    /// The last shape plan's device arena (activations) and the weights uploaded for it.
     std::size_t arenaBytes() const;
     std::size_t weightBytes() const;
     const std::string &deviceName() const { return m_deviceName; }
     /// The last run as `run --stats`, the port report and the workbench show it; with `withPeaks`
     /// the device's peaks at the run's precision too (measured once per process, see DevicePeaks.h).
-    AcceleratorProfile lastProfile(bool withPeaks) const;
+    AcceleratorProfile lastPlan(bool withPeaks) const;
 
 private:
     CudaExecutor(const ir::Model &model, CudaExecutorOptions options, std::unique_ptr<DeviceState> device, std::string deviceName);
@@ -101,8 +101,8 @@ private:
     std::string m_deviceName;
     Interpreter m_reference;
     std::unordered_map<std::uint32_t, Tensor> m_constants;
-    std::map<std::string, std::unique_ptr<CudaProfile>> m_profiles; // by input-shape signature
-    CudaProfile *m_last = nullptr;
+    std::map<std::string, std::unique_ptr<CudaShapePlan>> m_plans; // by input-shape signature
+    CudaShapePlan *m_last = nullptr;
     bool m_profiling = false;
 };
 

@@ -32,12 +32,12 @@ struct CudaContext {
     void *workspace = nullptr;   ///< for cuBLASLt
     std::size_t workspaceBytes = 0;
     int multiprocessors = 1;
-    /// The profile's scratch, as large as its hungriest kernel reserved (DeviceSetup::reserveScratch):
+    /// The shape plan's scratch, as large as its hungriest kernel reserved (DeviceSetup::reserveScratch):
     /// one stream, so kernels take turns with it.
     void *scratch = nullptr;
 };
 
-/// cuBLASLt's workspace, shared by every product of a profile (one stream: one product at a time).
+/// cuBLASLt's workspace, shared by every product of a shape plan (one stream: one product at a time).
 inline constexpr std::size_t kCudaWorkspaceBytes = std::size_t(32) << 20;
 
 /// What a kernel factory may use while building: the library handles (for algorithm searches) and an
@@ -49,10 +49,10 @@ public:
     virtual void *upload(const Tensor &tensor) = 0;
     virtual void *cublasLt() = 0; ///< cublasLtHandle_t
     virtual void *cudnn() = 0;    ///< cudnnHandle_t
-    /// How the profile stores floating-point tensors (what the kernel's launches must say).
+    /// How the shape plan stores floating-point tensors (what the kernel's launches must say).
     virtual Storage storage() const = 0;
     /// Asks for `bytes` of CudaContext::scratch at every enqueue (temporaries such as quantized
-    /// operands); the profile allocates the largest request.
+    /// operands); the shape plan allocates the largest request.
     virtual void reserveScratch(std::size_t bytes) = 0;
 };
 

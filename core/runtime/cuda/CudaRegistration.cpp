@@ -15,7 +15,7 @@ class Plugged final : public Executor {
 public:
     explicit Plugged(std::unique_ptr<CudaExecutor> executor) : m_executor(std::move(executor)) {}
     void setProfiling(bool on) override { m_executor->setProfiling(on); }
-    std::optional<AcceleratorProfile> acceleratorProfile(bool withPeaks) const override { return m_executor->lastProfile(withPeaks); }
+    std::optional<AcceleratorProfile> acceleratorProfile(bool withPeaks) const override { return m_executor->lastPlan(withPeaks); }
     support::Status checkSupported() const override { return support::Status::ok(); } // create() refused what it cannot run
     support::Expected<NamedValues> run(const NamedValues &feeds, const RunOptions &options) override
     {

@@ -1,7 +1,7 @@
-// Compiling a CUDA profile (see CudaProfile.h): shapes at the profile's dims, each node bound to a
+// Compiling a CUDA shape plan (see CudaShapePlan.h): shapes at the plan's dims, each node bound to a
 // CUDA kernel or left to the host's reference kernel, device memory planned, weights uploaded.
-// Running it: CudaProfileRun.cpp.
-#include "runtime/cuda/CudaProfileParts.h"
+// Running it: CudaShapePlanRun.cpp.
+#include "runtime/cuda/CudaShapePlanParts.h"
 
 #include "analysis/ShapeInference.h"
 #include "ir/Topology.h"
@@ -29,30 +29,30 @@ namespace portolan::runtime::cuda {
 using support::makeError;
 
 
-CudaProfile::CudaProfile(const ir::Model &model, DeviceState &device, Storage storage)
+CudaShapePlan::CudaShapePlan(const ir::Model &model, DeviceState &device, Storage storage)
     : m_model(model), m_device(device), m_storage(storage)
 {
 }
 
-int CudaProfile::storedType(int dataType, Storage storage)
+int CudaShapePlan::storedType(int dataType, Storage storage)
 {
     if (dataType != onnx::TensorProto::FLOAT || storage == Storage::F32)
         return dataType;
     return storage == Storage::F16 ? onnx::TensorProto::FLOAT16 : onnx::TensorProto::BFLOAT16;
 }
 
-Tensor CudaProfile::stored(const Tensor &t, Storage storage)
+Tensor CudaShapePlan::stored(const Tensor &t, Storage storage)
 {
     const int type = storedType(t.dataType(), storage);
     return type == t.dataType() ? t : kernels::convertTensor(t, type);
 }
 
-std::size_t CudaProfile::deviceBytes(const Value &value) const
+std::size_t CudaShapePlan::deviceBytes(const Value &value) const
 {
     return value.shape ? static_cast<std::size_t>(elementCount(*value.shape)) * ir::dataTypeSize(storedType(value.dataType, value.storage)) : 0;
 }
 
-CudaProfile::~CudaProfile()
+CudaShapePlan::~CudaShapePlan()
 {
     if (m_graph)
         cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(m_graph));
@@ -64,7 +64,7 @@ CudaProfile::~CudaProfile()
     }
 }
 
-support::Status CudaProfile::planInt8(const ir::Model &model, const NodeBinding &binding, bool allStatic,
+support::Status CudaShapePlan::planInt8(const ir::Model &model, const NodeBinding &binding, bool allStatic,
                                       const PrecisionPolicy &policy, DeviceSetup &setup, Step &step, CudaNodeProfile &profile)
 {
     const ir::Node &node = binding.node;
@@ -104,12 +104,12 @@ support::Status CudaProfile::planInt8(const ir::Model &model, const NodeBinding 
     return {};
 }
 
-support::Expected<std::unique_ptr<CudaProfile>> CudaProfile::compile(const ir::Model &model,
+support::Expected<std::unique_ptr<CudaShapePlan>> CudaShapePlan::compile(const ir::Model &model,
                                                                      const std::map<std::string, Shape> &inputShapes,
                                                                      const std::unordered_map<std::uint32_t, Tensor> &constants,
                                                                      const CudaExecutorOptions &options, DeviceState &device)
 {
-    std::unique_ptr<CudaProfile> p(new CudaProfile(model, device, options.precision == "fp16"   ? Storage::F16
+    std::unique_ptr<CudaShapePlan> p(new CudaShapePlan(model, device, options.precision == "fp16"   ? Storage::F16
                                                                   : options.precision == "bf16" ? Storage::BF16
                                                                                                 : Storage::F32));
     const ir::Graph &main = model.graph(model.mainGraph());

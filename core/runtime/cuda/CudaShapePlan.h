@@ -1,4 +1,4 @@
-// One compiled profile of the CUDA executor: the main graph at one set of input shapes as a flat list
+// One shape plan of the CUDA executor (compiled for one set of input shapes): the main graph at one set of input shapes as a flat list
 // of steps (a CUDA kernel, a view, or a CPU fallback per node), every value where its readers need it
 // (device buffers planned in one arena, constants uploaded once, host copies made on demand).
 #pragma once
@@ -17,23 +17,23 @@
 
 namespace portolan::runtime::cuda {
 
-class CudaProfile {
+class CudaShapePlan {
 public:
     /// Compiles `model`'s main graph for the given input dims; `constants` by value id (initializers,
     /// Constant nodes' outputs and folded nodes' outputs, runtime/reference/ModelConstants.h: uploaded once, their
     /// nodes run nothing). Fails naming every node without a kernel when fallback is off.
-    static support::Expected<std::unique_ptr<CudaProfile>> compile(const ir::Model &model,
+    static support::Expected<std::unique_ptr<CudaShapePlan>> compile(const ir::Model &model,
                                                                    const std::map<std::string, Shape> &inputShapes,
                                                                    const std::unordered_map<std::uint32_t, Tensor> &constants,
                                                                    const CudaExecutorOptions &options, DeviceState &device);
-    ~CudaProfile();
+    ~CudaShapePlan();
 
     /// Runs on `feeds` (per main-graph input, as bindFeeds gives them).
     support::Expected<NamedValues> run(const std::vector<const RuntimeValue *> &feeds, const RunOptions &options,
                                        Interpreter &reference, bool profile);
 
     const std::vector<CudaNodeProfile> &nodes() const { return m_nodes; }
-    /// Whether the last run replayed the profile as a CUDA Graph; why not, when it could not.
+    /// Whether the last run replayed the plan as a CUDA Graph; why not, when it could not.
     bool lastRunWasGraph() const { return m_lastRunWasGraph; }
     const std::string &whyNoGraph() const { return m_whyNoGraph; }
     const TransferFigures &transfers() const { return m_transfers; }
@@ -45,7 +45,7 @@ private:
     struct HostInt8;
     struct Step;
     class Setup;
-    CudaProfile(const ir::Model &model, DeviceState &device, Storage storage);
+    CudaShapePlan(const ir::Model &model, DeviceState &device, Storage storage);
 
     /// Under int8, for a node the policy puts at int8: its int8 kernel in `step`, or where it has
     /// none, its operands' quantization on the host for the CPU fallback (`profile` says why); an
@@ -54,7 +54,7 @@ private:
                              DeviceSetup &setup, Step &step, CudaNodeProfile &profile);
 
     /// The run as one CUDA Graph launch (captured on the first call): feeds up, the graph, outputs
-    /// down. For profiles whose every node runs on the device, with no observer or profiling.
+    /// down. For plans whose every node runs on the device, with no observer or profiling.
     support::Expected<NamedValues> runAsGraph();
     /// The step's tensors on the device, then its kernel enqueued.
     void enqueue(Step &step);
@@ -93,7 +93,7 @@ private:
     std::uint64_t m_completedRuns = 0;
     void *m_graph = nullptr;       ///< cudaGraphExec_t, after the first replay
     bool m_lastRunWasGraph = false;
-    std::string m_whyNoGraph;      ///< set when capture failed: the profile then runs step by step
+    std::string m_whyNoGraph;      ///< set when capture failed: the plan then runs step by step
 };
 
 } // namespace portolan::runtime::cuda

@@ -1,9 +1,9 @@
-// What a CUDA profile is made of — its values, steps and int8 host operands — shared by compiling it
-// (CudaProfile.cpp) and running it (CudaProfileRun.cpp). Internal to the CUDA executor.
+// What a CUDA shape plan is made of — its values, steps and int8 host operands — shared by compiling it
+// (CudaShapePlan.cpp) and running it (CudaShapePlanRun.cpp). Internal to the CUDA executor.
 #pragma once
 
 #include "runtime/cuda/CudaError.h"
-#include "runtime/cuda/CudaProfile.h"
+#include "runtime/cuda/CudaShapePlan.h"
 #include "runtime/cuda/DeviceKernels.h"
 #include "runtime/cuda/DeviceState.h"
 
@@ -16,7 +16,7 @@
 
 namespace portolan::runtime::cuda {
 
-struct CudaProfile::Value {
+struct CudaShapePlan::Value {
     ir::ValueId id;
     int dataType = 0;
     std::optional<Shape> shape;
@@ -38,12 +38,12 @@ struct CudaProfile::Value {
 
 /// An int8 node's operands 0 and 1 quantize-dequantized on the host: constants once (per output
 /// channel for the weight), activations at their calibrated scales before each run of the node.
-struct CudaProfile::HostInt8 {
+struct CudaShapePlan::HostInt8 {
     float scales[2] = {0, 0};
     Tensor constants[2];
 };
 
-struct CudaProfile::Step {
+struct CudaShapePlan::Step {
     ir::NodeId node;
     std::unique_ptr<CudaKernel> kernel; ///< nullptr: the CPU fallback
     std::vector<int> inputs, outputs;   ///< values; -1 for omitted ones
@@ -59,10 +59,10 @@ struct CudaProfile::Step {
     cudaEvent_t started = nullptr, finished = nullptr; ///< for profiling
 };
 
-/// Uploads for the kernel factories, kept by the profile.
-class CudaProfile::Setup final : public DeviceSetup {
+/// Uploads for the kernel factories, kept by the shape plan.
+class CudaShapePlan::Setup final : public DeviceSetup {
 public:
-    explicit Setup(CudaProfile &profile) : m_profile(profile) {}
+    explicit Setup(CudaShapePlan &profile) : m_profile(profile) {}
     void *upload(const Tensor &original) override
     {
         const Tensor tensor = stored(original, m_storage);
@@ -85,7 +85,7 @@ public:
     void setStorage(Storage s) { m_storage = s; }
 
 private:
-    CudaProfile &m_profile;
+    CudaShapePlan &m_profile;
     Storage m_storage = Storage::F32;
 };
 

@@ -1,7 +1,7 @@
-// Running a CUDA profile: a value lives where its readers need it — a CUDA step's outputs on the
+// Running a CUDA shape plan: a value lives where its readers need it — a CUDA step's outputs on the
 // device, a fallback's on the host — and is copied to the other side only when a reader there asks,
-// each copy counted; an all-device profile replays as one captured CUDA Graph.
-#include "runtime/cuda/CudaProfileParts.h"
+// each copy counted; an all-device plan replays as one captured CUDA Graph.
+#include "runtime/cuda/CudaShapePlanParts.h"
 
 #include "ir/Type.h"
 #include "runtime/cuda/CudaError.h"
@@ -16,7 +16,7 @@ namespace portolan::runtime::cuda {
 
 using support::makeError;
 
-void *CudaProfile::deviceAddress(int v) const
+void *CudaShapePlan::deviceAddress(int v) const
 {
     const Value &value = m_values[static_cast<std::size_t>(v)];
     if (value.fixed)
@@ -26,7 +26,7 @@ void *CudaProfile::deviceAddress(int v) const
     return static_cast<std::byte *>(m_arena.data()) + m_plan.offsets[static_cast<std::size_t>(value.buffer)];
 }
 
-void *CudaProfile::onDevice(int v)
+void *CudaShapePlan::onDevice(int v)
 {
     Value &value = m_values[static_cast<std::size_t>(v)];
     void *address = deviceAddress(v);
@@ -46,7 +46,7 @@ void *CudaProfile::onDevice(int v)
     // and a host copy released after its last reader may go right after.
     const Tensor t = stored(host.tensor, value.storage);
     if (t.byteSize() != deviceBytes(value))
-        throw CudaError("value '" + m_model.value(value.id).name + "' is " + shapeString(t.shape()) + ", but the profile planned " +
+        throw CudaError("value '" + m_model.value(value.id).name + "' is " + shapeString(t.shape()) + ", but the shape plan planned " +
                         shapeString(*value.shape));
     if (t.byteSize() > 0) { // an empty value may have no address on either side
         checkCuda(cudaMemcpyAsync(address, t.rawData(), t.byteSize(), cudaMemcpyHostToDevice, streamOf(m_device)), "upload");
@@ -58,7 +58,7 @@ void *CudaProfile::onDevice(int v)
     return address;
 }
 
-const RuntimeValue &CudaProfile::onHost(int v)
+const RuntimeValue &CudaShapePlan::onHost(int v)
 {
     Value &value = m_values[static_cast<std::size_t>(v)];
     if (value.hostValid)
@@ -84,7 +84,7 @@ const RuntimeValue &CudaProfile::onHost(int v)
     return value.host;
 }
 
-std::vector<ObservedDownloads::Output> CudaProfile::observedOutputs(const Step &step, const ir::Node &node,
+std::vector<ObservedDownloads::Output> CudaShapePlan::observedOutputs(const Step &step, const ir::Node &node,
                                                                    const RunObserver &observer)
 {
     std::vector<ObservedDownloads::Output> outputs(step.outputs.size());
@@ -107,7 +107,7 @@ std::vector<ObservedDownloads::Output> CudaProfile::observedOutputs(const Step &
     return outputs;
 }
 
-void CudaProfile::enqueue(Step &step)
+void CudaShapePlan::enqueue(Step &step)
 {
     for (const auto &[from, to] : step.conversions) {
         Value &target = m_values[static_cast<std::size_t>(to)];
@@ -141,7 +141,7 @@ void CudaProfile::enqueue(Step &step)
             m_values[static_cast<std::size_t>(v)].deviceValid = true;
 }
 
-NamedValues CudaProfile::downloadOutputs()
+NamedValues CudaShapePlan::downloadOutputs()
 {
     NamedValues results;
     const ir::Graph &main = m_model.graph(m_model.mainGraph());
@@ -153,7 +153,7 @@ NamedValues CudaProfile::downloadOutputs()
     return results;
 }
 
-support::Expected<NamedValues> CudaProfile::runAsGraph()
+support::Expected<NamedValues> CudaShapePlan::runAsGraph()
 {
     const auto stream = streamOf(m_device);
     try {
@@ -198,14 +198,14 @@ support::Expected<NamedValues> CudaProfile::runAsGraph()
         NamedValues results = downloadOutputs();
         m_lastRunWasGraph = true;
         return results;
-    } catch (const std::exception &e) { // the profile runs step by step from now on
+    } catch (const std::exception &e) { // the plan runs step by step from now on
         m_whyNoGraph = e.what();
         cudaGetLastError();
-        return makeError("cuda-graph", std::string("running the profile as a CUDA Graph: ") + e.what(), m_model.sourcePath);
+        return makeError("cuda-graph", std::string("running the shape plan as a CUDA Graph: ") + e.what(), m_model.sourcePath);
     }
 }
 
-support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeValue *> &feeds, const RunOptions &options,
+support::Expected<NamedValues> CudaShapePlan::run(const std::vector<const RuntimeValue *> &feeds, const RunOptions &options,
                                                 Interpreter &reference, bool profile)
 {
     const auto start = [&] { // nothing anywhere but the feeds, on the host
@@ -224,7 +224,7 @@ support::Expected<NamedValues> CudaProfile::run(const std::vector<const RuntimeV
     };
     start();
     m_lastRunWasGraph = false;
-    // from the second run on, a profile wholly on the device replays as one CUDA Graph
+    // from the second run on, a plan wholly on the device replays as one CUDA Graph
     if (m_allOnDevice && !options.observer && !profile && m_completedRuns > 0 && m_whyNoGraph.empty()) {
         if (auto replayed = runAsGraph()) {
             ++m_completedRuns;

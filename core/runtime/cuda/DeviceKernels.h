@@ -1,6 +1,6 @@
 // The CUDA kernels' launchers, callable from plain C++ (no CUDA headers): each enqueues its kernel
 // on `stream` (a cudaStream_t) and returns at once. Tensors of floating-point values are stored as
-// `Storage` says (a profile's precision: fp32, or fp16/bf16 rounded at every node boundary) and
+// `Storage` says (a shape plan's precision: fp32, or fp16/bf16 rounded at every node boundary) and
 // computed in fp32 inside each kernel; the executor checks the element types before it picks one.
 #pragma once
 
@@ -34,7 +34,7 @@ enum class Function : std::uint8_t {
     Reciprocal,
 };
 
-/// How a profile stores its floating-point tensors on the device.
+/// How a shape plan stores its floating-point tensors on the device.
 enum class Storage : std::uint8_t { F32, F16, BF16 };
 inline int storageBytes(Storage s)
 {

@@ -1,4 +1,4 @@
-// What the CUDA executor holds on the device for all its profiles: the stream, cuBLASLt's handle and
+// What the CUDA executor holds on the device for all its shape plans: the stream, cuBLASLt's handle and
 // workspace. Host code only (includes the CUDA headers).
 #pragma once
 
@@ -32,7 +32,7 @@ private:
 };
 
 /// Page-locked host memory that grows on demand and is kept: cudaMallocHost is slow and blocks, so
-/// a profile allocates it once, not per run. Freed once the device has finished with it.
+/// a shape plan allocates it once, not per run. Freed once the device has finished with it.
 class PinnedBuffer {
 public:
     PinnedBuffer() = default;

@@ -2,7 +2,7 @@
 // pinned staging as their nodes finish, and handed over in node order a batch at a time, when the
 // staging is full or the run ends. One wait per batch instead of one per node, and a bounded
 // amount of host memory however many tensors a comparison reads. A value the host needs anyway (a
-// graph output, a fallback's input) is not handed here: the profile downloads it once for all.
+// graph output, a fallback's input) is not handed here: the shape plan downloads it once for all.
 #pragma once
 
 #include "runtime/cuda/CudaExecutor.h"
@@ -25,7 +25,7 @@ public:
         Shape shape;
     };
 
-    /// `stream` is the run's cudaStream_t; `staging` the profile's pinned memory, grown as needed up
+    /// `stream` is the run's cudaStream_t; `staging` the shape plan's pinned memory, grown as needed up
     /// to `budgetBytes` (RunOptions::observerBatchBytes).
     ObservedDownloads(RunObserver &observer, void *stream, PinnedBuffer &staging, std::size_t budgetBytes, TransferFigures &transfers);
     ObservedDownloads(const ObservedDownloads &) = delete;

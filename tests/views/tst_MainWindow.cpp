@@ -1,5 +1,6 @@
 // The main window as a user meets it: the bundled sample opens, a corrupt file gives an error dialog.
 #include "support/StandInGpu.h"
+#include "support/CliSupport.h"
 #include "support/TestSupport.h"
 
 #include "views/graph/GraphCanvas.h"
@@ -14,6 +15,8 @@
 #include "views/diagnose/FindingsPanel.h"
 #include <QAbstractItemModelTester>
 #include "ir/ModelLoader.h"
+#include "session/ComparisonJson.h"
+#include "session/SessionFile.h"
 
 #include <QDir>
 #include <QProgressBar>
@@ -528,6 +531,45 @@ private slots:
         QVERIFY2(summary.contains("--keep-fp32 'node:"), qPrintable(summary));
         qInfo("%s", qPrintable(summary));
         QVERIFY(!panel->isBisecting());
+    }
+
+    // The dock and `portolan compare` are one Workbench call: seed S in the dock and --seed S on the
+    // command line feed the same inputs and give the same comparison, metric for metric.
+    void compareDockAndCliGiveTheSameComparison()
+    {
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(openFixture(window, "cnn_bn"));
+        auto *panel = window.comparePanel();
+        session::CompareForm form;
+        form.sideA = "reference";
+        form.pipeline = "-O2";
+        form.precision = "fp16";
+        form.seed = 7;
+        panel->setForm(form);
+        QSignalSpy finished(panel, &views::ComparePanel::finished);
+        panel->run();
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(finished.front().at(0).toString(), QString());
+        QVERIFY(panel->outcome());
+
+        const auto cli = test::runPortolan({"compare", QString::fromStdString(test::fixturesDir() + "/cnn_bn/model.onnx"), "--a",
+                                            "reference", "--b", "cpu:fp16", "-O2", "--seed", "7", "--json"});
+        QVERIFY2(cli.exitCode == 0 || cli.exitCode == 1, cli.err.constData());
+        auto withoutTimes = [](const QByteArray &json) {
+            QJsonObject o = QJsonDocument::fromJson(json).object();
+            for (const char *side : {"a", "b"}) {
+                QJsonObject run = o[side].toObject();
+                run.remove("seconds");
+                o[side] = run;
+            }
+            return o;
+        };
+        const QJsonObject fromCli = withoutTimes(cli.out);
+        const QJsonObject fromDock = withoutTimes(QByteArray::fromStdString(session::comparisonJson(*panel->outcome())));
+        QVERIFY(fromCli["tensors"].toArray().size() > 3);
+        QCOMPARE(fromDock["b"].toObject()["run"].toString(), QString("cpu:fp16"));
+        QCOMPARE(fromDock, fromCli);
     }
 
     void comparisonCanBeCancelled()

@@ -142,7 +142,7 @@ struct Partial {
 /// Elements [0, count) of ref and act, which are elements [first, first + count) of the tensors.
 template <typename T>
 void accumulate(const T *ref, const T *act, std::int64_t first, std::int64_t count, const Tolerance &tolerance, double epsilon,
-                bool keepErrors, std::int64_t every, Partial &p)
+                double maskFloor, bool keepErrors, std::int64_t every, Partial &p)
 {
     if (keepErrors) {
         p.absErrors.reserve(static_cast<std::size_t>(count));
@@ -181,7 +181,7 @@ void accumulate(const T *ref, const T *act, std::int64_t first, std::int64_t cou
         } else {
             p.neededAtol = p.neededRtol = kInf;
         }
-        if (std::isfinite(x))
+        if (std::isfinite(x) && ax < maskFloor)
             p.scale = std::max(p.scale, ax);
         if (std::isfinite(x) && std::isfinite(y)) {
             p.dot += x * y;
@@ -236,10 +236,11 @@ BlockSums emptyLanes()
 /// the target of the function it is written in, so helpers would lose the clone's vector width.)
 __attribute__((target_clones("avx512f", "avx2", "default"))) bool
 sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double atol, double rtol, double epsilon,
-               std::int64_t every, std::int64_t group, BlockSums &b, std::uint32_t *absBins, std::uint32_t *relBins)
+               double maskFloor, std::int64_t every, std::int64_t group, BlockSums &b, std::uint32_t *absBins, std::uint32_t *relBins)
 {
     BlockSums lanes = emptyLanes(); // a local: the bin stores cannot alias it, so the lanes stay in registers
     const Doubles zero{}, one = zero + 1, atols = zero + atol, rtols = zero + rtol, epsilons = zero + epsilon;
+    const Doubles maskFloors = zero + maskFloor;
     const Indices magnitudeBits = Indices{} + std::numeric_limits<std::int64_t>::max(); // all but the sign
     struct Group {
         Doubles x, y, e, ax, q, r; // q = 1 / max(|x|, ε)
@@ -279,7 +280,8 @@ sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double at
         lanes.actSquares += g.y * g.y;
         lanes.maxAbs = lanes.maxAbs < g.e ? g.e : lanes.maxAbs;
         lanes.maxRel = lanes.maxRel < g.r ? g.r : lanes.maxRel;
-        lanes.scale = lanes.scale < g.ax ? g.ax : lanes.scale;
+        const Doubles unmasked = g.ax < maskFloors ? g.ax : zero;
+        lanes.scale = lanes.scale < unmasked ? unmasked : lanes.scale;
         // masks stay masks, used only to select (turning them into integer lanes needs AVX-512DQ, and
         // GCC writes scalar code without it): a failure is a positive excess over atol + rtol·|x|
         // (for finite values, the negation of e <= atol + rtol·|x|)
@@ -326,7 +328,7 @@ sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double at
 /// reference's elements [start, start + count) in act's order.
 template <typename RefBlock>
 void accumulateFloats(const RefBlock &refBlock, const float *act, std::int64_t begin, std::int64_t end,
-                      const Tolerance &tolerance, double epsilon, std::int64_t every, Partial &p)
+                      const Tolerance &tolerance, double epsilon, double maskFloor, std::int64_t every, Partial &p)
 {
     // the scatter goes to two interleaved 32-bit histograms per kind (even and odd elements), so a run
     // of equal bins (exact matches, say) is two chains of increments instead of one, in half the cache;
@@ -363,12 +365,12 @@ void accumulateFloats(const RefBlock &refBlock, const float *act, std::int64_t b
         // a partial last block of a sampled tensor takes the general loop, which samples element by element
         BlockSums b;
         if (every > 1 && count < kBlock) {
-            accumulate(ref, actual, start, count, tolerance, epsilon, false, every, p);
+            accumulate(ref, actual, start, count, tolerance, epsilon, maskFloor, false, every, p);
             continue;
         }
-        if (!sumFiniteBlock(ref, actual, count, tolerance.atol, tolerance.rtol, epsilon, every,
+        if (!sumFiniteBlock(ref, actual, count, tolerance.atol, tolerance.rtol, epsilon, maskFloor, every,
                             sampledGroup(start / kBlock, every), b, absBins.data(), relBins.data())) {
-            accumulate(ref, actual, start, count, tolerance, epsilon, false, every, p);
+            accumulate(ref, actual, start, count, tolerance, epsilon, maskFloor, false, every, p);
             continue;
         }
         const auto binned = static_cast<std::size_t>(every > 0 ? count / every : 0);
@@ -441,6 +443,20 @@ void exactErrors(const float *ref, const float *act, std::int64_t count, double 
     }
 }
 
+/// Attention masks fill with the type's lowest value (finfo.min) and scores add to it: elements at
+/// half the largest finite magnitude or more are masks, not data, and stay out of the reference's
+/// scale (else one mask makes every error look ~1e-38 of it, and the next Softmax an amplifier).
+double maskFloorOf(int dataType)
+{
+    switch (dataType) {
+    case onnx::TensorProto::FLOAT: return 0.5 * std::numeric_limits<float>::max();
+    case onnx::TensorProto::DOUBLE: return 0.5 * std::numeric_limits<double>::max();
+    case onnx::TensorProto::FLOAT16: return 0.5 * 65504.0;
+    case onnx::TensorProto::BFLOAT16: return 0.5 * 3.3895313892515355e38;
+    default: return kInf; // integers and the 8-bit floats: no masks of this kind
+    }
+}
+
 double valueAt(const runtime::Tensor &t, std::int64_t i)
 {
     return t.dataType() == onnx::TensorProto::FLOAT ? t.data<float>()[i] : t.data<double>()[i];
@@ -478,6 +494,7 @@ TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Te
     }
     m.elements = n;
     const bool native = reference.dataType() == onnx::TensorProto::FLOAT || reference.dataType() == onnx::TensorProto::DOUBLE;
+    const double maskFloor = maskFloorOf(reference.dataType());
     const runtime::Tensor a = native ? reference : runtime::kernels::convertTensor(reference, onnx::TensorProto::DOUBLE);
     const runtime::Tensor b = native ? actual : runtime::kernels::convertTensor(actual, onnx::TensorProto::DOUBLE);
     // partial results per chunk, on the OpenMP pool for large tensors, merged in chunk order
@@ -495,14 +512,14 @@ TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Te
         if (inLayout) {
             runtime::PhysicalOrderReader reader(rowMajorRef, *actualLayout);
             const auto refGathered = [&](std::int64_t start, std::int64_t size) { return reader.read(start, size); };
-            accumulateFloats(refGathered, b.data<float>(), first, first + count, tolerance, epsilon, every, p);
+            accumulateFloats(refGathered, b.data<float>(), first, first + count, tolerance, epsilon, maskFloor, every, p);
         } else if (rowMajorRef && !keepErrors) {
-            accumulateFloats(refInPlace, b.data<float>(), first, first + count, tolerance, epsilon, every, p);
+            accumulateFloats(refInPlace, b.data<float>(), first, first + count, tolerance, epsilon, maskFloor, every, p);
         } else if (rowMajorRef) {
             exactErrors(rowMajorRef + first, b.data<float>() + first, count, epsilon, p);
-            accumulateFloats(refInPlace, b.data<float>(), first, first + count, tolerance, epsilon, 0, p);
+            accumulateFloats(refInPlace, b.data<float>(), first, first + count, tolerance, epsilon, maskFloor, 0, p);
         } else
-            accumulate(a.data<double>() + first, b.data<double>() + first, first, count, tolerance, epsilon, keepErrors, 1, p);
+            accumulate(a.data<double>() + first, b.data<double>() + first, first, count, tolerance, epsilon, maskFloor, keepErrors, 1, p);
     }
     Partial all = std::move(partials.front());
     for (std::size_t c = 1; c < partials.size(); ++c)

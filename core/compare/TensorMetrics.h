@@ -32,7 +32,7 @@ struct TensorMetrics {
     double maxAbs = 0, meanAbs = 0, medianAbs = 0, p99Abs = 0;
     double maxRel = 0, meanRel = 0, medianRel = 0, p99Rel = 0; ///< |error| / max(|reference|, epsilon)
     double rmse = 0;
-    double referenceScale = 0; ///< max |reference| over its finite elements
+    double referenceScale = 0; ///< max |reference| over its finite elements, masks (≥ half the type's largest) left out
     double cosine = 1;   ///< 1 when both are all zeros
     double snrDb = 0;    ///< 10·log10(Σ ref² / Σ error²); +inf when there is no error
     std::int64_t referenceNans = 0, referenceInfs = 0, actualNans = 0, actualInfs = 0;

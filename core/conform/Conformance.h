@@ -20,9 +20,27 @@ namespace portolan::conform {
 enum class Outcome { Pass, Fail, Error, Random, Skipped };
 const char *outcomeName(Outcome outcome);
 
+/// An element passes when |actual − expected| ≤ atol + rtol·|expected| (numpy's allclose, as ONNX's
+/// backend runner checks); integers and booleans must be equal.
 struct Tolerance {
     double rtol = 1e-3; ///< ONNX's backend runner: np.testing.assert_allclose(rtol=1e-3, atol=1e-7)
     double atol = 1e-7;
+};
+
+/// A tolerance for the cases whose directory name matches `pattern` (a regular expression, searched).
+struct CaseTolerance {
+    std::string pattern;
+    Tolerance tolerance;
+};
+
+/// The tolerance each case is held to: `base`, or the last override whose pattern matches its name.
+struct Tolerances {
+    Tolerance base;
+    std::vector<CaseTolerance> overrides;
+
+    Tolerances() = default;
+    Tolerances(Tolerance all) : base(all) {} // NOLINT(google-explicit-constructor): one tolerance for every case
+    Tolerance forCase(const std::string &name) const;
 };
 
 struct CaseResult {
@@ -30,7 +48,8 @@ struct CaseResult {
     std::string suite;  ///< its parent directory's name ("node")
     std::string path;
     Outcome outcome = Outcome::Error;
-    std::string detail; ///< why it failed, errored or was set aside; the worst element on a numeric failure
+    std::string detail; ///< why it failed, errored or was set aside; the largest error on a numeric failure
+    Tolerance tolerance; ///< what its numbers were held to
     std::vector<std::string> ops; ///< op types the model uses (subgraphs included)
     int dataSets = 0;
     double seconds = 0;
@@ -67,7 +86,7 @@ std::vector<std::string> findCases(const std::vector<std::string> &roots);
 CaseResult runCase(const std::string &dir, const Tolerance &tolerance = {}, const RunnerFactory &runner = referenceRunner());
 
 /// Runs every case whose name matches `filter` (all when empty).
-Report runAll(const std::vector<std::string> &dirs, const std::string &filter, const Tolerance &tolerance = {},
+Report runAll(const std::vector<std::string> &dirs, const std::string &filter, const Tolerances &tolerances = {},
               const RunnerFactory &runner = referenceRunner());
 
 } // namespace portolan::conform

@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include <regex>
@@ -166,6 +167,19 @@ support::Expected<conform::Report> Workbench::conform(const ConformRequest &requ
         if (!std::filesystem::is_directory(root, ec))
             return support::makeError("bad-usage", "'" + root + "' is not a directory");
     }
+    auto usable = [](const conform::Tolerance &t) { return std::isfinite(t.atol) && std::isfinite(t.rtol) && t.atol >= 0 && t.rtol >= 0; };
+    if (!usable(request.tolerances.base))
+        return support::makeError("bad-usage", "atol and rtol take finite, non-negative numbers");
+    for (const conform::CaseTolerance &o : request.tolerances.overrides) {
+        if (!usable(o.tolerance))
+            return support::makeError("bad-usage", "the tolerance for cases matching '" + o.pattern +
+                                                       "' is not a pair of finite, non-negative numbers");
+        try {
+            (void)std::regex(o.pattern);
+        } catch (const std::regex_error &) {
+            return support::makeError("bad-usage", "'" + o.pattern + "' (a case-tolerance pattern) is not a valid regular expression");
+        }
+    }
     const auto cases = conform::findCases(request.roots);
     if (cases.empty())
         return support::makeError("bad-usage", "no test directories (with a model.onnx) found");
@@ -178,7 +192,7 @@ support::Expected<conform::Report> Workbench::conform(const ConformRequest &requ
         if (auto first = ir::loadModelFile(cases.front() + "/model.onnx"))
             if (auto made = (*runner)(*first->model); !made && made.error().primary.code == "no-gpu")
                 return made.takeError();
-    return conform::runAll(cases, request.filter, {}, *runner);
+    return conform::runAll(cases, request.filter, request.tolerances, *runner);
 }
 
 } // namespace portolan::session

@@ -44,6 +44,7 @@ struct ConformRequest {
     std::vector<std::string> roots;
     std::string filter;
     std::string executor = "reference";
+    conform::Tolerances tolerances; ///< ONNX's runner's by default (rtol 1e-3, atol 1e-7), overridden by case name
 };
 
 /// What `repro` cuts and where it writes it.

@@ -4,6 +4,16 @@
 #include "support/TestSupport.h"
 
 #include "conform/Conformance.h"
+#include "runtime/TensorProtoIO.h"
+#include "support/CliSupport.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include <fstream>
 
 #include <QtTest>
 
@@ -115,7 +125,54 @@ private slots:
         if (result.outcome == conform::Outcome::Pass)
             QSKIP("the reference sigmoid is bit-exact here");
         QCOMPARE(result.outcome, conform::Outcome::Fail);
-        QVERIFY2(result.detail.find("worst at") != std::string::npos, result.detail.c_str());
+        QVERIFY2(result.detail.find("the largest error") != std::string::npos, result.detail.c_str());
+    }
+
+    // A failure names the element with the largest error, not the one furthest past its allowance
+    // (a near-zero expected value allows almost nothing); a tolerance can be set for the run and per
+    // case, on the command line too.
+    void largestErrorIsNamedAndToleranceIsPerCase()
+    {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.filePath("node/test_identity_off").toStdString();
+        QVERIFY(QDir().mkpath(QString::fromStdString(dir + "/test_data_set_0")));
+        const onnx::ModelProto model = test::parseModelText(R"(<ir_version: 8, opset_import: ["" : 18]>
+            g (float[2] x) => (float[2] y) { y = Identity (x) })");
+        std::ofstream(dir + "/model.onnx", std::ios::binary) << model.SerializeAsString();
+        auto tensor = [](std::vector<float> v) {
+            return runtime::RuntimeValue::ofTensor(runtime::Tensor::fromVector(onnx::TensorProto::FLOAT, {2}, v));
+        };
+        // element 0: error 0.01 over an allowance of 1e-7; element 1: error 0.105 over an allowance of 0.1
+        QVERIFY(runtime::writeValueFile(tensor({0.01f, 100.105f}), "x", dir + "/test_data_set_0/input_0.pb", false));
+        QVERIFY(runtime::writeValueFile(tensor({0.0f, 100.0f}), "y", dir + "/test_data_set_0/output_0.pb", false));
+
+        const auto failed = conform::runCase(dir);
+        QCOMPARE(failed.outcome, conform::Outcome::Fail);
+        QVERIFY2(failed.detail.find("2 of 2 elements differ; the largest error, 0.105, at [1]") != std::string::npos,
+                 failed.detail.c_str());
+
+        conform::Tolerances tolerances;
+        tolerances.overrides.push_back({"identity_off$", {.rtol = 0.0, .atol = 0.2}});
+        tolerances.overrides.push_back({"no_such_case", {.rtol = 0.0, .atol = 0.0}});
+        const auto report = conform::runAll({dir}, {}, tolerances);
+        QCOMPARE(report.cases.size(), std::size_t(1));
+        QVERIFY2(report.cases[0].outcome == conform::Outcome::Pass, report.cases[0].detail.c_str());
+        QCOMPARE(report.cases[0].tolerance.atol, 0.2);
+
+        const QString root = tmp.filePath("node");
+        const auto strict = test::runPortolan({"conform", root, "--json"});
+        QCOMPARE(strict.exitCode, 1);
+        const auto loose = test::runPortolan({"conform", root, "--case-tolerance", "identity_off$=0.2,0", "--json"});
+        QCOMPARE(loose.exitCode, 0);
+        const QJsonObject json = QJsonDocument::fromJson(loose.out).object();
+        QCOMPARE(json["tolerance"].toObject()["overrides"].toArray()[0].toObject()["atol"].toDouble(), 0.2);
+        QCOMPARE(json["tests"].toArray()[0].toObject()["atol"].toDouble(), 0.2);
+        QCOMPARE(test::runPortolan({"conform", root, "--atol", "0.2", "--rtol", "0"}).exitCode, 0);
+        const auto wrong = test::runPortolan({"conform", root, "--case-tolerance", "identity_off"});
+        QCOMPARE(wrong.exitCode, 2);
+        QVERIFY2(wrong.err.contains("REGEX=ATOL,RTOL"), wrong.err.constData());
+        QCOMPARE(test::runPortolan({"conform", root, "--rtol", "-1"}).exitCode, 2);
+        QCOMPARE(test::runPortolan({"conform", root, "--case-tolerance", "(=1,1"}).exitCode, 2);
     }
 };
 

@@ -87,6 +87,7 @@ private slots:
     void transposedConvWeightIsTheTopSuspect();
     void lowPrecisionKernelIsWhereTheErrorStarts();
     void splittingAQuietHalfAmplifiesNothing();
+    void attentionMasksStayOutOfTheScale();
     void tableColumnsKeepTheNamesTails();
     void sequenceOutputsCompareElementByElement();
     void tinyBudgetSpillsWithTheSameResult();
@@ -469,6 +470,49 @@ void tst_Compare::transposedConvWeightIsTheTopSuspect()
     QVERIFY2(checks, checks ? "" : checks.error().format().c_str());
     QCOMPARE(checks->front().verdict, compare::KernelVerdict::KernelAgrees);
     QVERIFY2(checks->front().explanation.starts_with("introduced by the graph"), checks->front().explanation.c_str());
+}
+
+void tst_Compare::attentionMasksStayOutOfTheScale()
+{
+    // a finfo.min mask is not data: the scale is the largest unmasked magnitude, on the exact path
+    // (small tensors) and on the vectorized one (large, all finite) alike
+    const float masked = -std::numeric_limits<float>::max();
+    for (const std::int64_t n : {std::int64_t(8), std::int64_t(100000)}) {
+        std::vector<float> ref(static_cast<std::size_t>(n)), act(static_cast<std::size_t>(n));
+        for (std::size_t i = 0; i < ref.size(); ++i) {
+            ref[i] = i % 4 == 3 ? masked + 1e30f : static_cast<float>(i % 7) - 3.f; // a score added to a mask is a mask
+            act[i] = i % 4 == 3 ? ref[i] : ref[i] + 1e-3f;
+        }
+        const auto m = compare::compareTensors(floats({n}, ref), floats({n}, act), {1, 1});
+        QCOMPARE(m.referenceScale, 3.0);
+        QVERIFY(m.passed);
+    }
+
+    // so a Softmax over masked scores carries its input's error instead of "amplifying" it ×1e38
+    auto model = test::loadModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+        g (float[1,4] scores, float[1,4] mask) => (float[1,4] p) {
+            s = Add(scores, mask)
+            p = Softmax <axis = -1> (s)
+        })");
+    QVERIFY(model);
+    std::shared_ptr<runtime::Interpreter> ia, ib;
+    const compare::RunSide a = referenceSide(*model->model, ia), b = referenceSide(*model->model, ib);
+    const compare::RunSide nudged{"nudged", b.model, [&](const runtime::NamedValues &f, const runtime::RunOptions &o) {
+                                      runtime::NamedValues moved = f;
+                                      moved[0].second = runtime::RuntimeValue::ofTensor(floats({1, 4}, {0.501f, -0.5f, 1.f, 0.f}));
+                                      return b.run(moved, o);
+                                  }};
+    const runtime::NamedValues feeds{{"scores", runtime::RuntimeValue::ofTensor(floats({1, 4}, {0.5f, -0.5f, 1.f, 0.f}))},
+                                     {"mask", runtime::RuntimeValue::ofTensor(floats({1, 4}, {0, 0, 0, masked}))}};
+    compare::ComparisonOptions options;
+    options.tolerance = {1, 1};
+    auto result = compare::compareRuns(a, nudged, compare::alignByName(*model->model, *model->model), feeds, options);
+    QVERIFY2(result, result ? "" : result.error().format().c_str());
+    std::map<std::string, double> amplification;
+    for (const compare::Suspect &s : compare::rankSuspects(*result, *model->model, 10))
+        amplification[s.tensor->name] = s.amplification;
+    QVERIFY(amplification.contains("p"));
+    QVERIFY2(amplification["p"] > 0.01 && amplification["p"] < 10, std::to_string(amplification["p"]).c_str());
 }
 
 void tst_Compare::splittingAQuietHalfAmplifiesNothing()

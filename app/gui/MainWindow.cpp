@@ -80,6 +80,8 @@ void MainWindow::closeEvent(QCloseEvent *event)
 
 void MainWindow::startLoad(std::function<std::shared_ptr<LoadResult>()> job, const QString &title)
 {
+    if (!m_loading)
+        m_statusBeforeLoad = m_statusLabel->text();
     m_loading = true;
     m_statusLabel->setText(tr("Loading %1…").arg(title));
     views::runInBackground(this, std::move(job), [this](const std::shared_ptr<LoadResult> &result) { finishLoad(result); });
@@ -175,12 +177,17 @@ void MainWindow::chooseSessionFile()
         m_statusLabel->setText(tr("Session saved to %1").arg(path));
 }
 
+QString MainWindow::statusText() const
+{
+    return m_statusLabel->text();
+}
+
 void MainWindow::finishLoad(const std::shared_ptr<LoadResult> &result)
 {
     m_loading = false;
     const std::optional<session::SessionFile> pending = std::exchange(m_pendingSession, std::nullopt);
     if (!result->error.isEmpty()) {
-        m_statusLabel->setText(m_workbench ? m_statusLabel->text() : tr("No model"));
+        m_statusLabel->setText(m_workbench ? m_statusBeforeLoad : tr("No model")); // not "Loading…" forever
         QMessageBox::critical(this, tr("Cannot open %1").arg(result->title), result->error);
         emit modelLoaded(false);
         return;

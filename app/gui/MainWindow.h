@@ -69,6 +69,8 @@ public:
     /// model's report is assembled; portReportFinished says how it went (an error also as a dialog).
     void startPortReport(const QString &path);
     bool isWritingReport() const { return m_writingReport; }
+    /// The status bar's summary of the open model (or what is under way).
+    QString statusText() const;
 
     /// Runs the search box's query and shows the first hit; returns the number of hits.
     int search(const QString &query);
@@ -155,6 +157,7 @@ private:
     std::vector<analysis::SearchHit> m_hits;
     std::size_t m_hitIndex = 0;
     bool m_loading = false;
+    QString m_statusBeforeLoad; ///< what the status said before a load began: shown again when it fails
     bool m_writingReport = false; ///< a port report is being written on a worker thread
     QString m_modelPath;                              ///< the open model's file; empty for the bundled sample
     std::optional<session::SessionFile> m_pendingSession; ///< applied once its model has loaded

@@ -20,6 +20,7 @@
 #include <QDragEnterEvent>
 #include <QFile>
 #include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QHeaderView>
@@ -338,8 +339,17 @@ void MainWindow::rebuildRecentMenu()
 {
     m_recentMenu->clear();
     const QStringList recent = QSettings().value("recentFiles").toStringList();
-    for (const QString &path : recent)
-        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] { openFile(path); })->setToolTip(path);
+    // exporters name every file model.onnx: the folder tells them apart (its home-relative path, elided in the middle)
+    const QString home = QDir::homePath();
+    for (const QString &path : recent) {
+        const QFileInfo file(path);
+        QString folder = QDir::toNativeSeparators(file.absolutePath());
+        if (folder.startsWith(home + QDir::separator()))
+            folder = QStringLiteral("~") + folder.mid(home.size());
+        folder = m_recentMenu->fontMetrics().elidedText(folder, Qt::ElideMiddle, 48 * m_recentMenu->fontMetrics().averageCharWidth());
+        const QString label = QStringLiteral("%1 — %2").arg(file.fileName(), folder).replace(QLatin1Char('&'), QStringLiteral("&&"));
+        m_recentMenu->addAction(label, this, [this, path] { openFile(path); })->setToolTip(path);
+    }
     m_recentMenu->setEnabled(!recent.isEmpty());
 }
 

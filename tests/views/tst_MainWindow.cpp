@@ -27,6 +27,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QLabel>
+#include <QMenu>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -649,6 +650,8 @@ private slots:
 
         gui::MainWindow window;
         window.show();
+        QVERIFY(openFixture(window, "cnn_bn"));
+        const QString opened = window.statusText();
         DialogReader dialogs;
         QSignalSpy loaded(&window, &gui::MainWindow::modelLoaded);
         window.openFile(file.fileName());
@@ -656,6 +659,35 @@ private slots:
         QCOMPARE(loaded.takeFirst().at(0).toBool(), false);
         QVERIFY2(dialogs.all().contains("cannot parse"), qPrintable(dialogs.all()));
         QVERIFY(dialogs.all().contains("corrupt.onnx"));
+        QCOMPARE(window.statusText(), opened); // the open model's summary again, not "Loading…"
+
+        // a window with no model says so
+        gui::MainWindow empty;
+        empty.show();
+        QSignalSpy failed(&empty, &gui::MainWindow::modelLoaded);
+        empty.openFile(file.fileName());
+        QVERIFY(failed.wait(30000));
+        QVERIFY2(!empty.statusText().contains("Loading"), qPrintable(empty.statusText()));
+    }
+
+    // Exporters name every file model.onnx: Open Recent tells them apart by their folders.
+    void recentFilesShowTheirFolders()
+    {
+        gui::MainWindow window;
+        window.show();
+        QVERIFY(openFixture(window, "cnn_bn"));
+        QVERIFY(openFixture(window, "transformer_opset17"));
+        QMenu *recent = nullptr;
+        for (QMenu *menu : window.findChildren<QMenu *>())
+            if (menu->title() == "Open &Recent")
+                recent = menu;
+        QVERIFY(recent);
+        QStringList labels;
+        for (const QAction *action : recent->actions())
+            labels << action->text();
+        QVERIFY2(labels.size() >= 2, qPrintable(labels.join('|')));
+        QVERIFY2(labels[0].startsWith("model.onnx — ") && labels[0].contains("transformer_opset17"), qPrintable(labels.join('|')));
+        QVERIFY2(labels[1].startsWith("model.onnx — ") && labels[1].contains("cnn_bn"), qPrintable(labels.join('|')));
     }
 
     void malformedModelOpensAndItsPipelineIsRefusedInADialog()

@@ -20,6 +20,24 @@ std::vector<std::string> NameScopeTree::scopeOf(const std::string &nodeName, std
     return parts;
 }
 
+std::string NameScopeTree::commonScope(const std::vector<std::string> &nodeNames)
+{
+    if (nodeNames.empty())
+        return {};
+    std::vector<std::string> common = scopeOf(nodeNames.front());
+    for (std::size_t k = 1; k < nodeNames.size() && !common.empty(); ++k) {
+        const std::vector<std::string> parts = scopeOf(nodeNames[k]);
+        std::size_t shared = 0;
+        while (shared < common.size() && shared < parts.size() && common[shared] == parts[shared])
+            ++shared;
+        common.resize(shared);
+    }
+    std::string path;
+    for (const std::string &part : common)
+        path += "/" + part;
+    return path;
+}
+
 NameScopeTree NameScopeTree::build(const Model &model, GraphId graphId)
 {
     NameScopeTree tree;

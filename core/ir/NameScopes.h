@@ -39,6 +39,9 @@ public:
     /// Scope components of a node name: "/a/b/MatMul" → {"a","b"}; "a/b/c" → {"a","b"}; "Conv_3" → {}.
     /// At most `maxParts` components are returned (the rest of a deeper name is ignored).
     static std::vector<std::string> scopeOf(const std::string &nodeName, std::size_t maxParts = kMaxDepth);
+    /// The deepest scope every one of `nodeNames` sits in, as a path ("/encoder/layer.3/attn"); ""
+    /// when they share none (or a name has no scope). How a rewrite is named by the layer it touched.
+    static std::string commonScope(const std::vector<std::string> &nodeNames);
 
 private:
     std::vector<ScopeGroup> m_groups;

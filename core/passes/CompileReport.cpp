@@ -1,6 +1,7 @@
 // JSON and text renderings of a pipeline run.
 #include "passes/CompileReport.h"
 
+#include "ir/NameScopes.h"
 #include "support/JsonWriter.h"
 
 #include <cstdio>
@@ -39,6 +40,16 @@ static void writeHistogram(support::JsonWriter &w, const std::map<std::string, i
     for (const auto &[op, count] : ops)
         w.field(op, count);
     w.endObject();
+}
+
+std::string rewriteScope(const ir::Model &model, const RewriteRecord &rewrite)
+{
+    const std::vector<ir::NodeId> &nodes = rewrite.removedNodes.empty() ? rewrite.createdNodes : rewrite.removedNodes;
+    std::vector<std::string> names;
+    names.reserve(nodes.size());
+    for (const ir::NodeId n : nodes)
+        names.push_back(model.node(n).name);
+    return ir::NameScopeTree::commonScope(names);
 }
 
 static void writeNodeNames(support::JsonWriter &w, const ir::Model &model, const std::vector<ir::NodeId> &nodes)
@@ -98,6 +109,7 @@ std::string compileReportJson(const CompileResult &result, const CompileReportOp
         for (const RewriteRecord &r : p.rewrites) {
             w.beginObject();
             w.field("pattern", r.pattern);
+            w.field("scope", rewriteScope(model, r));
             w.field("detail", r.detail);
             w.key("removed");
             writeNodeNames(w, model, r.removedNodes);

@@ -23,6 +23,10 @@ struct CompileReportOptions {
     bool matchFailures = false; ///< text: print each pass's near-misses ("why not fused")
 };
 
+/// The layer a rewrite touched: the deepest name scope of the nodes it removed (of those it
+/// created when it removed none), "/encoder/layer.3/attn"; "" when the names carry no shared scope.
+std::string rewriteScope(const ir::Model &model, const RewriteRecord &rewrite);
+
 std::string compileReportJson(const CompileResult &result, const CompileReportOptions &options);
 std::string compileReportText(const CompileResult &result, const CompileReportOptions &options);
 

@@ -102,6 +102,20 @@ private slots:
         QVERIFY(ir::loadModelFile(out.toStdString()));
     }
 
+    // Each rewrite names the layer it touched: the two encoder layers' attention fusions are told apart.
+    void rewritesNameTheirLayers()
+    {
+        QTemporaryDir dir;
+        const auto run = runPortolan({"optimize", fixture("transformer_opset17"), "-O2", "-o", dir.filePath("out.onnx"), "--json"});
+        QCOMPARE(run.exitCode, 0);
+        QStringList attention;
+        for (const QJsonValue &pass : QJsonDocument::fromJson(run.out).object()["passes"].toArray())
+            for (const QJsonValue &rewrite : pass.toObject()["rewrites"].toArray())
+                if (rewrite.toObject()["pattern"].toString() == "attention")
+                    attention << rewrite.toObject()["scope"].toString();
+        QCOMPARE(attention, (QStringList{"/layers.0/self_attn", "/layers.1/self_attn"}));
+    }
+
     void stopAfterRunsOnlyThePrefix()
     {
         QTemporaryDir dir;

@@ -65,6 +65,13 @@ private slots:
         const auto tree = ir::NameScopeTree::build(*loaded.model, loaded.model->mainGraph());
         QCOMPARE(ir::NameScopeTree::scopeOf("/layer1/conv/Conv"), (std::vector<std::string>{"layer1", "conv"}));
         QCOMPARE(ir::NameScopeTree::scopeOf("Conv_3"), std::vector<std::string>{});
+        // the layer a rewrite touched: the deepest scope all its nodes share
+        QCOMPARE(ir::NameScopeTree::commonScope({"/layer1/conv/Conv", "/layer1/bn/BatchNormalization", "/layer1/relu/Relu"}),
+                 std::string("/layer1"));
+        QCOMPARE(ir::NameScopeTree::commonScope({"/enc/layer.3/attn/MatMul", "/enc/layer.3/attn/Softmax"}), std::string("/enc/layer.3/attn"));
+        QCOMPARE(ir::NameScopeTree::commonScope({"/layer1/conv/Conv", "/layer2/conv/Conv"}), std::string());
+        QCOMPARE(ir::NameScopeTree::commonScope({"/layer1/conv/Conv", "Add_7"}), std::string());
+        QCOMPARE(ir::NameScopeTree::commonScope({}), std::string());
         bool foundLayer1 = false;
         for (const std::size_t child : tree.root().children)
             if (tree.pathOf(child) == "/layer1") {

@@ -15,6 +15,7 @@
 #include "views/diagnose/FindingsPanel.h"
 #include <QAbstractItemModelTester>
 #include "ir/ModelLoader.h"
+#include "passes/CompileReport.h"
 #include "session/ComparisonJson.h"
 #include "session/SessionFile.h"
 
@@ -277,6 +278,15 @@ private slots:
             for (auto n : r.createdNodes)
                 created.insert(n.index);
         }
+        // each rewrite row names the layer it touched (the exporter's scoped names), as optimize --json does
+        const auto *details = pipeline->findChild<QTreeWidget *>("rewriteDetails");
+        QVERIFY(details && details->topLevelItemCount() > 0);
+        const QTreeWidgetItem *rewriteRows = details->topLevelItem(0);
+        QVERIFY(rewriteRows->childCount() > 0);
+        const auto &first = pipeline->result()->passes[static_cast<std::size_t>(fused)].rewrites.front();
+        const std::string scope = passes::rewriteScope(*pipeline->modelBefore(fused), first);
+        QVERIFY2(!scope.empty(), first.pattern.c_str());
+        QCOMPARE(rewriteRows->child(0)->text(0), QString::fromStdString(first.pattern + "  " + scope));
         QCOMPARE(window.diffBefore()->markCount(), removed.size());
         QCOMPARE(window.diffAfter()->markCount(), created.size());
         QCOMPARE(window.currentCanvas(), window.canvas()); // the diff tab holds no single canvas

@@ -1,5 +1,7 @@
 #include "views/pipeline/PipelinePanel.h"
 
+#include "passes/CompileReport.h"
+
 #include "passes/Pass.h"
 
 #include <QFutureWatcher>
@@ -64,6 +66,7 @@ PipelinePanel::PipelinePanel(QWidget *parent) : QWidget(parent)
     connect(m_steps, &QTreeWidget::itemClicked, this,
             [this](QTreeWidgetItem *item) { showStep(m_steps->indexOfTopLevelItem(item)); });
     m_details = new QTreeWidget(this);
+    m_details->setObjectName(QStringLiteral("rewriteDetails"));
     m_details->setHeaderLabels({tr("Rewrite or near-miss"), tr("Detail")});
     m_details->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     connect(m_details, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem *item) {
@@ -323,10 +326,13 @@ void PipelinePanel::fillDetails()
             QStringList created;
             for (auto n : r.createdNodes)
                 created << QString::fromStdString(after->node(n).opType);
-            auto *item = new QTreeWidgetItem(rewrites, {QString::fromStdString(r.pattern),
+            // named by the layer it touched: twelve "8 nodes → Attention" rows say nothing of which is which
+            const std::string scope = passes::rewriteScope(*before, r);
+            auto *item = new QTreeWidgetItem(rewrites, {QString::fromStdString(scope.empty() ? r.pattern : r.pattern + "  " + scope),
                                                         tr("%n node(s) → %1", nullptr, static_cast<int>(r.removedNodes.size()))
                                                                 .arg(created.isEmpty() ? tr("nothing") : created.join(QStringLiteral(", "))) +
                                                             (r.detail.empty() ? QString() : QStringLiteral("  (%1)").arg(QString::fromStdString(r.detail)))});
+            item->setToolTip(0, QString::fromStdString(scope.empty() ? r.pattern : r.pattern + " in " + scope));
             for (auto n : r.removedNodes) {
                 auto *removed = new QTreeWidgetItem(item, {nodeName(*before, n), QString::fromStdString(before->node(n).opType)});
                 removed->setData(0, kNodeRole, n.index);

@@ -147,16 +147,8 @@ private slots:
         request.profileB = false;
         auto outcome = workbench.compare(request);
         QVERIFY2(outcome, outcome ? "" : outcome.error().format().c_str());
-        auto withoutTimes = [](const QByteArray &json) {
-            QJsonObject o = QJsonDocument::fromJson(json).object();
-            for (const char *side : {"a", "b"}) {
-                QJsonObject run = o[side].toObject();
-                run.remove("seconds");
-                o[side] = run;
-            }
-            return o;
-        };
-        const QJsonObject cli = withoutTimes(run.out), core = withoutTimes(QByteArray::fromStdString(session::comparisonJson(**outcome)));
+        const QJsonObject cli = test::comparisonWithoutTimes(run.out);
+        const QJsonObject core = test::comparisonWithoutTimes(QByteArray::fromStdString(session::comparisonJson(**outcome)));
         QVERIFY(!cli["suspects"].toArray().isEmpty());
         QVERIFY(cli["suspects"].toArray()[0].toObject().contains("kernel_check"));
         QCOMPARE(cli["b"].toObject()["run"].toString(), QString("cpu:fp16"));

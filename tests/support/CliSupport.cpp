@@ -1,6 +1,7 @@
 // Runs the portolan binary under QProcess.
 #include "support/CliSupport.h"
 
+#include <QJsonDocument>
 #include <QProcess>
 #include <QtGlobal>
 
@@ -23,6 +24,17 @@ CliRun runPortolan(const QStringList &args, int timeoutMs)
     }
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2, p.readAllStandardOutput(),
             p.readAllStandardError()};
+}
+
+QJsonObject comparisonWithoutTimes(const QByteArray &json)
+{
+    QJsonObject o = QJsonDocument::fromJson(json).object();
+    for (const char *side : {"a", "b"}) {
+        QJsonObject run = o[side].toObject();
+        run.remove("seconds");
+        o[side] = run;
+    }
+    return o;
 }
 
 } // namespace portolan::test

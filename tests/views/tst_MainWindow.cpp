@@ -567,17 +567,8 @@ private slots:
         const auto cli = test::runPortolan({"compare", QString::fromStdString(test::fixturesDir() + "/cnn_bn/model.onnx"), "--a",
                                             "reference", "--b", "cpu:fp16", "-O2", "--seed", "7", "--json"});
         QVERIFY2(cli.exitCode == 0 || cli.exitCode == 1, cli.err.constData());
-        auto withoutTimes = [](const QByteArray &json) {
-            QJsonObject o = QJsonDocument::fromJson(json).object();
-            for (const char *side : {"a", "b"}) {
-                QJsonObject run = o[side].toObject();
-                run.remove("seconds");
-                o[side] = run;
-            }
-            return o;
-        };
-        const QJsonObject fromCli = withoutTimes(cli.out);
-        const QJsonObject fromDock = withoutTimes(QByteArray::fromStdString(session::comparisonJson(*panel->outcome())));
+        const QJsonObject fromCli = test::comparisonWithoutTimes(cli.out);
+        const QJsonObject fromDock = test::comparisonWithoutTimes(QByteArray::fromStdString(session::comparisonJson(*panel->outcome())));
         QVERIFY(fromCli["tensors"].toArray().size() > 3);
         QCOMPARE(fromDock["b"].toObject()["run"].toString(), QString("cpu:fp16"));
         QCOMPARE(fromDock, fromCli);

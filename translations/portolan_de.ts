@@ -216,339 +216,339 @@
 <context>
     <name>portolan::gui::MainWindow</name>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="59"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="60"/>
         <source>Portolan</source>
         <translation>Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="152"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="153"/>
         <source>Open an ONNX model (File → Open…) to see its summary.</source>
         <translation>Öffnen Sie ein ONNX-Modell (Datei → Öffnen…), um seine Zusammenfassung zu sehen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="162"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="163"/>
         <source>Groups</source>
         <translation>Gruppen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="163"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="164"/>
         <source>Inspector</source>
         <translation>Inspektor</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="164"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="165"/>
         <source>Summary</source>
         <translation>Zusammenfassung</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="305"/>
+        <location filename="../app/gui/MainWindow.cpp" line="312"/>
         <source>Layout failed</source>
         <translation>Layout fehlgeschlagen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="233"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="234"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="84"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="85"/>
         <source>Main graph</source>
         <translation>Hauptgraph</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="166"/>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="177"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="167"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="178"/>
         <source>Pipeline</source>
         <translation>Pipeline</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="186"/>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="212"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="187"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="213"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="189"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="190"/>
         <source>Findings</source>
         <translation>Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="234"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="235"/>
         <source>&amp;Open…</source>
         <translation>Ö&amp;ffnen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="235"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="236"/>
         <source>&amp;Save Session…</source>
         <translation>Sitzung &amp;speichern…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="236"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="237"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="237"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="238"/>
         <source>Open &amp;Sample Model</source>
         <translation>&amp;Beispielmodell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="239"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="240"/>
         <source>&amp;Export View…</source>
         <translation>Ansicht &amp;exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="239"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="240"/>
         <source>Ctrl+E</source>
         <translation>Ctrl+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="240"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="241"/>
         <source>Export Port &amp;Report…</source>
         <translation>Port-&amp;Bericht exportieren…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="240"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="241"/>
         <source>Ctrl+Shift+E</source>
         <translation>Ctrl+Shift+E</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="242"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="243"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="245"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="246"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="246"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="247"/>
         <source>&amp;Undo</source>
         <translation>&amp;Rückgängig</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="248"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="249"/>
         <source>&amp;Redo</source>
         <translation>&amp;Wiederholen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="253"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="254"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="254"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="255"/>
         <source>&amp;Fit to Window</source>
         <translation>An &amp;Fenster anpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="254"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="255"/>
         <source>Ctrl+0</source>
         <translation>Ctrl+0</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="259"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="260"/>
         <source>Zoom &amp;In</source>
         <translation>Ver&amp;größern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="260"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="261"/>
         <source>Zoom &amp;Out</source>
         <translation>Ver&amp;kleinern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="265"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="266"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="266"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="267"/>
         <source>&amp;About Portolan</source>
         <translation>Ü&amp;ber Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="272"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="273"/>
         <source>Search</source>
         <translation>Suche</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="276"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="277"/>
         <source>Search nodes, ops (op:Conv), tensors (tensor:x)…</source>
         <translation>Knoten, Operatoren (op:Conv), Tensoren (tensor:x) suchen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="283"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="284"/>
         <source>Previous</source>
         <translation>Zurück</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="284"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="285"/>
         <source>Next</source>
         <translation>Weiter</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="286"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="287"/>
         <source>Fit</source>
         <translation>Einpassen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="183"/>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="313"/>
+        <location filename="../app/gui/MainWindow.cpp" line="190"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="314"/>
         <source>No model</source>
         <translation>Kein Modell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="84"/>
+        <location filename="../app/gui/MainWindow.cpp" line="86"/>
         <source>Loading %1…</source>
         <translation>%1 wird geladen…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="121"/>
+        <location filename="../app/gui/MainWindow.cpp" line="123"/>
         <source>Sample model</source>
         <translation>Beispielmodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="121"/>
+        <location filename="../app/gui/MainWindow.cpp" line="123"/>
         <source>The bundled sample model is missing from this build.</source>
         <translation>Das mitgelieferte Beispielmodell fehlt in diesem Build.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="137"/>
-        <location filename="../app/gui/MainWindow.cpp" line="184"/>
+        <location filename="../app/gui/MainWindow.cpp" line="139"/>
+        <location filename="../app/gui/MainWindow.cpp" line="191"/>
         <source>Cannot open %1</source>
         <translation>%1 kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="150"/>
+        <location filename="../app/gui/MainWindow.cpp" line="152"/>
         <source>Open a model first: a session is a model and how it is looked at.</source>
         <translation>Öffnen Sie zuerst ein Modell: Eine Sitzung ist ein Modell und die Art, es zu betrachten.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="152"/>
+        <location filename="../app/gui/MainWindow.cpp" line="154"/>
         <source>The bundled sample has no file of its own to point to; open a model file to save a session.</source>
         <translation>Das mitgelieferte Beispiel hat keine eigene Datei, auf die verwiesen werden kann; öffnen Sie eine Modelldatei, um eine Sitzung zu speichern.</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="167"/>
-        <location filename="../app/gui/MainWindow.cpp" line="173"/>
+        <location filename="../app/gui/MainWindow.cpp" line="169"/>
+        <location filename="../app/gui/MainWindow.cpp" line="175"/>
         <source>Save Session</source>
         <translation>Sitzung speichern</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="167"/>
+        <location filename="../app/gui/MainWindow.cpp" line="169"/>
         <source>Portolan sessions (*.portolan)</source>
         <translation>Portolan-Sitzungen (*.portolan)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="175"/>
+        <location filename="../app/gui/MainWindow.cpp" line="177"/>
         <source>Session saved to %1</source>
         <translation>Sitzung nach %1 gespeichert</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="210"/>
+        <location filename="../app/gui/MainWindow.cpp" line="217"/>
         <source>%1 — %2 nodes, %3 initializers (%4), %5 findings</source>
         <translation>%1 — %2 Knoten, %3 Initialisierer (%4), %5 Befunde</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="216"/>
+        <location filename="../app/gui/MainWindow.cpp" line="223"/>
         <source>%1 — Portolan</source>
         <translation>%1 — Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="237"/>
+        <location filename="../app/gui/MainWindow.cpp" line="244"/>
         <source>no match</source>
         <translation>kein Treffer</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="251"/>
+        <location filename="../app/gui/MainWindow.cpp" line="258"/>
         <source>%1 of %2</source>
         <translation>%1 von %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="317"/>
+        <location filename="../app/gui/MainWindow.cpp" line="324"/>
         <source>Running the reference for %1…</source>
         <translation>Referenzlauf für %1…</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="345"/>
+        <location filename="../app/gui/MainWindow.cpp" line="352"/>
         <source>Comparing</source>
         <translation>Vergleich läuft</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="348"/>
+        <location filename="../app/gui/MainWindow.cpp" line="355"/>
         <source>Compiling</source>
         <translation>Kompilierung läuft</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="350"/>
+        <location filename="../app/gui/MainWindow.cpp" line="357"/>
         <source>Loading</source>
         <translation>Laden</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="352"/>
+        <location filename="../app/gui/MainWindow.cpp" line="359"/>
         <source>Writing the report</source>
         <translation>Bericht wird geschrieben</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="391"/>
+        <location filename="../app/gui/MainWindow.cpp" line="398"/>
         <source>main</source>
         <translation>Haupt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="470"/>
-        <location filename="../app/gui/MainWindow.cpp" line="471"/>
+        <location filename="../app/gui/MainWindow.cpp" line="477"/>
+        <location filename="../app/gui/MainWindow.cpp" line="478"/>
         <source>Input model</source>
         <translation>Eingabemodell</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="485"/>
+        <location filename="../app/gui/MainWindow.cpp" line="492"/>
         <source>made by %1 from: %2</source>
         <translation>erzeugt von %1 aus: %2</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="486"/>
+        <location filename="../app/gui/MainWindow.cpp" line="493"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="500"/>
+        <location filename="../app/gui/MainWindow.cpp" line="507"/>
         <source>Before %1 — %2 nodes, struck through: removed</source>
         <translation>Vor %1 — %2 Knoten, durchgestrichen: entfernt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="501"/>
+        <location filename="../app/gui/MainWindow.cpp" line="508"/>
         <source>After %1 — %2 nodes, green: created</source>
         <translation>Nach %1 — %2 Knoten, grün: erzeugt</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="504"/>
+        <location filename="../app/gui/MainWindow.cpp" line="511"/>
         <source>Pass diff</source>
         <translation>Pass-Vergleich</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="510"/>
+        <location filename="../app/gui/MainWindow.cpp" line="517"/>
         <source>Open ONNX Model</source>
         <translation>ONNX-Modell öffnen</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="511"/>
+        <location filename="../app/gui/MainWindow.cpp" line="518"/>
         <source>ONNX models (*.onnx);;Portolan sessions (*.portolan);;All files (*)</source>
         <translation>ONNX-Modelle (*.onnx);;Portolan-Sitzungen (*.portolan);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="521"/>
-        <location filename="../app/gui/MainWindow.cpp" line="527"/>
+        <location filename="../app/gui/MainWindow.cpp" line="528"/>
+        <location filename="../app/gui/MainWindow.cpp" line="534"/>
         <source>Export View</source>
         <translation>Ansicht exportieren</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="521"/>
+        <location filename="../app/gui/MainWindow.cpp" line="528"/>
         <source>SVG image (*.svg);;PNG image (*.png)</source>
         <translation>SVG-Bild (*.svg);;PNG-Bild (*.png)</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindow.cpp" line="527"/>
+        <location filename="../app/gui/MainWindow.cpp" line="534"/>
         <source>Cannot write %1.</source>
         <translation>%1 kann nicht geschrieben werden.</translation>
     </message>
@@ -586,12 +586,12 @@
         <translation>Port-Bericht nach %1 geschrieben</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="348"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="358"/>
         <source>About Portolan</source>
         <translation>Über Portolan</translation>
     </message>
     <message>
-        <location filename="../app/gui/MainWindowSetup.cpp" line="349"/>
+        <location filename="../app/gui/MainWindowSetup.cpp" line="359"/>
         <source>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;A workbench for porting ONNX models to accelerators.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Portolan %1&lt;/h3&gt;&lt;p&gt;Eine Werkbank zum Portieren von ONNX-Modellen auf Beschleuniger.&lt;/p&gt;&lt;p&gt;Qt %2, ONNX 1.12.&lt;/p&gt;</translation>
     </message>
@@ -599,268 +599,282 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="99"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="100"/>
         <source>seeded random inputs; or a test_data_set folder</source>
         <translation>Zufallseingaben mit Startwert; oder ein test_data_set-Ordner</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="74"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="100"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="108"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="75"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="101"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="109"/>
         <source>…</source>
         <translation>…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="59"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="60"/>
         <source>Reference interpreter</source>
         <translation>Referenzinterpreter</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="61"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="62"/>
         <source>Compiled CPU executor at %1</source>
         <translation>Kompilierter CPU-Executor mit %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="62"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="63"/>
         <source>Compiled at fp32 against B at fp16 tells precision apart from kernels; A compiled goes with B compiled</source>
         <translation>Kompiliert mit fp32 gegen B mit fp16 trennt Genauigkeit von Kerneln; A kompiliert setzt B kompiliert voraus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="64"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="65"/>
         <source>Compiled CPU executor</source>
         <translation>Kompilierter CPU-Executor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="64"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="76"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="65"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="77"/>
         <source>Imported run</source>
         <translation>Importierter Lauf</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="64"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="65"/>
         <source>External command</source>
         <translation>Externer Befehl</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="66"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="67"/>
         <source>CUDA executor (local GPU)</source>
         <translation>CUDA-Executor (lokale GPU)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="71"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="72"/>
         <source>int8&apos;s calibration batches: random:N[:SEED], or a folder of test_data_set_N folders</source>
         <translation>Kalibrierdaten für int8: random:N[:SEED] oder ein Ordner mit test_data_set_N-Ordnern</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="73"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="74"/>
         <source>another runtime&apos;s tensors: a folder of .pb/.npy, an .npz, or Polygraphy&apos;s .json[#RUNNER]</source>
         <translation>Tensoren einer anderen Laufzeit: ein Ordner mit .pb/.npy, eine .npz oder Polygraphys .json[#RUNNER]</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="77"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="78"/>
         <source>Runs (*.npz *.json);;All files (*)</source>
         <translation>Läufe (*.npz *.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="82"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="83"/>
         <source>another runtime as a command: CMD {model} {inputs} {outputs}</source>
         <translation>eine andere Laufzeit als Befehl: CMD {model} {inputs} {outputs}</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="83"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="84"/>
         <source>Run through /bin/sh on the model file as loaded. {inputs} holds input_K.pb and NAME.npy; the command writes outputs (and any intermediates) into {outputs} as .pb or .npy.</source>
         <translation>Läuft über /bin/sh auf der geladenen Modelldatei. {inputs} enthält input_K.pb und NAME.npy; der Befehl schreibt die Ausgaben (und beliebige Zwischenwerte) als .pb oder .npy nach {outputs}.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="102"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="103"/>
         <source>Inputs (input_K.pb)</source>
         <translation>Eingaben (input_K.pb)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="107"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="108"/>
         <source>single inputs: name=FILE.npy; other=FILE.pb; third=random:SEED (over the test set&apos;s, or random)</source>
         <translation>einzelne Eingaben: name=DATEI.npy; andere=DATEI.pb; dritte=random:SEED (über denen des Testsatzes, sonst zufällig)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="109"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="110"/>
         <source>Add .pb or .npy files, each for the input it names (a .pb&apos;s stored name, a .npy&apos;s file name)</source>
         <translation>.pb- oder .npy-Dateien hinzufügen, jede für die Eingabe, die sie nennt (der in der .pb gespeicherte Name, der Dateiname der .npy)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="111"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="184"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="112"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="189"/>
         <source>Input files</source>
         <translation>Eingabedateien</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="111"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="112"/>
         <source>Tensors (*.pb *.npy)</source>
         <translation>Tensoren (*.pb *.npy)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="124"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="125"/>
         <source>Random inputs: the K-th graph input gets seed N+K, as with portolan compare --seed N</source>
         <translation>Zufällige Eingaben: der K-te Graph-Eingang erhält den Seed N+K, wie bei portolan compare --seed N</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="126"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="127"/>
         <source>symbolic inputs: name=1,3,224,224; other=1,128</source>
         <translation>symbolische Eingaben: name=1,3,224,224; andere=1,128</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="129"/>
         <location filename="../views/compare/ComparePanel.cpp" line="130"/>
-        <source>by precision</source>
-        <translation>nach Genauigkeit</translation>
+        <source>1e-5 × scale × √depth</source>
+        <translation>1e-5 × Skala × √Tiefe</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="131"/>
+        <source>1e-5 × √depth</source>
+        <translation>1e-5 × √Tiefe</translation>
     </message>
     <message>
         <location filename="../views/compare/ComparePanel.cpp" line="132"/>
+        <source>no drift</source>
+        <translation>keine Drift</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="133"/>
+        <source>Judge every tensor out of tolerance a bug, however little past it (portolan compare --no-drift). By default, error up to what the precision&apos;s rounding explains is drift.</source>
+        <translation>Jeden Tensor außerhalb der Toleranz als Fehler werten, wie knapp auch immer (portolan compare --no-drift). Sonst gilt ein Fehler bis zu dem, was die Rundung der Genauigkeit erklärt, als Drift.</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
         <source>max error / reference scale</source>
         <translation>max. Fehler / Referenzskala</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="132"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
         <source>max abs error</source>
         <translation>max. absoluter Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="132"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
         <source>1 − cosine</source>
         <translation>1 − Kosinus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="134"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="138"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="140"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="141"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="389"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="145"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="399"/>
         <source>running A and B: %p%</source>
         <translation>A und B laufen: %p%</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="151"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="155"/>
         <source>checking the failing kernels…</source>
         <translation>die abweichenden Kernel werden geprüft…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="153"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="157"/>
         <source>Reference interpreter (A) against the compiled CPU executor (B).</source>
         <translation>Referenzinterpreter (A) gegen den kompilierten CPU-Executor (B).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="161"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="165"/>
         <source>seed</source>
         <translation>Startwert</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="172"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="176"/>
         <source>atol</source>
         <translation>atol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="174"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="178"/>
         <source>rtol</source>
         <translation>rtol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="176"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="181"/>
         <source>A</source>
         <translation>A</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="177"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="182"/>
         <source>B</source>
         <translation>B</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="178"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="183"/>
         <source>Pipeline, precision</source>
         <translation>Pipeline, Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="179"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="184"/>
         <source>Other runtime</source>
         <translation>Andere Laufzeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="180"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="185"/>
         <source>Inputs</source>
         <translation>Eingaben</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="185"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="190"/>
         <source>Shapes</source>
         <translation>Formen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="186"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="191"/>
         <source>Tolerance</source>
         <translation>Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="187"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="192"/>
         <source>Heat on graph</source>
         <translation>Wärmebild im Graphen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="188"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="193"/>
         <source>Extract Repro…</source>
         <translation>Repro herauslösen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="189"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="194"/>
         <source>Cut the selected suspect (or the first divergence) out as a standalone model with the inputs B gave it and the reference&apos;s outputs, shrunk while it still fails</source>
         <translation>Den gewählten Verdächtigen (oder die erste Abweichung) als eigenständiges Modell herauslösen, mit den Eingaben, die B ihm gab, und den Ausgaben der Referenz; verkleinert, solange der Fehler bleibt</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="192"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="197"/>
         <source>Bisect Precision</source>
         <translation>Genauigkeit bisektieren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="193"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="198"/>
         <source>Find the nodes to keep at fp32 for B&apos;s outputs to meet the tolerance</source>
         <translation>Die Knoten finden, die bei fp32 bleiben müssen, damit die Ausgaben von B die Toleranz einhalten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="219"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="224"/>
         <source>Suspect</source>
         <translation>Verdächtig</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="219"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="224"/>
         <source>Error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="219"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="224"/>
         <source>Why</source>
         <translation>Warum</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="225"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="230"/>
         <source>Suspects</source>
         <translation>Verdächtige</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="226"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="231"/>
         <source>Tensors</source>
         <translation>Tensoren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="227"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="232"/>
         <source>Error by depth</source>
         <translation>Fehler nach Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="228"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="233"/>
         <source>GPU profile</source>
         <translation>GPU-Profil</translation>
     </message>
@@ -925,17 +939,17 @@
         <translation>%1 der %2 Knoten, die %3 absenkt, bei fp32 lassen (schlechtester Ausgabefehler %4 seiner Skala, %5 Läufe):%6</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="395"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="405"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="425"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="435"/>
         <source>Cancelled.</source>
         <translation>Abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="444"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="454"/>
         <source>Cancelling…</source>
         <translation>Wird abgebrochen…</translation>
     </message>
@@ -1417,87 +1431,87 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
 <context>
     <name>portolan::views::PipelinePanel</name>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="37"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="39"/>
         <source>Double-click a pass to append it to the pipeline.</source>
         <translation>Doppelklick hängt einen Pass an die Pipeline an.</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="44"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="46"/>
         <source>-O2, or passes: infer-shapes,fuse-layer-norm{max-epsilon=1e-3},eliminate-dead</source>
         <translation>-O2, oder Passes: infer-shapes,fuse-layer-norm{max-epsilon=1e-3},eliminate-dead</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="49"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="51"/>
         <source>Run</source>
         <translation>Ausführen</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="50"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="52"/>
         <source>Step</source>
         <translation>Schritt</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="51"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="53"/>
         <source>Step back</source>
         <translation>Schritt zurück</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="52"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="54"/>
         <source>Reset</source>
         <translation>Zurücksetzen</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="62"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="64"/>
         <source>Pass</source>
         <translation>Pass</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="62"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="64"/>
         <source>Changed</source>
         <translation>Geändert</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="62"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="64"/>
         <source>Nodes</source>
         <translation>Knoten</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="62"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="64"/>
         <source>Rewrites</source>
         <translation>Umschreibungen</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="62"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="64"/>
         <source>ms</source>
         <translation>ms</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="62"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="64"/>
         <source>Statistics</source>
         <translation>Statistik</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="67"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="70"/>
         <source>Rewrite or near-miss</source>
         <translation>Umschreibung oder Beinahe-Treffer</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="67"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="70"/>
         <source>Detail</source>
         <translation>Detail</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="107"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="110"/>
         <source>show the input model</source>
         <translation>Eingabemodell zeigen</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="107"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="110"/>
         <source>show step %1</source>
         <translation>Schritt %1 zeigen</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="214"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="217"/>
         <source>Running %n pass(es)…</source>
         <translation>
             <numerusform>%n Pass wird ausgeführt…</numerusform>
@@ -1505,27 +1519,27 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="241"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="244"/>
         <source>%1 passes in %2 ms; %3 → %4 nodes</source>
         <translation>%1 Passes in %2 ms; %3 → %4 Knoten</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="278"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="281"/>
         <source>this pass changed the graph</source>
         <translation>dieser Pass hat den Graphen geändert</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="278"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="281"/>
         <source>no change</source>
         <translation>keine Änderung</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="321"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="324"/>
         <source>Rewrites (%1)</source>
         <translation>Umschreibungen (%1)</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="327"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="332"/>
         <source>%n node(s) → %1</source>
         <translation>
             <numerusform>%n Knoten → %1</numerusform>
@@ -1533,22 +1547,22 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="328"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="333"/>
         <source>nothing</source>
         <translation>nichts</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="340"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="346"/>
         <source>Near-misses (%1)</source>
         <translation>Beinahe-Treffer (%1)</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="349"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="355"/>
         <source>changed without recorded rewrites</source>
         <translation>geändert ohne aufgezeichnete Umschreibungen</translation>
     </message>
     <message>
-        <location filename="../views/pipeline/PipelinePanel.cpp" line="349"/>
+        <location filename="../views/pipeline/PipelinePanel.cpp" line="355"/>
         <source>nothing to do</source>
         <translation>nichts zu tun</translation>
     </message>

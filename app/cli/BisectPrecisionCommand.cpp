@@ -11,6 +11,7 @@
 
 #include "session/Workbench.h"
 #include "support/JsonWriter.h"
+#include "support/NumberText.h"
 
 #include <cstdio>
 
@@ -64,11 +65,8 @@ int runBisectPrecision(const QStringList &arguments)
     if (!feeds)
         return fail(feeds.error().format());
     request.feeds = std::move(*feeds);
-    auto resolved = toleranceOptions.resolve(parser, precision);
-    if (!resolved)
-        return fail(resolved.error().format());
-    request.tolerance = *resolved;
-    const compare::Tolerance tolerance = *resolved;
+    if (auto st = toleranceOptions.applyTo(parser, request); !st)
+        return fail(st.error().format());
 
     const std::string path = parser.positionalArguments().front().toStdString();
     session::Workbench workbench;
@@ -77,6 +75,9 @@ int runBisectPrecision(const QStringList &arguments)
     auto result = workbench.bisectPrecision(request);
     if (!result)
         return fail(withFeedHint(result.takeError()).format());
+    const compare::Tolerance &tolerance = result->tolerance;
+    const std::string held = "atol " + support::shortNumber(tolerance.atol) + (tolerance.atolPerScale ? " × scale" : "") + ", rtol " +
+                             support::shortNumber(tolerance.rtol);
 
     std::string rules;
     for (const std::string &name : result->keepFp32)
@@ -85,7 +86,7 @@ int runBisectPrecision(const QStringList &arguments)
         support::JsonWriter w;
         w.beginObject().field("model", path).field("pipeline", request.pipeline)
             .field("precision", precision)
-            .field("atol", tolerance.atol).field("rtol", tolerance.rtol)
+            .field("atol", tolerance.atol).field("atol_per_scale", tolerance.atolPerScale).field("rtol", tolerance.rtol)
             .field("needed_nothing", result->neededNothing)
             .field("candidates", static_cast<std::uint64_t>(result->candidates))
             .field("runs", static_cast<std::uint64_t>(result->runs)).field("worst_error", result->worstError);
@@ -97,14 +98,12 @@ int runBisectPrecision(const QStringList &arguments)
         return kExitOk;
     }
     if (result->neededNothing) {
-        std::printf("%s at %s already meets atol %g, rtol %g: nothing to keep at fp32\n", path.c_str(),
-                    precision.c_str(), tolerance.atol, tolerance.rtol);
+        std::printf("%s at %s already meets %s: nothing to keep at fp32\n", path.c_str(), precision.c_str(), held.c_str());
         return kExitOk;
     }
-    std::printf("Keep %zu of the %zu nodes %s lowers at fp32 to meet atol %g, rtol %g (worst output error %.3g of its scale, "
-                "%zu runs):\n  %s\n",
-                result->keepFp32.size(), result->candidates, precision.c_str(), tolerance.atol,
-                tolerance.rtol, result->worstError, result->runs, rules.c_str());
+    std::printf("Keep %zu of the %zu nodes %s lowers at fp32 to meet %s (worst output error %.3g of its scale, %zu runs):\n  %s\n",
+                result->keepFp32.size(), result->candidates, precision.c_str(), held.c_str(), result->worstError, result->runs,
+                rules.c_str());
     return kExitOk;
 }
 

@@ -1,6 +1,6 @@
 // `portolan compare MODEL [--a RUN] [--b RUN] [--pipeline P | -O0 | -O1 | -O2] [--keep-fp32 RULE]…
 //  [--calibration …] [--inputs DIR] [--input NAME=…]… [--shape NAME=D,…]… [--seed N] [--atol A]
-//  [--rtol R] [--tolerance NAME=A,R]… [--max-memory SIZE] [--top N] [--all] [--json]`, and `repro`
+//  [--rtol R] [--error-quantile Q] [--no-drift] [--tolerance NAME=A,R]… [--max-memory SIZE] [--top N] [--all] [--json]`, and `repro`
 // and `report`, which compare first: parse → session::ComparisonRequest → Workbench::compare →
 // render (or Workbench::writeRepro / Workbench::report). Exit 0 when every output is within
 // tolerance, 1 when one is not.
@@ -122,10 +122,8 @@ support::Expected<session::ComparisonRequest> requestFrom(const QCommandLinePars
     if (!feeds)
         return feeds.takeError();
     request.feeds = std::move(*feeds);
-    auto tolerance = o.tolerances.resolve(parser, request.b.isCompiled() ? request.b.precision : "fp32");
-    if (!tolerance)
-        return tolerance.takeError();
-    request.tolerance = *tolerance;
+    if (auto st = o.tolerances.applyTo(parser, request); !st)
+        return st.error();
     for (const QString &spec : parser.values(o.tolerance)) {
         const QStringList parts = spec.section('=', 1).split(',');
         bool okA = false, okR = false;

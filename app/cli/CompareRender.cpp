@@ -18,14 +18,16 @@ void printTensor(const compare::ComparedTensor &t)
         std::printf("    %s %s\n", support::tailColumn(t.name, 40).c_str(), m.mismatch.c_str());
         return;
     }
-    std::printf("    %s %-4s max abs %-8s (%-8s of scale)  cos %.6f  SNR %-6s dB", support::tailColumn(t.name, 40).c_str(),
-                m.passed ? "ok" : "FAIL", support::shortNumber(m.maxAbs).c_str(), support::shortNumber(compare::normalizedError(t)).c_str(),
-                m.cosine, support::shortNumber(m.snrDb).c_str());
+    std::printf("    %s %-10s max abs %-8s (%-8s of scale)  cos %.6f  SNR %-6s dB", support::tailColumn(t.name, 40).c_str(),
+                compare::verdictName(t.verdict), support::shortNumber(m.maxAbs).c_str(),
+                support::shortNumber(compare::normalizedError(t)).c_str(), m.cosine, support::shortNumber(m.snrDb).c_str());
     if (m.top1)
         std::printf("  top-1 %.3f top-5 %.3f", *m.top1, *m.top5);
     if (m.actualNans || m.actualInfs)
         std::printf("  (b: %lld NaN, %lld Inf)", static_cast<long long>(m.actualNans), static_cast<long long>(m.actualInfs));
     std::printf("\n");
+    if (t.failed())
+        std::printf("    %-40s %s\n", "", t.verdictWhy.c_str());
 }
 
 } // namespace
@@ -33,23 +35,23 @@ void printTensor(const compare::ComparedTensor &t)
 void printComparison(const session::ComparisonOutcome &outcome, bool everyTensor)
 {
     const compare::ComparisonResult &result = outcome.result;
-    const compare::Tolerance tolerance = outcome.request.effectiveTolerance();
     const std::string compiledAfter = outcome.pipelineLabel.empty() ? "" : " (compiled after " + outcome.pipelineLabel + ")";
-    std::printf("Compared %s with %s on %s%s: %zu tensors aligned, %zu compared (atol %s, rtol %s)\n", result.labelA.c_str(),
+    std::printf("Compared %s with %s on %s%s: %zu tensors aligned, %zu compared (%s)\n", result.labelA.c_str(),
                 result.labelB.c_str(), outcome.loaded->sourcePath.c_str(), compiledAfter.c_str(), result.alignedValues,
-                result.tensors.size(), support::shortNumber(tolerance.atol).c_str(), support::shortNumber(tolerance.rtol).c_str());
+                result.tensors.size(), outcome.request.toleranceText().c_str());
     std::printf("  outputs:\n");
     for (const compare::ComparedTensor *t : result.outputs())
         printTensor(*t);
     const compare::ComparedTensor *first = outcome.firstDivergence;
     const auto &suspects = outcome.suspects;
     if (first)
-        std::printf("  first divergence: %s, produced by %s: out of tolerance while its inputs are within it\n",
+        std::printf("  first divergence: %s, produced by %s: a bug while its inputs are at most drift\n",
                     first->name.c_str(), compare::producerWithOp(first->node, first->opType).c_str());
-    else if (std::any_of(suspects.begin(), suspects.end(), [](const compare::Suspect &s) { return s.inputsUnseen && !s.tensor->metrics.passed; }))
-        std::printf("  first divergence: unknown (a failing tensor's inputs were not compared: import its intermediates too)\n");
+    else if (std::any_of(suspects.begin(), suspects.end(),
+                         [](const compare::Suspect &s) { return s.inputsUnseen && s.tensor->verdict == compare::Verdict::Bug; }))
+        std::printf("  first divergence: unknown (a bug's inputs were not compared: import its intermediates too)\n");
     else
-        std::printf("  first divergence: none (no tensor goes out of tolerance on its own)\n");
+        std::printf("  first divergence: none (no bug starts at a node: every error is within tolerance or drift)\n");
     const auto kernelChecks = compare::checksBySuspect(suspects, outcome.kernelChecks);
     if (!suspects.empty()) {
         std::printf("  suspects:\n");
@@ -76,7 +78,16 @@ void printComparison(const session::ComparisonOutcome &outcome, bool everyTensor
     std::printf("  runs: %s %.3f s, %s %.3f s; held %.2f MiB of %s's tensors at most, spilled %.2f MiB\n", result.labelA.c_str(),
                 result.secondsA, result.labelB.c_str(), result.secondsB, static_cast<double>(result.peakHeldBytes) / (1 << 20),
                 result.labelA.c_str(), static_cast<double>(result.spilledBytes) / (1 << 20));
-    std::printf("%s\n", result.outputsPassed() ? "Outputs within tolerance." : "Outputs OUT OF TOLERANCE.");
+    std::size_t drifting = 0, bugs = 0;
+    for (const compare::ComparedTensor &t : result.tensors) {
+        drifting += t.verdict == compare::Verdict::Drift;
+        bugs += t.verdict == compare::Verdict::Bug;
+    }
+    std::printf("  verdicts: %zu equivalent, %zu drift, %zu bug\n", result.tensors.size() - drifting - bugs, drifting, bugs);
+    const compare::Verdict outputs = result.outputsVerdict();
+    std::printf("%s\n", result.outputsPassed()                     ? "Outputs within tolerance."
+                         : outputs == compare::Verdict::Drift ? "Outputs OUT OF TOLERANCE, as drift: no more than rounding explains."
+                                                              : "Outputs OUT OF TOLERANCE: a bug.");
 }
 
 void printReproWritten(const session::ReproWritten &written, const std::string &dir, const std::string &runB)

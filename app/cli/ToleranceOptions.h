@@ -1,4 +1,4 @@
-// --atol and --rtol, shared by compare and bisect-precision, defaulting by the checked run's precision.
+// --atol, --rtol, --error-quantile and --no-drift, shared by compare and bisect-precision.
 #pragma once
 
 #include <QCommandLineOption>
@@ -10,15 +10,38 @@
 namespace portolan::cli {
 
 struct ToleranceOptions {
-    QCommandLineOption atol{"atol", "Absolute tolerance (default by precision: fp32 1e-5, fp16 1e-2, bf16 5e-2, int8 0.1).", "A"};
-    QCommandLineOption rtol{"rtol", "Relative tolerance (default by precision, as atol).", "R"};
+    QCommandLineOption atol{"atol", "Absolute tolerance for every tensor (default, per tensor: 1e-5 times its scale and the "
+                                    "square root of its depth).",
+                            "A"};
+    QCommandLineOption rtol{"rtol", "Relative tolerance for every tensor (default, per tensor: 1e-5 times the square root of "
+                                    "its depth). An element fails only past both atol and rtol·|reference|.",
+                            "R"};
+    QCommandLineOption quantile{"error-quantile", "The fraction of each tensor's elements that must be within tolerance "
+                                                  "(default 1: every one; 0.99 is Polygraphy's quantile check).",
+                                "Q"};
 
-    void addTo(QCommandLineParser &parser) const { parser.addOptions({atol, rtol}); }
+    QCommandLineOption noDrift{"no-drift", "Judge every tensor out of tolerance a bug, however little past it (the "
+                                           "tolerance alone decides, as in Polygraphy); by default, error up to what the "
+                                           "precision's rounding explains is drift."};
 
-    /// The tolerance asked for, or `precision`'s default for what is not given.
-    support::Expected<compare::Tolerance> resolve(const QCommandLineParser &parser, const std::string &precision) const
+    void addTo(QCommandLineParser &parser) const { parser.addOptions({atol, rtol, quantile, noDrift}); }
+
+    /// Sets `request`'s tolerance (none unless --atol or --rtol is given: each tensor then gets its
+    /// default, grown with its depth; 1e-5, Polygraphy's default, for the half not given), quantile
+    /// and drift.
+    support::Status applyTo(const QCommandLineParser &parser, session::ComparisonRequest &request) const
     {
-        compare::Tolerance tolerance = compare::defaultTolerance(precision);
+        request.allowDrift = !parser.isSet(noDrift);
+        if (parser.isSet(quantile)) {
+            bool ok = false;
+            request.errorQuantile = parser.value(quantile).toDouble(&ok);
+            if (!ok || !(request.errorQuantile > 0 && request.errorQuantile <= 1))
+                return support::makeError("bad-usage", "--error-quantile takes a fraction in (0, 1], such as 0.99");
+        }
+        if (!parser.isSet(atol) && !parser.isSet(rtol))
+            return {};
+        compare::Tolerance tolerance = compare::kEquivalentPerStep;
+        tolerance.atolPerScale = false;
         bool ok = true;
         if (parser.isSet(atol))
             tolerance.atol = parser.value(atol).toDouble(&ok);
@@ -26,7 +49,8 @@ struct ToleranceOptions {
             tolerance.rtol = parser.value(rtol).toDouble(&ok);
         if (!ok || tolerance.atol < 0 || tolerance.rtol < 0)
             return support::makeError("bad-usage", "--atol and --rtol take non-negative numbers");
-        return tolerance;
+        request.tolerance = tolerance;
+        return {};
     }
 };
 

@@ -1,5 +1,6 @@
 // Ranking suspects from the compared tensors and B's graph.
 #include "compare/Divergence.h"
+#include "compare/RoundingDepth.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,18 +13,6 @@ namespace portolan::compare {
 
 namespace {
 
-/// Ops whose outputs are copies of their data inputs' elements (or constants). Their error cannot
-/// grow, but over a part's smaller scale it can look as if it did (a Split's quiet half): their
-/// amplification is measured in absolute error.
-bool copiesElements(const ir::Node &node)
-{
-    static const std::unordered_set<std::string> ops = {
-        "Reshape", "Transpose", "Concat", "Split", "Slice", "Gather", "GatherElements", "GatherND", "Squeeze",
-        "Unsqueeze", "Flatten", "Expand", "Tile", "Pad", "Identity", "DepthToSpace", "SpaceToDepth", "Dropout",
-        "Compress", "ReverseSequence", "Where"};
-    return (node.domain.empty() || node.domain == "ai.onnx") && ops.contains(node.opType);
-}
-
 /// Every tensor with an error, in B's order, with its inputs' state and why it is a suspect.
 std::vector<Suspect> suspectsInOrder(const ComparisonResult &result, const ir::Model &b)
 {
@@ -32,7 +21,7 @@ std::vector<Suspect> suspectsInOrder(const ComparisonResult &result, const ir::M
         byValue[t.inB] = &t;
     std::vector<Suspect> suspects;
     for (const ComparedTensor &t : result.tensors) {
-        const bool failed = !t.metrics.passed || !t.metrics.mismatch.empty();
+        const bool failed = t.failed(), bug = t.verdict == Verdict::Bug;
         Suspect s;
         s.tensor = &t;
         s.error = normalizedError(t);
@@ -50,7 +39,7 @@ std::vector<Suspect> suspectsInOrder(const ComparisonResult &result, const ir::M
                 }
                 s.inputError = std::max(s.inputError, normalizedError(*it->second));
                 inputMaxAbs = std::max(inputMaxAbs, it->second->metrics.maxAbs);
-                inputsPass = inputsPass && it->second->metrics.passed && it->second->metrics.mismatch.empty();
+                inputsPass = inputsPass && it->second->verdict != Verdict::Bug;
             }
         const bool absolute = value.producer.valid() && copiesElements(b.node(value.producer)) && t.metrics.mismatch.empty();
         const double outError = absolute ? t.metrics.maxAbs : s.error, inError = absolute ? inputMaxAbs : s.inputError;
@@ -60,21 +49,24 @@ std::vector<Suspect> suspectsInOrder(const ComparisonResult &result, const ir::M
                                         : (outError > 0 ? std::numeric_limits<double>::infinity() : 0);
         s.inputsPass = inputsPass;
         const bool random = value.producer.valid() && b.node(value.producer).drawsRandomNumbers();
-        s.introduced = failed && inputsPass && !s.inputsUnseen && !random;
+        s.introduced = bug && inputsPass && !s.inputsUnseen && !random;
         if (!failed && s.error == 0)
             continue;
         char why[320];
         if (random)
             std::snprintf(why, sizeof why, "a random op: its values differ from run to run, so neither it nor what reads it "
                                            "can be compared for values");
-        else if (failed && inputsPass && s.inputsUnseen)
-            std::snprintf(why, sizeof why, "out of tolerance; its node's inputs were not compared (run %s lacks them), so the "
+        else if (bug && inputsPass && s.inputsUnseen)
+            std::snprintf(why, sizeof why, "a bug; its node's inputs were not compared (run %s lacks them), so the "
                                            "error may start further up", result.labelB.c_str());
         else if (s.introduced)
-            std::snprintf(why, sizeof why, "out of tolerance while its inputs are within it: the error starts here (×%.3g)",
+            std::snprintf(why, sizeof why, "a bug while its inputs are at most drift: the error starts here (×%.3g)",
                           s.amplification);
+        else if (bug)
+            std::snprintf(why, sizeof why, "a bug, carrying its inputs' (×%.3g)", s.amplification);
         else if (failed)
-            std::snprintf(why, sizeof why, "out of tolerance, carrying its inputs' error (×%.3g)", s.amplification);
+            std::snprintf(why, sizeof why, "drift: out of tolerance, within what rounding explains (×%.3g its inputs' error)",
+                          s.amplification);
         else if (s.inputError == 0 && s.inputsUnseen)
             std::snprintf(why, sizeof why, "within tolerance (its node's inputs were not compared)");
         else if (s.inputError == 0)
@@ -103,9 +95,8 @@ std::vector<Suspect> rankSuspects(const ComparisonResult &result, const ir::Mode
     std::stable_sort(suspects.begin(), suspects.end(), [](const Suspect &x, const Suspect &y) {
         if (x.introduced != y.introduced)
             return x.introduced;
-        const bool xf = !x.tensor->metrics.passed, yf = !y.tensor->metrics.passed;
-        if (xf != yf)
-            return xf;
+        if (x.tensor->verdict != y.tensor->verdict) // bugs, then drift, then the equivalent
+            return x.tensor->verdict > y.tensor->verdict;
         if (x.introduced)
             return x.error > y.error;
         return x.amplification > y.amplification;

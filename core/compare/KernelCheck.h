@@ -32,10 +32,11 @@ support::Expected<std::vector<KernelCheck>> checkSuspectKernels(const RunSide &b
                                                                 const std::vector<Suspect> &suspects,
                                                                 const ComparisonOptions &options);
 
-/// The suspects out of tolerance, in rank order: the ones checkSuspectKernels is given.
-std::vector<Suspect> failingSuspects(const std::vector<Suspect> &ranked);
-/// Each failing suspect of `ranked` with its check, `checks` being checkSuspectKernels' answer for
-/// failingSuspects(ranked).
+/// The suspects judged bugs (out of tolerance past what the precision explains), in rank order: the
+/// ones checkSuspectKernels is given (drift needs no re-run).
+std::vector<Suspect> bugSuspects(const std::vector<Suspect> &ranked);
+/// Each bug among `ranked` with its check, `checks` being checkSuspectKernels' answer for
+/// bugSuspects(ranked).
 std::map<const Suspect *, KernelCheck> checksBySuspect(const std::vector<Suspect> &ranked, const std::vector<KernelCheck> &checks);
 
 } // namespace portolan::compare

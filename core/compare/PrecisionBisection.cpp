@@ -28,6 +28,7 @@ support::Expected<BisectionResult> bisectPrecision(const ir::Model &model, const
             candidates.push_back(node.name);
     }
     result.candidates = candidates.size();
+    result.tolerance = tolerance;
 
     // passes(kept): the run with these nodes kept at fp32, against the expected outputs
     auto passes = [&](const std::vector<std::string> &kept) -> support::Expected<bool> {

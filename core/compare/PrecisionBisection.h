@@ -21,6 +21,7 @@ struct BisectionResult {
     std::size_t candidates = 0;       ///< nodes the policy lowers (named ones)
     std::size_t runs = 0;
     double worstError = 0;            ///< the outputs' max |error| / scale with the list applied
+    Tolerance tolerance;              ///< what the outputs were held to
 };
 
 /// `model` runs on the compiled executor under `policy` (plus the list) on `feeds`; `expected`

@@ -1,5 +1,6 @@
 // The two-run comparison: A's aligned tensors into a TensorStore, B's compared as they appear.
 #include "compare/RunComparison.h"
+#include "compare/RoundingDepth.h"
 
 #include "compare/TensorStore.h"
 
@@ -97,9 +98,12 @@ private:
     std::string m_error;
 };
 
-/// A compared tensor's identity before its metrics: the names, B's producer and the tolerance.
+using Depths = std::unordered_map<ir::ValueId, int>;
+
+/// A compared tensor's identity before its metrics: the names, B's producer, its depth in A and the
+/// tolerance and error its precision allows there.
 ComparedTensor comparedPair(const ir::Model &a, const ir::Model &b, ir::ValueId va, ir::ValueId vb, bool output,
-                            const ComparisonOptions &options)
+                            const ComparisonOptions &options, const Depths &depths)
 {
     ComparedTensor c;
     c.name = a.value(va).name;
@@ -111,18 +115,36 @@ ComparedTensor comparedPair(const ir::Model &a, const ir::Model &b, ir::ValueId 
         c.opType = b.node(producer).opType;
     }
     c.output = output;
+    const auto depth = depths.find(va);
+    c.depth = depth != depths.end() ? depth->second : 0;
     const auto override = options.overrides.find(c.name);
-    c.tolerance = override != options.overrides.end() ? override->second : options.tolerance;
+    if (override != options.overrides.end()) {
+        c.tolerance = override->second;
+    } else {
+        c.tolerance = options.tolerance.value_or(options.precision.defaultTolerance(c.depth));
+        c.tolerance.quantile = options.quantile;
+    }
+    c.explainedError = options.allowDrift ? options.precision.explainedError(c.depth) : 0;
     return c;
+}
+
+/// Sets a compared tensor's metrics and judges them.
+void setMetrics(ComparedTensor &c, TensorMetrics metrics, const ComparisonOptions &options)
+{
+    c.metrics = std::move(metrics);
+    Judgement judgement = judge(c.metrics, c.explainedError, options.criteria);
+    c.verdict = judgement.verdict;
+    c.verdictWhy = std::move(judgement.why);
 }
 
 /// Run B: compares each aligned output as it appears and releases A's copy after its last B reader.
 class CompareObserver final : public runtime::RunObserver {
 public:
     CompareObserver(const ir::Model &a, const ir::Model &b, const Alignment &alignment, std::unordered_map<std::uint32_t, int> &remaining,
-                    TensorStore &store, const ComparisonOptions &options, ComparisonResult &result, Progress &progress)
-        : m_a(a), m_b(b), m_alignment(alignment), m_remaining(remaining), m_store(store), m_options(options), m_result(result),
-          m_progress(progress)
+                    TensorStore &store, const ComparisonOptions &options, const Depths &depths, ComparisonResult &result,
+                    Progress &progress)
+        : m_a(a), m_b(b), m_alignment(alignment), m_remaining(remaining), m_store(store), m_options(options), m_depths(depths),
+          m_result(result), m_progress(progress)
     {
         for (const ir::ValueId out : b.graph(b.mainGraph()).outputs)
             m_outputs.insert(out.index);
@@ -155,13 +177,13 @@ public:
                 m_error = kept.error().format();
                 return;
             }
-            ComparedTensor c = comparedPair(m_a, m_b, va, vb, m_outputs.contains(vb.index), m_options);
+            ComparedTensor c = comparedPair(m_a, m_b, va, vb, m_outputs.contains(vb.index), m_options, m_depths);
             if (!*kept) {
                 m_result.notCompared.push_back(c.name + ": run " + m_result.labelA + " did not produce it");
                 continue;
             }
-            c.metrics = compareTensors(**kept, outputs[k].tensor, c.tolerance, c.output, m_options.epsilon,
-                                       k < layouts.size() ? layouts[k] : nullptr);
+            setMetrics(c, compareTensors(**kept, outputs[k].tensor, c.tolerance, c.output, m_options.epsilon,
+                                         k < layouts.size() ? layouts[k] : nullptr), m_options);
             m_result.tensors.push_back(std::move(c));
             if (--m_remaining[va.index] == 0)
                 m_store.drop(va.index);
@@ -176,6 +198,7 @@ private:
     std::unordered_map<std::uint32_t, int> &m_remaining;
     TensorStore &m_store;
     const ComparisonOptions &m_options;
+    const Depths &m_depths;
     ComparisonResult &m_result;
     Progress &m_progress;
     std::unordered_set<std::uint32_t> m_outputs;
@@ -257,6 +280,14 @@ bool ComparisonResult::outputsPassed() const
     return !outputs().empty();
 }
 
+Verdict ComparisonResult::outputsVerdict() const
+{
+    Verdict worst = Verdict::Equivalent;
+    for (const ComparedTensor *t : outputs())
+        worst = std::max(worst, t->verdict);
+    return worst;
+}
+
 namespace {
 
 const runtime::RuntimeValue *named(const runtime::NamedValues &values, const std::string &name)
@@ -280,7 +311,8 @@ const char *kindName(const runtime::RuntimeValue &value)
 /// The graph outputs the observers do not see as tensors, from the runs' final values: a sequence
 /// element by element ("name[i]"), an empty optional as a match with another empty one.
 void compareNonTensorOutputs(const RunSide &a, const RunSide &b, const Alignment &alignment, const runtime::NamedValues &outA,
-                             const runtime::NamedValues &outB, const ComparisonOptions &options, ComparisonResult &result)
+                             const runtime::NamedValues &outB, const ComparisonOptions &options, const Depths &depths,
+                             ComparisonResult &result)
 {
     const ir::Model &ma = *a.model, &mb = *b.model;
     for (const ir::ValueId vb : mb.graph(mb.mainGraph()).outputs) {
@@ -290,12 +322,12 @@ void compareNonTensorOutputs(const RunSide &a, const RunSide &b, const Alignment
         const runtime::RuntimeValue *valueA = named(outA, ma.value(aligned->second).name), *valueB = named(outB, mb.value(vb).name);
         if (!valueA || !valueB || (valueA->isTensor() && valueB->isTensor()))
             continue;
-        const ComparedTensor base = comparedPair(ma, mb, aligned->second, vb, true, options);
+        const ComparedTensor base = comparedPair(ma, mb, aligned->second, vb, true, options, depths);
         auto add = [&](const std::string &suffix, TensorMetrics metrics) {
             ComparedTensor c = base;
             c.name += suffix;
             c.nameInB += suffix;
-            c.metrics = std::move(metrics);
+            setMetrics(c, std::move(metrics), options);
             result.tensors.push_back(std::move(c));
         };
         TensorMetrics whole;
@@ -350,7 +382,8 @@ support::Expected<ComparisonResult> compareRuns(const RunSide &a, const RunSide 
         return makeError("io", keep.error(), a.model->sourcePath);
     progress.finishedA();
 
-    CompareObserver compare(*a.model, *b.model, alignment, readers, store, options, result, progress);
+    const Depths depths = roundingDepths(*a.model);
+    CompareObserver compare(*a.model, *b.model, alignment, readers, store, options, depths, result, progress);
     runtime::RunOptions runB;
     runB.observer = &compare;
     runB.cancel = options.cancel;
@@ -361,7 +394,7 @@ support::Expected<ComparisonResult> compareRuns(const RunSide &a, const RunSide 
     if (!compare.error().empty())
         return makeError("io", compare.error(), b.model->sourcePath);
     progress.finishedB();
-    compareNonTensorOutputs(a, b, alignment, *outA, *outB, options, result);
+    compareNonTensorOutputs(a, b, alignment, *outA, *outB, options, depths, result);
     result.peakHeldBytes = store.peakHeldBytes();
     result.spilledBytes = store.spilledBytes();
     if (result.tensors.empty())

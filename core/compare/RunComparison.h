@@ -5,6 +5,7 @@
 #pragma once
 
 #include "compare/TensorMetrics.h"
+#include "compare/Verdict.h"
 #include "ir/Model.h"
 #include "passes/RewriteRecord.h"
 #include "runtime/reference/Interpreter.h"
@@ -14,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -52,7 +54,13 @@ Alignment alignByProvenance(const ir::Model &a, const ir::Model &b, const passes
 Alignment alignByName(const ir::Model &a, const ir::Model &b);
 
 struct ComparisonOptions {
-    Tolerance tolerance;
+    /// What the runs' precision explains: the default tolerances (growing with each tensor's rounding
+    /// depth in A) and the error past which a tensor is a bug rather than drift.
+    PrecisionModel precision;
+    DriftCriteria criteria;
+    std::optional<Tolerance> tolerance;         ///< every tensor's, instead of the precision's defaults
+    double quantile = 1;                        ///< Tolerance::quantile of those (overrides keep their own)
+    bool allowDrift = true;                     ///< false: whatever is out of tolerance is a bug
     std::map<std::string, Tolerance> overrides; ///< by A's tensor name
     std::size_t memoryBudget = 0;               ///< bytes of A's tensors held in memory; 0: a quarter of RAM
     double epsilon = 1e-8;
@@ -69,8 +77,15 @@ struct ComparedTensor {
     std::string node;      ///< B's producer, by display name
     std::string opType;    ///< B's producer's op
     bool output = false;   ///< a graph output of B
+    int depth = 0;         ///< rounding steps from the inputs to A's value (compare/RoundingDepth.h)
     Tolerance tolerance;
+    double explainedError = 0; ///< the error over the scale that the precision explains at this depth (0: no drift allowed)
     TensorMetrics metrics;
+    Verdict verdict = Verdict::Bug;
+    std::string verdictWhy;
+
+    /// Not equivalent: out of tolerance, or not comparable.
+    bool failed() const { return verdict != Verdict::Equivalent; }
 };
 
 struct ComparisonResult {
@@ -84,6 +99,8 @@ struct ComparisonResult {
     /// The graph outputs, in B's output order.
     std::vector<const ComparedTensor *> outputs() const;
     bool outputsPassed() const;
+    /// The worst verdict among the outputs (equivalent when there are none).
+    Verdict outputsVerdict() const;
 };
 
 /// Runs A then B on `feeds` and compares every aligned tensor. Fails when either run fails, or when

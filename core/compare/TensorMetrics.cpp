@@ -67,7 +67,8 @@ struct Partial {
     double sumAbs = 0, sumRel = 0, sumSquares = 0, dot = 0, refSquares = 0, actSquares = 0;
     double maxAbs = 0, maxRel = 0, neededAtol = 0, neededRtol = 0, worst = -1, scale = 0;
     std::int64_t worstIndex = -1, referenceNans = 0, referenceInfs = 0, actualNans = 0, actualInfs = 0;
-    bool passed = true;
+    std::int64_t outOfTolerance = 0;
+    bool infiniteError = false; // a NaN against a number, or an infinity against anything else: fails at any quantile
     std::vector<float> absErrors, relErrors; // small tensors: exact quantiles
     Histogram absHistogram, relHistogram;    // large ones
     std::uint64_t histogrammed = 0;          // the elements counted in them (a sample, see sampleEvery)
@@ -93,7 +94,8 @@ struct Partial {
         referenceInfs += o.referenceInfs;
         actualNans += o.actualNans;
         actualInfs += o.actualInfs;
-        passed = passed && o.passed;
+        outOfTolerance += o.outOfTolerance;
+        infiniteError = infiniteError || o.infiniteError;
         histogrammed += o.histogrammed;
         absErrors.insert(absErrors.end(), o.absErrors.begin(), o.absErrors.end());
         relErrors.insert(relErrors.end(), o.relErrors.begin(), o.relErrors.end());
@@ -101,7 +103,7 @@ struct Partial {
         relHistogram.merge(o.relHistogram);
     }
 
-    void finish(TensorMetrics &m, std::int64_t n)
+    void finish(TensorMetrics &m, std::int64_t n, double quantile)
     {
         m.maxAbs = maxAbs;
         m.maxRel = maxRel;
@@ -113,7 +115,10 @@ struct Partial {
         m.referenceInfs = referenceInfs;
         m.actualNans = actualNans;
         m.actualInfs = actualInfs;
-        m.passed = passed;
+        m.outOfTolerance = outOfTolerance;
+        // at most (1 − quantile) of the elements out; the small slack keeps 0.99 of 100 at one, not zero
+        const double allowed = std::floor((1 - quantile) * static_cast<double>(n) + 1e-6);
+        m.passed = !infiniteError && static_cast<double>(outOfTolerance) <= allowed;
         if (n > 0) {
             m.meanAbs = sumAbs / static_cast<double>(n);
             m.meanRel = sumRel / static_cast<double>(n);
@@ -136,6 +141,7 @@ struct Partial {
         else
             m.cosine = dot / std::sqrt(refSquares * actSquares);
         m.snrDb = sumSquares == 0 ? kInf : 10 * std::log10(refSquares / sumSquares);
+        m.psnrDb = sumSquares == 0 ? kInf : 20 * std::log10(scale / m.rmse);
     }
 };
 
@@ -169,17 +175,19 @@ void accumulate(const T *ref, const T *act, std::int64_t first, std::int64_t cou
             p.worst = e;
             p.worstIndex = i;
         }
-        if (!(e <= tolerance.atol + tolerance.rtol * ax))
-            p.passed = false;
+        if (!(e <= tolerance.atol || e <= tolerance.rtol * ax))
+            ++p.outOfTolerance;
         if (std::isfinite(e)) {
             p.sumAbs += e;
             p.sumRel += r;
             p.sumSquares += e * e;
-            p.neededAtol = std::max(p.neededAtol, e - tolerance.rtol * ax);
+            if (e > tolerance.rtol * ax)
+                p.neededAtol = std::max(p.neededAtol, e);
             if (e > tolerance.atol)
-                p.neededRtol = std::max(p.neededRtol, ax > 0 ? (e - tolerance.atol) / ax : kInf);
+                p.neededRtol = std::max(p.neededRtol, ax > 0 ? e / ax : kInf);
         } else {
             p.neededAtol = p.neededRtol = kInf;
+            p.infiniteError = true;
         }
         if (std::isfinite(x) && ax < maskFloor)
             p.scale = std::max(p.scale, ax);
@@ -215,15 +223,14 @@ using Bins = std::uint32_t __attribute__((vector_size(kLanes * sizeof(std::uint3
 struct BlockSums {
     Doubles sumAbs{}, sumRel{}, sumSquares{}, dot{}, refSquares{}, actSquares{}, maxAbs{}, maxRel{}, scale{};
     Doubles neededAtol{}, neededRtol{};
-    Doubles excess{};       // max e − (atol + rtol·|x|) (starting from 0): positive when an element fails
-    Doubles tinyOverAtol{}; // max e − atol where |x| < ε: when positive, neededRtol is (e − atol)/|x| there, not ·(1/ε)
+    Doubles failing{};      // elements over both atol and rtol·|x| (counts, exact in a double)
+    Doubles tinyOverAtol{}; // max e − atol where |x| < ε: when positive, neededRtol is e/|x| there, not e·(1/ε)
     Bins absLow{}, absHigh{}, relLow{}, relHigh{}; // the range of non-zero bins the block touched (the lows less one)
 };
 
 BlockSums emptyLanes()
 {
     BlockSums lanes;
-    lanes.neededAtol -= kInf;
     lanes.absLow += kHistogramBins;
     lanes.relLow += kHistogramBins;
     return lanes;
@@ -283,16 +290,17 @@ sumFiniteBlock(const float *ref, const float *act, std::int64_t count, double at
         const Doubles unmasked = g.ax < maskFloors ? g.ax : zero;
         lanes.scale = lanes.scale < unmasked ? unmasked : lanes.scale;
         // masks stay masks, used only to select (turning them into integer lanes needs AVX-512DQ, and
-        // GCC writes scalar code without it): a failure is a positive excess over atol + rtol·|x|
-        // (for finite values, the negation of e <= atol + rtol·|x|)
-        const Doubles excess = g.e - (atols + rtols * g.ax);
-        lanes.excess = lanes.excess < excess ? excess : lanes.excess;
-        const Doubles atolNeeded = g.e - rtols * g.ax;
+        // GCC writes scalar code without it): an element fails over both atol and rtol·|x| (for
+        // finite values, the negation of e <= atol || e <= rtol·|x|)
+        const Doubles relativeBound = rtols * g.ax;
+        const Doubles bound = atols < relativeBound ? relativeBound : atols;
+        lanes.failing += g.e > bound ? one : zero;
+        const Doubles atolNeeded = g.e > relativeBound ? g.e : zero;
         lanes.neededAtol = lanes.neededAtol < atolNeeded ? atolNeeded : lanes.neededAtol;
         const Doubles overAtol = g.e - atols;
         const Doubles tinyOverAtol = g.ax < epsilons ? overAtol : zero;
         lanes.tinyOverAtol = lanes.tinyOverAtol < tinyOverAtol ? tinyOverAtol : lanes.tinyOverAtol;
-        const Doubles rtolNeeded = overAtol * g.q; // not above atol: at most 0, which the maximum starts from
+        const Doubles rtolNeeded = g.e > atols ? g.e * g.q : zero;
         lanes.neededRtol = lanes.neededRtol < rtolNeeded ? rtolNeeded : lanes.neededRtol;
     };
     const bool binAll = every == 1;
@@ -400,14 +408,14 @@ void accumulateFloats(const RefBlock &refBlock, const float *act, std::int64_t b
             p.scale = std::max(p.scale, b.scale[l]);
             p.neededAtol = std::max(p.neededAtol, b.neededAtol[l]);
             p.neededRtol = std::max(p.neededRtol, b.neededRtol[l]);
-            p.passed = p.passed && !(b.excess[l] > 0);
+            p.outOfTolerance += static_cast<std::int64_t>(b.failing[l]);
             tinyReferenceFailed = tinyReferenceFailed || b.tinyOverAtol[l] > 0;
         }
         if (tinyReferenceFailed && p.neededRtol < kInf) // the lanes took (e − atol)/ε there: the exact need is larger
             for (std::int64_t i = 0; i < count; ++i) {
                 const double x = ref[i], e = std::fabs(static_cast<double>(actual[i]) - x), ax = std::fabs(x);
                 if (ax < epsilon && e > tolerance.atol)
-                    p.neededRtol = std::max(p.neededRtol, ax > 0 ? (e - tolerance.atol) / ax : kInf);
+                    p.neededRtol = std::max(p.neededRtol, ax > 0 ? e / ax : kInf);
             }
         double blockMax = 0;
         for (int l = 0; l < kLanes; ++l)
@@ -457,6 +465,20 @@ double maskFloorOf(int dataType)
     }
 }
 
+/// The reference's scale ahead of the pass, for a tolerance per scale: its largest finite |element|
+/// below the mask floor (the pass finds the same).
+template <typename T>
+double scaleOf(const T *values, std::int64_t n, double maskFloor)
+{
+    double scale = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const double ax = std::fabs(static_cast<double>(values[i]));
+        if (ax < maskFloor && ax > scale) // NaN and infinities compare false
+            scale = ax;
+    }
+    return scale;
+}
+
 double valueAt(const runtime::Tensor &t, std::int64_t i)
 {
     return t.dataType() == onnx::TensorProto::FLOAT ? t.data<float>()[i] : t.data<double>()[i];
@@ -489,6 +511,7 @@ TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Te
         for (std::int64_t i = 0; i < reference.size(); ++i)
             differing += reference.strings()[static_cast<std::size_t>(i)] != actual.strings()[static_cast<std::size_t>(i)];
         m.passed = differing == 0;
+        m.outOfTolerance = differing;
         m.maxAbs = m.passed ? 0 : kInf;
         return m;
     }
@@ -497,6 +520,10 @@ TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Te
     const double maskFloor = maskFloorOf(reference.dataType());
     const runtime::Tensor a = native ? reference : runtime::kernels::convertTensor(reference, onnx::TensorProto::DOUBLE);
     const runtime::Tensor b = native ? actual : runtime::kernels::convertTensor(actual, onnx::TensorProto::DOUBLE);
+    Tolerance applied = tolerance;
+    if (tolerance.atolPerScale)
+        applied.atol *= a.dataType() == onnx::TensorProto::FLOAT ? scaleOf(a.data<float>(), n, maskFloor)
+                                                                 : scaleOf(a.data<double>(), n, maskFloor);
     // partial results per chunk, on the OpenMP pool for large tensors, merged in chunk order
     const int chunks = n >= (1 << 12) ? std::max(1, omp_get_max_threads()) : 1;
     std::vector<Partial> partials(static_cast<std::size_t>(chunks));
@@ -512,19 +539,20 @@ TensorMetrics compareTensors(const runtime::Tensor &reference, const runtime::Te
         if (inLayout) {
             runtime::PhysicalOrderReader reader(rowMajorRef, *actualLayout);
             const auto refGathered = [&](std::int64_t start, std::int64_t size) { return reader.read(start, size); };
-            accumulateFloats(refGathered, b.data<float>(), first, first + count, tolerance, epsilon, maskFloor, every, p);
+            accumulateFloats(refGathered, b.data<float>(), first, first + count, applied, epsilon, maskFloor, every, p);
         } else if (rowMajorRef && !keepErrors) {
-            accumulateFloats(refInPlace, b.data<float>(), first, first + count, tolerance, epsilon, maskFloor, every, p);
+            accumulateFloats(refInPlace, b.data<float>(), first, first + count, applied, epsilon, maskFloor, every, p);
         } else if (rowMajorRef) {
             exactErrors(rowMajorRef + first, b.data<float>() + first, count, epsilon, p);
-            accumulateFloats(refInPlace, b.data<float>(), first, first + count, tolerance, epsilon, maskFloor, 0, p);
+            accumulateFloats(refInPlace, b.data<float>(), first, first + count, applied, epsilon, maskFloor, 0, p);
         } else
-            accumulate(a.data<double>() + first, b.data<double>() + first, first, count, tolerance, epsilon, maskFloor, keepErrors, 1, p);
+            accumulate(a.data<double>() + first, b.data<double>() + first, first, count, applied, epsilon, maskFloor, keepErrors, 1, p);
     }
     Partial all = std::move(partials.front());
     for (std::size_t c = 1; c < partials.size(); ++c)
         all.merge(std::move(partials[c]));
-    all.finish(m, n);
+    all.finish(m, n, tolerance.quantile);
+    m.appliedAtol = applied.atol;
     if (m.worstIndex >= 0) {
         m.worstActual = valueAt(b, m.worstIndex);
         if (inLayout)

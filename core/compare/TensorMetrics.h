@@ -1,9 +1,10 @@
 // How far one tensor is from its reference: the error statistics a port engineer reads (max, mean,
 // median, p99 of absolute and relative error, RMSE, cosine, SNR), the worst element, NaN/Inf
-// counts, the allclose verdict at a tolerance and the smallest tolerance that would have passed,
+// counts, the element check at a tolerance (compare/Tolerance.h) and the smallest tolerance that would have passed,
 // and for logits the top-1/top-5 agreement along the last axis.
 #pragma once
 
+#include "compare/Tolerance.h"
 #include "runtime/PhysicalLayout.h"
 #include "runtime/Tensor.h"
 
@@ -13,15 +14,6 @@
 #include <vector>
 
 namespace portolan::compare {
-
-/// allclose's rule, as numpy writes it: |actual − reference| ≤ atol + rtol · |reference|.
-struct Tolerance {
-    double atol = 1e-5;
-    double rtol = 1e-5;
-};
-
-/// The default tolerance for a run at `precision` ("fp32", "fp16", "bf16", "int8").
-Tolerance defaultTolerance(const std::string &precision);
 
 struct TensorMetrics {
     std::string mismatch; ///< non-empty when the tensors cannot be compared (shape or type), and why
@@ -35,13 +27,16 @@ struct TensorMetrics {
     double referenceScale = 0; ///< max |reference| over its finite elements, masks (≥ half the type's largest) left out
     double cosine = 1;   ///< 1 when both are all zeros
     double snrDb = 0;    ///< 10·log10(Σ ref² / Σ error²); +inf when there is no error
+    double psnrDb = 0;   ///< 20·log10(referenceScale / rmse); +inf when there is no error
     std::int64_t referenceNans = 0, referenceInfs = 0, actualNans = 0, actualInfs = 0;
     std::int64_t worstIndex = -1;        ///< flat index of the largest |error| (a NaN on one side only is infinite)
     std::vector<std::int64_t> worstAt;   ///< the same as a multi-index
     double worstReference = 0, worstActual = 0;
-    bool passed = false;                 ///< allclose at the tolerance (NaN matches only NaN)
-    double neededAtol = 0;               ///< the smallest atol that passes at the given rtol
-    double neededRtol = 0;               ///< the smallest rtol that passes at the given atol (inf when no rtol can)
+    std::int64_t outOfTolerance = 0;     ///< elements out of the tolerance (a NaN against a number is)
+    bool passed = false;                 ///< the element check at the tolerance (NaN matches only NaN)
+    double appliedAtol = 0;              ///< the tolerance's atol in the tensor's units (times the scale when per scale)
+    double neededAtol = 0;               ///< the smallest atol that passes every element at the given rtol
+    double neededRtol = 0;               ///< the smallest rtol that passes every element at the given atol (inf when no rtol can)
     std::optional<double> top1, top5;    ///< rows along the last axis whose reference argmax is b's top-1 / in its top-5
 };
 

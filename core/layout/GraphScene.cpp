@@ -332,10 +332,12 @@ private:
     void connect()
     {
         const ir::Graph &graph = m_model.graph(m_graph);
-        for (auto n : graph.nodes) // an inlined constant is found on (the box of) its first consumer
+        // an inlined constant is found on the box of its first consumer: the node's own, or the
+        // collapsed group that holds it (exporters put shape constants outside the layer that reads them)
+        for (auto n : graph.nodes)
             if (const ir::Node &node = m_model.node(n); inlined(node) && node.outputs.size() == 1 && node.outputs[0].valid())
-                if (const auto &uses = m_model.value(node.outputs[0]).uses; !uses.empty())
-                    if (auto box = m_scene->boxOf(uses.front().node); box && m_scene->m_boxes[*box].kind == BoxKind::Node)
+                if (const auto &uses = m_model.value(node.outputs[0]).uses; !uses.empty() && !m_scene->boxOf(n))
+                    if (auto box = m_scene->boxOf(uses.front().node))
                         m_scene->m_boxOfNode[n.index] = *box;
         for (auto n : graph.nodes) {
             const ir::Node &node = m_model.node(n);

@@ -15,6 +15,14 @@ namespace {
 
 using support::shortNumber;
 
+/// "Outputs within tolerance", or out of it as drift or as a bug.
+std::string outputsHeadline(const PortReport &r)
+{
+    if (r.passed)
+        return "Outputs within tolerance";
+    return r.verdict == "drift" ? "Outputs OUT OF TOLERANCE, as drift (no more than rounding explains)" : "Outputs OUT OF TOLERANCE: a bug";
+}
+
 std::string html(const std::string &text)
 {
     std::string out;
@@ -265,11 +273,10 @@ std::string reportJson(const PortReport &r)
     for (const auto &[op, n] : r.fallbacks)
         w.field(op, n);
     w.endObject();
-    w.key("tolerance").beginObject().field("atol", r.tolerance.atol).field("rtol", r.tolerance.rtol).endObject();
-    w.field("passed", r.passed);
+    w.field("tolerances", r.tolerances).field("passed", r.passed).field("verdict", r.verdict);
     w.key("outputs").beginArray();
     for (const ReportOutput &o : r.outputs) {
-        w.beginObject().field("name", o.name).field("passed", o.passed);
+        w.beginObject().field("name", o.name).field("passed", o.passed).field("verdict", o.verdict);
         jsonNumber(w, "max_abs", o.maxAbs);
         jsonNumber(w, "normalized_error", o.normalizedError);
         jsonNumber(w, "cosine", o.cosine);
@@ -333,12 +340,11 @@ std::string reportJson(const PortReport &r)
 std::string reportMarkdown(const PortReport &r)
 {
     std::string md = "# Port report: " + r.model + "\n\n";
-    md += "**" + std::string(r.passed ? "Outputs within tolerance" : "Outputs OUT OF TOLERANCE") + "** — " + r.runB + " against " +
-          r.runA + (r.pipeline.empty() ? "" : " (after " + r.pipeline + ")") + ", atol " + shortNumber(r.tolerance.atol) + ", rtol " +
-          shortNumber(r.tolerance.rtol) + ".\n\n";
+    md += "**" + outputsHeadline(r) + "** — " + r.runB + " against " + r.runA + (r.pipeline.empty() ? "" : " (after " + r.pipeline + ")") +
+          ", " + r.tolerances + ".\n\n";
     md += "| output | verdict | max abs error | of scale | cosine | SNR dB | top-1 | top-5 |\n|---|---|---:|---:|---:|---:|---:|---:|\n";
     for (const ReportOutput &o : r.outputs)
-        md += "| " + o.name + " | " + (o.passed ? "ok" : "FAIL") + " | " + shortNumber(o.maxAbs) + " | " + shortNumber(o.normalizedError) +
+        md += "| " + o.name + " | " + o.verdict + " | " + shortNumber(o.maxAbs) + " | " + shortNumber(o.normalizedError) +
               " | " + shortNumber(o.cosine) + " | " + shortNumber(o.snrDb) + " | " + (o.top1 ? shortNumber(*o.top1) : "—") + " | " +
               (o.top5 ? shortNumber(*o.top5) : "—") + " |\n";
     md += "\n**First divergence:** " + (r.firstDivergence.empty() ? std::string("none") : r.firstDivergence) + "\n\n";
@@ -401,13 +407,12 @@ std::string reportHtml(const PortReport &r, const HtmlImages &images)
 {
     std::string body = "<h1>Port report: " + html(r.model) + "</h1>";
     body += std::string("<p class=\"") + (r.passed ? "ok" : "bad") + "\"><b>" +
-            (r.passed ? "Outputs within tolerance" : "Outputs OUT OF TOLERANCE") + "</b> — " + html(r.runB) + " against " +
-            html(r.runA) + (r.pipeline.empty() ? "" : " (after " + html(r.pipeline) + ")") + ", atol " + shortNumber(r.tolerance.atol) +
-            ", rtol " + shortNumber(r.tolerance.rtol) + "</p>";
+            html(outputsHeadline(r)) + "</b> — " + html(r.runB) + " against " + html(r.runA) +
+            (r.pipeline.empty() ? "" : " (after " + html(r.pipeline) + ")") + ", " + html(r.tolerances) + "</p>";
     body += "<table width=\"100%\"><tr><th>output</th><th>verdict</th><th>max abs error</th><th>of scale</th><th>cosine</th><th>SNR dB</th>"
             "<th>top-1</th><th>top-5</th></tr>";
     for (const ReportOutput &o : r.outputs)
-        body += "<tr><td>" + html(o.name) + "</td><td>" + (o.passed ? "ok" : "<b>FAIL</b>") + "</td><td>" + shortNumber(o.maxAbs) +
+        body += "<tr><td>" + html(o.name) + "</td><td>" + (o.passed ? o.verdict : "<b>" + o.verdict + "</b>") + "</td><td>" + shortNumber(o.maxAbs) +
                 "</td><td>" + shortNumber(o.normalizedError) + "</td><td>" + shortNumber(o.cosine) + "</td><td>" + shortNumber(o.snrDb) +
                 "</td><td>" + (o.top1 ? shortNumber(*o.top1) : "—") + "</td><td>" + (o.top5 ? shortNumber(*o.top5) : "—") + "</td></tr>";
     body += "</table><h2>Where the error starts</h2><p>First divergence: <b>" +

@@ -18,6 +18,7 @@ namespace portolan::report {
 struct ReportOutput {
     std::string name;
     bool passed = false;
+    std::string verdict; ///< "equivalent", "drift" or "bug" (compare/Verdict.h)
     double maxAbs = 0, normalizedError = 0, cosine = 0, snrDb = 0;
     std::optional<double> top1, top5;
 };
@@ -80,14 +81,15 @@ struct ReportGpu {
 };
 
 struct PortReport {
-    static constexpr int kSchemaVersion = 1;
+    static constexpr int kSchemaVersion = 2; ///< 2: "tolerances" is a description, outputs carry a verdict
     std::string model, modelHash, generatedBy, environment;
     std::string runA, runB, pipeline, precision;
     std::size_t nodesBefore = 0, nodesAfter = 0;
     std::map<std::string, int> opsBefore, opsAfter; ///< op histograms of the two models
     std::map<std::string, int> fallbacks;           ///< ops the compiled run left on reference kernels
-    compare::Tolerance tolerance;
+    std::string tolerances; ///< compare::describeTolerances
     bool passed = false;
+    std::string verdict;    ///< the outputs' worst
     std::vector<ReportOutput> outputs;
     std::string firstDivergence;                    ///< its node, or empty
     std::vector<ReportSuspect> suspects;

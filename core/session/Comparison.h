@@ -40,7 +40,13 @@ struct ComparisonRequest {
         spec.seed = runtime::kDefaultSeed;
         return spec;
     }();
-    std::optional<compare::Tolerance> tolerance;           ///< default: B's precision's
+    /// Every tensor's tolerance; by default each tensor gets the runs' precision's, grown with its
+    /// depth and stated for its magnitude (compare/Tolerance.h).
+    std::optional<compare::Tolerance> tolerance;
+    double errorQuantile = 1; ///< the fraction of a tensor's elements that must be within (1: all of them)
+    /// false: every tensor out of tolerance is a bug, however little past it (the tolerance alone
+    /// decides, as in Polygraphy); true: up to what the precision explains, it is drift.
+    bool allowDrift = true;
     std::map<std::string, compare::Tolerance> tensorTolerances; ///< by A's tensor name
     std::size_t memoryBudget = 0;  ///< bytes of A's tensors held before spilling; 0: a quarter of RAM
     std::size_t suspectLimit = 10; ///< how many suspects are ranked (and kernel-checked when failing)
@@ -53,10 +59,27 @@ struct ComparisonRequest {
 
     /// Whether the model is compiled at all: a side is.
     bool compiles() const { return a.isCompiled() || b.isCompiled(); }
-    /// The tolerance asked for, else B's precision's default (fp32's for another runtime).
-    compare::Tolerance effectiveTolerance() const
+    /// What the runs' precision explains: the coarser of the compiled sides' (fp32 for the reference
+    /// and another runtime).
+    compare::PrecisionModel precisionModel() const
     {
-        return tolerance.value_or(compare::defaultTolerance(b.isCompiled() ? b.precision : "fp32"));
+        const auto of = [](const SideSpec &side) { return compare::PrecisionModel::of(side.isCompiled() ? side.precision : "fp32"); };
+        return compare::PrecisionModel::coarser(of(a), of(b));
+    }
+    /// The tolerances as a header states them (compare::describeTolerances).
+    std::string toleranceText() const
+    {
+        return compare::describeTolerances(tolerance, precisionModel(), errorQuantile, allowDrift);
+    }
+    /// The tolerance asked for, else the edge of what the precision explains at `depth` rounding
+    /// steps: what checks of a cut-out part (repros) or of the outputs alone (the precision
+    /// bisection) hold a run to, so that drift passes them and a bug does not.
+    compare::Tolerance effectiveTolerance(int depth = 1) const
+    {
+        const compare::PrecisionModel precision = precisionModel();
+        compare::Tolerance t = tolerance.value_or(allowDrift ? precision.explainedTolerance(depth) : precision.defaultTolerance(depth));
+        t.quantile = errorQuantile;
+        return t;
     }
 };
 
@@ -72,8 +95,8 @@ struct ComparisonOutcome {
     const ir::Model *modelA = nullptr, *modelB = nullptr;  ///< what each side ran: `loaded` or compiled->model
     compare::ComparisonResult result;
     std::vector<compare::Suspect> suspects;                ///< ranked, most suspect first
-    std::vector<compare::Suspect> failingSuspects;         ///< the ones out of tolerance
-    std::vector<compare::KernelCheck> kernelChecks;        ///< one per failing suspect
+    std::vector<compare::Suspect> bugSuspects;             ///< the ones judged bugs
+    std::vector<compare::KernelCheck> kernelChecks;        ///< one per bug suspect
     const compare::ComparedTensor *firstDivergence = nullptr;
     std::optional<runtime::cpu::PlanFigures> figures;   ///< B's compiled profile: arena, weights, FLOPs, fallbacks
     std::optional<runtime::AcceleratorProfile> accelerator; ///< B's, when it ran on a plugged executor that measures (the GPU)

@@ -42,21 +42,28 @@ void writeTensorJson(support::JsonWriter &w, const compare::ComparedTensor &t)
     if (t.nameInB != t.name)
         w.field("name_in_b", t.nameInB);
     w.field("node", t.node).field("op_type", t.opType).field("output", t.output);
+    w.field("verdict", compare::verdictName(t.verdict));
+    if (t.failed())
+        w.field("verdict_why", t.verdictWhy);
     if (!m.mismatch.empty()) {
         w.field("mismatch", m.mismatch).field("passed", false).endObject();
         return;
     }
-    w.field("passed", m.passed).field("elements", m.elements);
+    w.field("passed", m.passed).field("elements", m.elements).field("out_of_tolerance", m.outOfTolerance);
     const std::pair<const char *, double> statistics[] = {
         {"max_abs", m.maxAbs},   {"mean_abs", m.meanAbs}, {"median_abs", m.medianAbs}, {"p99_abs", m.p99Abs},
         {"max_rel", m.maxRel},   {"mean_rel", m.meanRel}, {"median_rel", m.medianRel}, {"p99_rel", m.p99Rel},
-        {"rmse", m.rmse},        {"cosine", m.cosine},    {"snr_db", m.snrDb}};
+        {"rmse", m.rmse},        {"cosine", m.cosine},    {"snr_db", m.snrDb},         {"psnr_db", m.psnrDb}};
     for (const auto &[key, v] : statistics)
         number(w, key, v);
     number(w, "reference_scale", m.referenceScale);
     number(w, "normalized_error", compare::normalizedError(t));
-    number(w, "atol", t.tolerance.atol);
+    w.field("depth", t.depth);
+    number(w, "atol", m.appliedAtol);
     number(w, "rtol", t.tolerance.rtol);
+    if (t.tolerance.quantile < 1)
+        number(w, "quantile", t.tolerance.quantile);
+    number(w, "explained_error", t.explainedError);
     number(w, "needed_atol", m.neededAtol);
     number(w, "needed_rtol", m.neededRtol);
     w.key("nan").beginObject().field("a", m.referenceNans).field("b", m.actualNans).endObject();
@@ -85,7 +92,9 @@ std::string comparisonJson(const ComparisonOutcome &outcome)
     w.key("b").beginObject().field("run", result.labelB).field("seconds", result.secondsB).endObject();
     w.field("aligned", static_cast<std::uint64_t>(result.alignedValues))
         .field("compared", static_cast<std::uint64_t>(result.tensors.size()))
-        .field("outputs_passed", result.outputsPassed());
+        .field("outputs_passed", result.outputsPassed())
+        .field("outputs_verdict", compare::verdictName(result.outputsVerdict()))
+        .field("tolerances", outcome.request.toleranceText());
     w.key("memory").beginObject().field("peak_held_bytes", static_cast<std::uint64_t>(result.peakHeldBytes))
         .field("spilled_bytes", static_cast<std::uint64_t>(result.spilledBytes)).endObject();
     w.key("outputs").beginArray();

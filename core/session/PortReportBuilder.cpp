@@ -154,10 +154,12 @@ report::PortReport buildPortReport(const ReportInputs &in)
     r.nodesAfter = liveNodes(*in.modelB);
     r.opsBefore = opHistogram(*in.modelA);
     r.opsAfter = opHistogram(*in.modelB);
-    r.tolerance = in.tolerance;
+    r.tolerances = in.tolerances;
     r.passed = result.outputsPassed();
+    r.verdict = compare::verdictName(result.outputsVerdict());
     for (const compare::ComparedTensor *t : result.outputs())
-        r.outputs.push_back({t->name, t->metrics.passed && t->metrics.mismatch.empty(), t->metrics.maxAbs, compare::normalizedError(*t),
+        r.outputs.push_back({t->name, t->metrics.passed && t->metrics.mismatch.empty(), compare::verdictName(t->verdict),
+                             t->metrics.maxAbs, compare::normalizedError(*t),
                              t->metrics.cosine, t->metrics.snrDb, t->metrics.top1, t->metrics.top5});
     if (in.firstDivergence)
         r.firstDivergence = compare::producerWithOp(in.firstDivergence->node, in.firstDivergence->opType);

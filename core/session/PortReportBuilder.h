@@ -24,7 +24,7 @@ struct ReportInputs {
     const std::map<const compare::Suspect *, compare::KernelCheck> *kernelChecks = nullptr;
     const compare::ComparedTensor *firstDivergence = nullptr;
     std::string pipeline;
-    compare::Tolerance tolerance;
+    std::string tolerances; ///< compare::describeTolerances of the comparison
     const runtime::cpu::PlanFigures *figures = nullptr; ///< run B's executor's, when it is the compiled one
     /// The loaded model's diagnostics: its findings, its dynamic dims and, when asked for, a target check.
     const support::Diagnostics *findings = nullptr;

@@ -54,7 +54,7 @@ std::string sessionJson(const SessionFile &s, const std::string &sessionPath)
     w.field("model", relativeTo(s.model, folder)).field("pipeline", s.pipeline).field("target", s.target);
     w.key("compare").beginObject().field("pipeline", s.compare.pipeline).field("precision", s.compare.precision)
         .field("inputs", relativeTo(s.compare.inputsDir, folder)).field("seed", s.compare.seed).field("shapes", s.compare.shapes)
-        .field("atol", s.compare.atol).field("rtol", s.compare.rtol).field("heat_metric", s.compare.heatMetric)
+        .field("atol", s.compare.atol).field("rtol", s.compare.rtol).field("no_drift", s.compare.noDrift).field("heat_metric", s.compare.heatMetric)
         .field("calibration", s.compare.calibration).field("import", relativeTo(s.compare.importFrom, folder))
         .field("external", s.compare.externalCommand).field("input_files", s.compare.inputFiles).field("a", s.compare.sideA)
         .field("executor", s.compare.executorB).endObject();
@@ -111,6 +111,7 @@ support::Expected<SessionFile> readSession(const std::string &path)
             s.compare.shapes = c->value("shapes", std::string());
             s.compare.atol = c->value("atol", std::string());
             s.compare.rtol = c->value("rtol", std::string());
+            s.compare.noDrift = c->value("no_drift", false);
             s.compare.heatMetric = c->value("heat_metric", s.compare.heatMetric);
             s.compare.calibration = c->value("calibration", s.compare.calibration);
             s.compare.importFrom = resolved(c->value("import", std::string()), folder);

@@ -24,7 +24,8 @@ struct CompareForm {
     std::string inputFiles;           ///< "name=FILE.npy; other=FILE.pb" as typed
     std::uint64_t seed = runtime::kDefaultSeed;
     std::string shapes;               ///< "name=1,3,224,224; other=1,128"
-    std::string atol, rtol;           ///< "": by precision
+    std::string atol, rtol;           ///< "": the defaults, by each tensor's depth
+    bool noDrift = false;             ///< every tensor out of tolerance is a bug (ComparisonRequest::allowDrift off)
     std::string heatMetric = "normalized-error"; ///< normalized-error, max-abs or cosine-distance
 };
 

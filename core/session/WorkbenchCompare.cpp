@@ -3,9 +3,12 @@
 #include "session/Workbench.h"
 
 #include "compare/CaptureObserver.h"
+#include "compare/RoundingDepth.h"
 #include "compare/ReproReadme.h"
 #include "runtime/Feeds.h"
 #include "runtime/cpu/CpuExecutor.h"
+
+#include <algorithm>
 #include "runtime/reference/Interpreter.h"
 #include "session/ComparisonSides.h"
 
@@ -32,7 +35,10 @@ compare::Alignment alignSides(const ComparisonOutcome &outcome)
 compare::ComparisonOptions comparisonOptions(const ComparisonRequest &request)
 {
     compare::ComparisonOptions options;
-    options.tolerance = request.effectiveTolerance();
+    options.precision = request.precisionModel();
+    options.tolerance = request.tolerance;
+    options.quantile = request.errorQuantile;
+    options.allowDrift = request.allowDrift;
     options.overrides = request.tensorTolerances;
     options.memoryBudget = request.memoryBudget;
     options.cancel = request.cancel.get();
@@ -112,8 +118,8 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     outcome->suspects = compare::rankSuspects(outcome->result, *outcome->modelB, request.suspectLimit);
     outcome->firstDivergence = compare::firstDivergence(outcome->result, *outcome->modelB);
     if (request.kernelCheck && !outcome->result.outputsPassed()) {
-        outcome->failingSuspects = compare::failingSuspects(outcome->suspects);
-        auto checks = compare::checkSuspectKernels(*b, *feeds, outcome->failingSuspects, comparison);
+        outcome->bugSuspects = compare::bugSuspects(outcome->suspects);
+        auto checks = compare::checkSuspectKernels(*b, *feeds, outcome->bugSuspects, comparison);
         if (!checks)
             return checks.takeError();
         outcome->kernelChecks = std::move(*checks);
@@ -160,8 +166,8 @@ support::Expected<ReproWritten> Workbench::writeRepro(const ComparisonOutcome &o
     if (!repro)
         return repro.takeError();
     std::string verdict; // the whole-model kernel check of that node, when it was made
-    for (std::size_t i = 0; i < outcome.failingSuspects.size() && i < outcome.kernelChecks.size(); ++i)
-        if (outcome.failingSuspects[i].tensor->node == wanted)
+    for (std::size_t i = 0; i < outcome.bugSuspects.size() && i < outcome.kernelChecks.size(); ++i)
+        if (outcome.bugSuspects[i].tensor->node == wanted)
             verdict = outcome.kernelChecks[i].explanation;
     ReproWritten written{std::move(*repro), wanted, modelB.node(target).opType};
     const compare::ReproStory story{outcome.loaded->sourcePath, wanted, written.opType, outcome.request.b.label(),
@@ -205,7 +211,13 @@ support::Expected<compare::BisectionResult> Workbench::bisectPrecision(const Com
     auto policy = sides.policy(request.b.precision);
     if (!policy)
         return policy.takeError();
-    return compare::bisectPrecision(compiledModel, *policy, *feeds, *expected, request.effectiveTolerance());
+    // the outputs are held to the default of the deepest one (each output's own would need a check per output)
+    int deepest = 1;
+    const auto depths = compare::roundingDepths(*m_model);
+    for (const ir::ValueId out : m_model->graph(m_model->mainGraph()).outputs)
+        if (const auto it = depths.find(out); it != depths.end())
+            deepest = std::max(deepest, it->second);
+    return compare::bisectPrecision(compiledModel, *policy, *feeds, *expected, request.effectiveTolerance(deepest));
 }
 
 support::Expected<runtime::Tensor> Workbench::referenceValue(const ComparisonRequest &inputs, ir::ValueId value) const

@@ -28,7 +28,7 @@ support::Expected<report::PortReport> Workbench::report(const ComparisonOutcome 
                               &kernelChecks,
                               outcome.firstDivergence,
                               outcome.pipelineLabel,
-                              outcome.request.effectiveTolerance(),
+                              outcome.request.toleranceText(),
                               outcome.figures ? &*outcome.figures : nullptr,
                               &findings(),
                               &*shapes,

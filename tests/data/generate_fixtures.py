@@ -355,12 +355,108 @@ def make_external_data():
 
 # --------------------------------------------------------------------------------------------
 
+# --------------------------------------------------------------------------------------------
+# 6. decoder_deep: a 24-layer causal decoder (RMSNorm, rotary positions, SwiGLU, finfo.min mask)
+# --------------------------------------------------------------------------------------------
+# Deep enough that fp32 rounding accumulates as it does in a real LLM, small enough to run in a
+# test: comparisons must call its fp32 error equivalent and its fp16 error drift, not bugs.
+
+class RmsNorm(nn.Module):
+    def __init__(self, d, generator):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(d).uniform_(0.5, 1.5, generator=generator))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.weight
+
+
+def rotate_half(t):
+    half = t.shape[-1] // 2
+    return torch.cat((-t[..., half:], t[..., :half]), dim=-1)
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, d, n_heads, d_ff, max_len, generator):
+        super().__init__()
+        self.n_heads, self.head_dim = n_heads, d // n_heads
+        self.input_norm = RmsNorm(d, generator)
+        self.q_proj, self.k_proj = nn.Linear(d, d, bias=False), nn.Linear(d, d, bias=False)
+        self.v_proj, self.o_proj = nn.Linear(d, d, bias=False), nn.Linear(d, d, bias=False)
+        self.post_norm = RmsNorm(d, generator)
+        self.gate_proj, self.up_proj = nn.Linear(d, d_ff, bias=False), nn.Linear(d, d_ff, bias=False)
+        self.down_proj = nn.Linear(d_ff, d, bias=False)
+        inv_freq = 1.0 / (10000 ** (torch.arange(0, self.head_dim, 2).float() / self.head_dim))
+        angles = torch.outer(torch.arange(max_len).float(), inv_freq)
+        self.register_buffer("cos", torch.cat((angles, angles), -1).cos())
+        self.register_buffer("sin", torch.cat((angles, angles), -1).sin())
+
+    def attention(self, x):
+        b, s, d = x.shape
+
+        def heads(t):
+            return t.reshape(b, s, self.n_heads, self.head_dim).transpose(1, 2)
+
+        q, k, v = heads(self.q_proj(x)), heads(self.k_proj(x)), heads(self.v_proj(x))
+        cos, sin = self.cos[:s], self.sin[:s]
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.head_dim)
+        causal = torch.ones(s, s, dtype=torch.bool).triu(1)
+        scores = scores.masked_fill(causal, torch.finfo(torch.float32).min)
+        ctx = torch.matmul(torch.softmax(scores, dim=-1), v)
+        return self.o_proj(ctx.transpose(1, 2).reshape(b, s, d))
+
+    def forward(self, x):
+        x = x + self.attention(self.input_norm(x))
+        h = self.post_norm(x)
+        return x + self.down_proj(nn.functional.silu(self.gate_proj(h)) * self.up_proj(h))
+
+
+class Decoder(nn.Module):
+    def __init__(self, generator, n_layers=24, d=32, n_heads=4, d_ff=64, vocab=64, max_len=16):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.layers = nn.ModuleList(DecoderLayer(d, n_heads, d_ff, max_len, generator) for _ in range(n_layers))
+        self.norm = RmsNorm(d, generator)
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, input_ids):
+        x = self.embed(input_ids)
+        for layer in self.layers:
+            x = layer(x)
+        return self.lm_head(self.norm(x))
+
+
+def make_decoder_deep():
+    name = "decoder_deep"
+    torch.manual_seed(6)
+    gen = torch.Generator().manual_seed(606)
+    model = Decoder(gen).eval()
+    with torch.no_grad():  # a residual stream that grows to ~30 and logits of ~±15, as in real LLMs
+        for layer in model.layers:
+            layer.o_proj.weight.mul_(8)
+            layer.down_proj.weight.mul_(8)
+        model.lm_head.weight.mul_(8)
+    ids = [torch.randint(0, 64, (1, 12), generator=gen), torch.randint(0, 64, (1, 7), generator=gen)]
+    with torch.no_grad():
+        logits = [model(i) for i in ids]
+        proto = export(model, (ids[0],), opset_version=17, input_names=["input_ids"], output_names=["logits"],
+                       dynamic_axes={"input_ids": {1: "sequence"}, "logits": {1: "sequence"}})
+    hist = op_histogram(proto.graph)
+    assert hist["Softmax"] == 24 and hist["Where"] >= 24, hist
+    model_dir = fresh_dir(name)
+    onnx.save(proto, os.path.join(model_dir, "model.onnx"))
+    for i, (x, y) in enumerate(zip(ids, logits)):
+        write_test_data(model_dir, proto.graph, [x], [y], index=i)
+    return name, 17
+
+
 GENERATORS = {
     "cnn_bn": make_cnn_bn,
     "transformer_opset14": lambda: make_transformer(14),
     "transformer_opset17": lambda: make_transformer(17),
     "control_flow": make_control_flow,
     "external_data": make_external_data,
+    "decoder_deep": make_decoder_deep,
 }
 
 

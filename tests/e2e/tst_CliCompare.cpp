@@ -133,7 +133,7 @@ private slots:
     {
         const QString model = fixture("cnn_bn");
         const auto run = runPortolan({"compare", model, "--a", "cpu:fp32", "--b", "cpu:fp16", "--seed", "4", "--atol", "1e-6",
-                                      "--rtol", "0", "--top", "5", "--tolerance", "/layer2/relu/Relu_output_0_1=1,1", "--json"});
+                                      "--rtol", "0", "--top", "5", "--tolerance", "/layer2/relu/Relu_output_0_1=1,1", "--no-drift", "--json"});
         QCOMPARE(run.exitCode, 1);
         session::Workbench workbench;
         QVERIFY(workbench.open(model.toStdString()));
@@ -142,6 +142,7 @@ private slots:
         request.b = session::SideSpec::compiled("cpu", "fp16");
         request.feeds.seed = 4;
         request.tolerance = compare::Tolerance{1e-6, 0};
+        request.allowDrift = false;
         request.suspectLimit = 5;
         request.tensorTolerances["/layer2/relu/Relu_output_0_1"] = {1, 1}; // a compared tensor: it passes
         request.profileB = false;
@@ -160,13 +161,20 @@ private slots:
         QCOMPARE(cli, core);
     }
 
-    void fp16AgainstATightToleranceFailsAndSaysWhere()
+    void fp16AgainstATightToleranceDriftsOrFailsAndSaysWhere()
     {
-        const auto run = runPortolan({"compare", fixture("cnn_bn"), "--b", "cpu:fp16", "--atol", "1e-7", "--rtol", "0"});
+        const QStringList tight{"compare", fixture("cnn_bn"), "--b", "cpu:fp16", "--atol", "1e-7", "--rtol", "0"};
+        const auto drift = runPortolan(tight);
+        QCOMPARE(drift.exitCode, 1); // out of tolerance, as fp16's rounding: drift
+        QVERIFY2(drift.out.contains("first divergence: none"), drift.out.constData());
+        QVERIFY(drift.out.contains("Outputs OUT OF TOLERANCE, as drift"));
+        QVERIFY(drift.out.contains(", 0 bug"));
+        const auto run = runPortolan(tight + QStringList{"--no-drift"});
         QCOMPARE(run.exitCode, 1);
         QVERIFY2(run.out.contains("first divergence: "), run.out.constData());
         QVERIFY(!run.out.contains("first divergence: none"));
-        QVERIFY(run.out.contains("Outputs OUT OF TOLERANCE."));
+        QVERIFY(run.out.contains("Outputs OUT OF TOLERANCE: a bug."));
+        QVERIFY(run.out.contains("no drift: every failure is a bug"));
         QVERIFY(run.out.contains("FusedConv"));
     }
 
@@ -174,7 +182,7 @@ private slots:
     {
         QTemporaryDir tmp;
         const QString dir = tmp.filePath("repro");
-        const QStringList common{"--b", "cpu:fp16", "--atol", "1e-6", "--rtol", "0"};
+        const QStringList common{"--b", "cpu:fp16", "--atol", "1e-6", "--rtol", "0", "--no-drift"};
         const auto run = runPortolan(QStringList{"repro", fixture("cnn_bn"), "-o", dir} + common);
         QCOMPARE(run.exitCode, 1); // the repro reproduces the failure
         QVERIFY2(run.out.contains("FusedConv"), run.out.constData());
@@ -202,7 +210,7 @@ private slots:
         // meet fails at the first convolution already, so a handful of nodes at most remain
         QTemporaryDir tmp;
         const QString dir = tmp.filePath("repro");
-        const QStringList common{"--b", "cpu:fp16", "--atol", "1e-6", "--rtol", "0"};
+        const QStringList common{"--b", "cpu:fp16", "--atol", "1e-6", "--rtol", "0", "--no-drift"};
         const auto compared = runPortolan(QStringList{"compare", fixture("cnn_bn"), "--json"} + common);
         const QJsonObject result = QJsonDocument::fromJson(compared.out).object();
         const QString last = result["outputs"].toArray().first().toObject()["node"].toString();
@@ -343,10 +351,12 @@ private slots:
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QJsonObject r = QJsonDocument::fromJson(file.readAll()).object();
         QCOMPARE(r["schema"].toString(), QString("portolan-port-report"));
-        QCOMPARE(r["schema_version"].toInt(), 1);
+        QCOMPARE(r["schema_version"].toInt(), 2);
         QCOMPARE(r["run_b"].toString(), QString("cpu:fp16"));
         QVERIFY(!r["passed"].toBool());
-        QVERIFY(r["first_divergence"].toString().contains("FusedConv"));
+        QCOMPARE(r["verdict"].toString(), QString("drift")); // fp16's rounding past 1e-6, and no bug
+        QCOMPARE(r["outputs"].toArray().first().toObject()["verdict"].toString(), QString("drift"));
+        QVERIFY2(r["tolerances"].toString().startsWith("atol 1e-06, rtol 0; fp16 explains"), qPrintable(r["tolerances"].toString()));
         QVERIFY(r["layers"].toArray().size() >= 5);
         QVERIFY(r["model"].toObject()["sha256"].toString().size() == 64);
         QVERIFY(r["model"].toObject()["ops_after"].toObject().contains("ai.portolan::FusedConv"));

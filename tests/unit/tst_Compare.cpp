@@ -114,8 +114,9 @@ void tst_Compare::metricsOfKnownTensors()
     QCOMPARE(m.worstReference, 2.0);
     QCOMPARE(m.worstActual, 2.5);
     QVERIFY(!m.passed);
-    QVERIFY(std::fabs(m.neededAtol - (0.5 - 1e-3 * 2)) < 1e-9);  // what passes at rtol 1e-3
-    QVERIFY(std::fabs(m.neededRtol - (0.5 - 1e-3) / 2) < 1e-9);  // what passes at atol 1e-3
+    QCOMPARE(m.outOfTolerance, std::int64_t(2));
+    QCOMPARE(m.neededAtol, 0.5);  // what passes at rtol 1e-3: an element passes by either bound
+    QCOMPARE(m.neededRtol, 0.25); // what passes at atol 1e-3
     QVERIFY(std::fabs(m.rmse - std::sqrt((0.25 + 0.01) / 4)) < 1e-6);
     const double dot = 1 + 5 + 9 + 4 * 4.1, na = std::sqrt(30.0), nb = std::sqrt(1 + 6.25 + 9 + 4.1 * 4.1);
     QVERIFY(std::fabs(m.cosine - dot / (na * nb)) < 1e-6);
@@ -190,7 +191,7 @@ void tst_Compare::vectorLanesAgreeWithTheDefinitions()
     const auto m = compare::compareTensors(floats({n}, ref), floats({n}, act), tol, false, 1e-8);
     double maxAbs = 0, maxRel = 0, sumAbs = 0, neededAtol = 0, neededRtol = 0, dot = 0, rr = 0, aa = 0;
     bool passed = true;
-    std::int64_t worst = -1;
+    std::int64_t worst = -1, outOfTolerance = 0;
     for (std::int64_t i = 0; i < n; ++i) {
         const double x = ref[static_cast<std::size_t>(i)], y = act[static_cast<std::size_t>(i)];
         const double e = std::fabs(y - x), ax = std::fabs(x);
@@ -200,10 +201,13 @@ void tst_Compare::vectorLanesAgreeWithTheDefinitions()
         }
         maxRel = std::max(maxRel, e / std::max(ax, 1e-8));
         sumAbs += e;
-        passed = passed && e <= tol.atol + tol.rtol * ax;
-        neededAtol = std::max(neededAtol, e - tol.rtol * ax);
+        const bool within = e <= tol.atol || e <= tol.rtol * ax; // Polygraphy's rule
+        passed = passed && within;
+        outOfTolerance += !within;
+        if (e > tol.rtol * ax)
+            neededAtol = std::max(neededAtol, e);
         if (e > tol.atol)
-            neededRtol = std::max(neededRtol, ax > 0 ? (e - tol.atol) / ax : std::numeric_limits<double>::infinity());
+            neededRtol = std::max(neededRtol, ax > 0 ? e / ax : std::numeric_limits<double>::infinity());
         dot += x * y;
         rr += x * x;
         aa += y * y;
@@ -213,6 +217,8 @@ void tst_Compare::vectorLanesAgreeWithTheDefinitions()
     QCOMPARE(m.worstIndex, worst);
     QCOMPARE(worst, std::int64_t(4242));
     QCOMPARE(m.passed, passed);
+    QCOMPARE(m.outOfTolerance, outOfTolerance);
+    QVERIFY(outOfTolerance > 0);
     QCOMPARE(m.neededAtol, neededAtol);
     QCOMPARE(m.neededRtol, neededRtol);
     QVERIFY(std::fabs(m.meanAbs - sumAbs / static_cast<double>(n)) < 1e-12 * sumAbs);
@@ -781,7 +787,7 @@ void tst_Compare::faultyCompiledKernelIsFoundAndReproduces()
     // the repro: the graph's last node and all its producers, shrunk to the faulty node
     const ir::NodeId last = m.value(m.graph(m.mainGraph()).outputs.front()).producer;
     const int everyLevel = static_cast<int>(order->size());
-    auto repro = compare::extractRepro(b, *feeds, {last, everyLevel, compareOptions.tolerance});
+    auto repro = compare::extractRepro(b, *feeds, {last, everyLevel, *compareOptions.tolerance});
     QVERIFY2(repro, repro ? "" : repro.error().format().c_str());
     QVERIFY(repro->standalone);
     QVERIFY(repro->reproduces());
@@ -796,7 +802,7 @@ void tst_Compare::faultyCompiledKernelIsFoundAndReproduces()
         keptNames += k + " ";
     QVERIFY2(kept == std::vector<std::string>{faulty}, (keptNames + "instead of " + faulty).c_str());
     // without shrinking the whole cut is kept, and fails as well
-    auto whole = compare::extractRepro(b, *feeds, {last, everyLevel, compareOptions.tolerance, false});
+    auto whole = compare::extractRepro(b, *feeds, {last, everyLevel, *compareOptions.tolerance, false});
     QVERIFY(whole && whole->reproduces());
     QCOMPARE(whole->shrinkChecks, std::size_t(0));
     QVERIFY(static_cast<std::size_t>(whole->model.graph().node_size()) >= whole->nodesBeforeShrink);

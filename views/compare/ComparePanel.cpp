@@ -14,6 +14,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
@@ -126,8 +127,11 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     m_shapes->setPlaceholderText(tr("symbolic inputs: name=1,3,224,224; other=1,128"));
     m_atol = new QLineEdit(this);
     m_rtol = new QLineEdit(this);
-    m_atol->setPlaceholderText(tr("by precision"));
-    m_rtol->setPlaceholderText(tr("by precision"));
+    m_atol->setPlaceholderText(tr("1e-5 × scale × √depth"));
+    m_rtol->setPlaceholderText(tr("1e-5 × √depth"));
+    m_noDrift = new QCheckBox(tr("no drift"), this);
+    m_noDrift->setToolTip(tr("Judge every tensor out of tolerance a bug, however little past it (portolan compare --no-drift). "
+                             "By default, error up to what the precision's rounding explains is drift."));
     m_metric = new QComboBox(this);
     m_metric->addItems({tr("max error / reference scale"), tr("max abs error"), tr("1 − cosine")});
     connect(m_metric, &QComboBox::currentIndexChanged, this, &ComparePanel::heatChanged);
@@ -173,6 +177,7 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     tolRow->addWidget(m_atol);
     tolRow->addWidget(new QLabel(tr("rtol"), this));
     tolRow->addWidget(m_rtol);
+    tolRow->addWidget(m_noDrift);
     form->addRow(tr("A"), m_sideA);
     form->addRow(tr("B"), m_sideB);
     form->addRow(tr("Pipeline, precision"), bRow);
@@ -272,6 +277,7 @@ void ComparePanel::setTolerance(double atol, double rtol)
     m_atol->setText(QString::number(atol));
     m_rtol->setText(QString::number(rtol));
 }
+void ComparePanel::setAllowDrift(bool allow) { m_noDrift->setChecked(!allow); }
 
 namespace {
 
@@ -296,6 +302,7 @@ session::CompareForm ComparePanel::form() const
     f.shapes = m_shapes->text().toStdString();
     f.atol = m_atol->text().trimmed().toStdString();
     f.rtol = m_rtol->text().trimmed().toStdString();
+    f.noDrift = m_noDrift->isChecked();
     f.heatMetric = kMetricKeys[std::clamp(m_metric->currentIndex(), 0, 2)];
     return f;
 }
@@ -318,6 +325,7 @@ void ComparePanel::setForm(const session::CompareForm &f)
     m_shapes->setText(QString::fromStdString(f.shapes));
     m_atol->setText(QString::fromStdString(f.atol));
     m_rtol->setText(QString::fromStdString(f.rtol));
+    m_noDrift->setChecked(f.noDrift);
     for (int i = 0; i < 3; ++i)
         if (f.heatMetric == kMetricKeys[i])
             m_metric->setCurrentIndex(i);
@@ -358,7 +366,8 @@ support::Expected<session::ComparisonRequest> ComparePanel::request() const
         return shapes.takeError();
     r.feeds.shapes = std::move(*shapes);
     if (!m_atol->text().trimmed().isEmpty() || !m_rtol->text().trimmed().isEmpty()) {
-        compare::Tolerance t = r.effectiveTolerance();
+        compare::Tolerance t = compare::kEquivalentPerStep; // for the half not typed in, as the CLI's
+        t.atolPerScale = false;
         bool okA = true, okR = true;
         if (!m_atol->text().trimmed().isEmpty())
             t.atol = m_atol->text().toDouble(&okA);
@@ -368,6 +377,7 @@ support::Expected<session::ComparisonRequest> ComparePanel::request() const
             return support::makeError("bad-usage", "atol and rtol take non-negative numbers");
         r.tolerance = t;
     }
+    r.allowDrift = !m_noDrift->isChecked();
     return r;
 }
 

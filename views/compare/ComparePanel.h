@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 class QChartView;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -47,6 +48,8 @@ public:
     void setPrecision(const QString &precision);
     void setInputsDir(const QString &dir);
     void setTolerance(double atol, double rtol);
+    /// Unchecks (or checks) "no drift": whether error the precision explains is drift or a bug.
+    void setAllowDrift(bool allow);
     /// What the panel says of the last comparison (or of the job running).
     QString summary() const;
     /// The form as typed (for a session file), and back.
@@ -122,6 +125,7 @@ private:
     QLineEdit *m_shapes = nullptr;
     QLineEdit *m_atol = nullptr;
     QLineEdit *m_rtol = nullptr;
+    QCheckBox *m_noDrift = nullptr;
     QComboBox *m_metric = nullptr;
     QPushButton *m_runButton = nullptr;
     QPushButton *m_cancelButton = nullptr;

@@ -939,6 +939,21 @@
         <translation>%1 der %2 Knoten, die %3 absenkt, bei fp32 lassen (schlechtester Ausgabefehler %4 seiner Skala, %5 Läufe):%6</translation>
     </message>
     <message>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="196"/>
+        <source>out of tolerance, as drift</source>
+        <translation>außerhalb der Toleranz, als Drift</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="197"/>
+        <source>OUT OF TOLERANCE: a bug</source>
+        <translation>AUSSERHALB DER TOLERANZ: ein Fehler</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="198"/>
+        <source>%1 against %2: %3 tensors compared: %4 equivalent, %5 drift, %6 bug; outputs %7. A %8 s, B %9 s.</source>
+        <translation>%1 gegen %2: %3 Tensoren verglichen: %4 gleichwertig, %5 Drift, %6 Fehler; Ausgaben %7. A %8 s, B %9 s.</translation>
+    </message>
+    <message>
         <location filename="../views/compare/ComparePanel.cpp" line="405"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
@@ -980,30 +995,20 @@ Auf %1: Kernel %2 ms; %n Knoten auf der CPU, %3 ms.</numerusform>
         <translation>, %1% der Kopierbandbreite, %2% der MatMul-Rate.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanelResults.cpp" line="193"/>
-        <source>%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.</source>
-        <translation>%1 gegen %2: %3 Tensoren verglichen, %4 außerhalb der Toleranz; Ausgaben %5. A %6 s, B %7 s.</translation>
-    </message>
-    <message>
-        <location filename="../views/compare/ComparePanelResults.cpp" line="197"/>
-        <location filename="../views/compare/ComparePanelResults.cpp" line="250"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="195"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="257"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanelResults.cpp" line="197"/>
-        <source>OUT OF TOLERANCE</source>
-        <translation>AUSSERHALB DER TOLERANZ</translation>
-    </message>
-    <message>
-        <location filename="../views/compare/ComparePanelResults.cpp" line="201"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="208"/>
         <source>
 First divergence: %1, output %2.</source>
         <translation>
 Erste Abweichung: %1, Ausgabe %2.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../views/compare/ComparePanelResults.cpp" line="207"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="214"/>
         <source>
 %n imported tensor(s) named as no value of the model: %1</source>
         <translation>
@@ -1014,27 +1019,27 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
         </translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanelResults.cpp" line="235"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="242"/>
         <source>▶ first divergence: %1</source>
         <translation>▶ erste Abweichung: %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanelResults.cpp" line="247"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="254"/>
         <source>Error by depth (B&apos;s order); click a point to go to its node</source>
         <translation>Fehler nach Tiefe (Reihenfolge von B); Klick auf einen Punkt zeigt seinen Knoten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanelResults.cpp" line="251"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="258"/>
         <source>out of tolerance</source>
         <translation>außerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanelResults.cpp" line="266"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="273"/>
         <source>tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanelResults.cpp" line="271"/>
+        <location filename="../views/compare/ComparePanelResults.cpp" line="278"/>
         <source>max error / scale</source>
         <translation>max. Fehler / Skala</translation>
     </message>
@@ -1042,67 +1047,72 @@ Erste Abweichung: %1, Ausgabe %2.</translation>
 <context>
     <name>portolan::views::ComparisonTableModel</name>
     <message>
-        <location filename="../views/compare/ComparisonTableModel.cpp" line="48"/>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="50"/>
         <source> (output)</source>
         <translation> (Ausgabe)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparisonTableModel.cpp" line="50"/>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="52"/>
         <source>node %1</source>
         <translation>Knoten %1</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparisonTableModel.cpp" line="56"/>
-        <source>pass</source>
-        <translation>ok</translation>
-    </message>
-    <message>
-        <location filename="../views/compare/ComparisonTableModel.cpp" line="56"/>
-        <source>FAIL</source>
-        <translation>FEHLER</translation>
-    </message>
-    <message>
-        <location filename="../views/compare/ComparisonTableModel.cpp" line="56"/>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="61"/>
         <source>mismatch</source>
         <translation>unvergleichbar</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparisonTableModel.cpp" line="71"/>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="62"/>
+        <source>equivalent</source>
+        <translation>gleichwertig</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="62"/>
+        <source>drift</source>
+        <translation>Drift</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="62"/>
+        <source>BUG</source>
+        <translation>FEHLER</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="77"/>
         <source>Tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparisonTableModel.cpp" line="72"/>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="78"/>
         <source>Op</source>
         <translation>Op</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparisonTableModel.cpp" line="73"/>
-        <source>Result</source>
-        <translation>Ergebnis</translation>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="79"/>
+        <source>Verdict</source>
+        <translation>Urteil</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparisonTableModel.cpp" line="74"/>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="80"/>
         <source>Max abs</source>
         <translation>Max. abs.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparisonTableModel.cpp" line="75"/>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="81"/>
         <source>Max rel</source>
         <translation>Max. rel.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparisonTableModel.cpp" line="76"/>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="82"/>
         <source>Cosine</source>
         <translation>Kosinus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparisonTableModel.cpp" line="77"/>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="83"/>
         <source>SNR dB</source>
         <translation>SNR dB</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparisonTableModel.cpp" line="78"/>
+        <location filename="../views/compare/ComparisonTableModel.cpp" line="84"/>
         <source>Needed atol</source>
         <translation>Nötiges atol</translation>
     </message>

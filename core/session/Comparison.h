@@ -95,8 +95,9 @@ struct ComparisonOutcome {
     const ir::Model *modelA = nullptr, *modelB = nullptr;  ///< what each side ran: `loaded` or compiled->model
     compare::ComparisonResult result;
     std::vector<compare::Suspect> suspects;                ///< ranked, most suspect first
-    std::vector<compare::Suspect> bugSuspects;             ///< the ones judged bugs
-    std::vector<compare::KernelCheck> kernelChecks;        ///< one per bug suspect
+    /// One per suspect out of tolerance (bug or drift), each re-run alone: a drift whose kernel
+    /// differs past one rounding step was made a bug (compare::judgeOwnErrors).
+    std::vector<compare::KernelCheck> kernelChecks;
     const compare::ComparedTensor *firstDivergence = nullptr;
     std::optional<runtime::cpu::PlanFigures> figures;   ///< B's compiled profile: arena, weights, FLOPs, fallbacks
     std::optional<runtime::AcceleratorProfile> accelerator; ///< B's, when it ran on a plugged executor that measures (the GPU)

@@ -15,16 +15,6 @@ void number(support::JsonWriter &w, const char *key, double v)
         w.key(key).value(std::string(std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf"));
 }
 
-const char *verdictName(compare::KernelVerdict verdict)
-{
-    switch (verdict) {
-    case compare::KernelVerdict::KernelDiffers: return "kernel-differs";
-    case compare::KernelVerdict::KernelAgrees: return "kernel-agrees";
-    case compare::KernelVerdict::Unchecked: break;
-    }
-    return "unchecked";
-}
-
 void writeNames(support::JsonWriter &w, const char *key, const std::vector<std::string> &names)
 {
     w.key(key).beginArray();
@@ -112,7 +102,7 @@ std::string comparisonJson(const ComparisonOutcome &outcome)
         number(w, "amplification", s.amplification);
         w.field("why", s.why);
         if (const auto it = kernelChecks.find(&s); it != kernelChecks.end())
-            w.key("kernel_check").beginObject().field("verdict", verdictName(it->second.verdict))
+            w.key("kernel_check").beginObject().field("verdict", compare::kernelVerdictName(it->second.verdict))
                 .field("kernel_error", it->second.kernelError).field("explanation", it->second.explanation).endObject();
         w.endObject();
     }

@@ -115,15 +115,12 @@ support::Expected<std::shared_ptr<const ComparisonOutcome>> Workbench::compare(c
     // tensor's download and the first launch's costs
     else if (compiledB && request.profileB && compiledB->run(*feeds, {}))
         outcome->accelerator = compiledB->acceleratorProfile(true);
-    outcome->suspects = compare::rankSuspects(outcome->result, *outcome->modelB, request.suspectLimit);
+    auto judged = compare::judgeSuspects(outcome->result, *b, *feeds, comparison, request.suspectLimit, request.kernelCheck);
+    if (!judged)
+        return judged.takeError();
+    outcome->suspects = std::move(judged->suspects);
+    outcome->kernelChecks = std::move(judged->checks);
     outcome->firstDivergence = compare::firstDivergence(outcome->result, *outcome->modelB);
-    if (request.kernelCheck && !outcome->result.outputsPassed()) {
-        outcome->bugSuspects = compare::bugSuspects(outcome->suspects);
-        auto checks = compare::checkSuspectKernels(*b, *feeds, outcome->bugSuspects, comparison);
-        if (!checks)
-            return checks.takeError();
-        outcome->kernelChecks = std::move(*checks);
-    }
     return std::shared_ptr<const ComparisonOutcome>(std::move(outcome));
 }
 
@@ -166,9 +163,9 @@ support::Expected<ReproWritten> Workbench::writeRepro(const ComparisonOutcome &o
     if (!repro)
         return repro.takeError();
     std::string verdict; // the whole-model kernel check of that node, when it was made
-    for (std::size_t i = 0; i < outcome.bugSuspects.size() && i < outcome.kernelChecks.size(); ++i)
-        if (outcome.bugSuspects[i].tensor->node == wanted)
-            verdict = outcome.kernelChecks[i].explanation;
+    for (const compare::KernelCheck &check : outcome.kernelChecks)
+        if (check.tensor->node == wanted)
+            verdict = check.explanation;
     ReproWritten written{std::move(*repro), wanted, modelB.node(target).opType};
     const compare::ReproStory story{outcome.loaded->sourcePath, wanted, written.opType, outcome.request.b.label(),
                                     outcome.pipelineLabel, request.tool, request.command, verdict,

@@ -4,6 +4,7 @@
 // under a tiny memory budget with the same result; and comparing nothing refused.
 #include "support/PassTestSupport.h"
 #include "support/TestSupport.h"
+#include "support/FaultyKernels.h"
 
 #include "compare/Divergence.h"
 #include "compare/ImportedRun.h"
@@ -691,41 +692,6 @@ void tst_Compare::reproCutsTheNodeAndItsProducers()
     QVERIFY(!compare::extractRepro(b, *feeds, {ir::NodeId(), 0, {}}));
 }
 
-namespace {
-
-/// The kind of bug a port's kernel has: the node's own native kernel, built from a binding with one
-/// thing wrong — LayerNorm's epsilon read as 0.5, or a convolution's weight with kh and kw swapped.
-std::unique_ptr<runtime::cpu::CpuKernel> faultyKernel(const runtime::cpu::NodeBinding &binding, const std::string &fault,
-                                                      std::string &whyNot)
-{
-    const auto factory = runtime::cpu::findCpuKernel(binding.node.domain, binding.node.opType, binding.opset);
-    if (!factory)
-        return nullptr;
-    if (fault == "epsilon") {
-        ir::Node node = binding.node;
-        for (ir::Attribute &a : node.attributes)
-            if (a.name() == "epsilon")
-                a.proto.set_f(0.5f);
-        static runtime::MemoryBudget budget;
-        static runtime::NoSubgraphs subgraphs("a kernel is built without subgraphs");
-        runtime::KernelContext attributes(binding.model, node, binding.opset, {}, budget, subgraphs);
-        runtime::cpu::NodeBinding wrong{binding.model, node, binding.opset, binding.inputs, binding.outputs, attributes};
-        return factory(wrong, whyNot);
-    }
-    runtime::cpu::NodeBinding wrong = binding;
-    const Tensor &w = binding.inputs[1].constant;
-    const auto &s = w.shape();
-    Tensor swapped = w.clone();
-    for (std::int64_t o = 0; o < s[0] * s[1]; ++o)
-        for (std::int64_t i = 0; i < s[2]; ++i)
-            for (std::int64_t j = 0; j < s[3]; ++j)
-                swapped.mutableData<float>()[(o * s[2] + i) * s[3] + j] = w.data<float>()[(o * s[2] + j) * s[3] + i];
-    wrong.inputs[1].constant = swapped;
-    return factory(wrong, whyNot);
-}
-
-} // namespace
-
 void tst_Compare::faultyCompiledKernelIsFoundAndReproduces_data()
 {
     QTest::addColumn<QString>("fixtureName");
@@ -759,7 +725,7 @@ void tst_Compare::faultyCompiledKernelIsFoundAndReproduces()
     QVERIFY(!faulty.empty());
     runtime::cpu::CompileOptions options;
     options.kernelOverride = [&](const runtime::cpu::NodeBinding &binding, std::string &whyNot) {
-        return binding.node.name == faulty ? faultyKernel(binding, fault.toStdString(), whyNot) : nullptr;
+        return binding.node.name == faulty ? test::faultyKernel(binding, fault.toStdString(), whyNot) : nullptr;
     };
     runtime::cpu::CpuExecutor cpu(m, options);
     const compare::RunSide b{"cpu", &m, [&](const runtime::NamedValues &f, const runtime::RunOptions &o) { return cpu.run(f, o); },

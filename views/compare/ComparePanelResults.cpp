@@ -187,14 +187,21 @@ void ComparePanel::adopt(std::shared_ptr<const session::ComparisonOutcome> outco
     m_table->setOutcome(m_outcome);
     updateActions();
     const auto &r = m_outcome->result;
-    std::size_t failing = 0;
-    for (const auto &t : r.tensors)
-        failing += !t.metrics.passed;
-    QString text = tr("%1 against %2: %3 tensors compared, %4 out of tolerance; outputs %5. A %6 s, B %7 s.")
+    std::size_t drifting = 0, bugs = 0;
+    for (const auto &t : r.tensors) {
+        drifting += t.verdict == compare::Verdict::Drift;
+        bugs += t.verdict == compare::Verdict::Bug;
+    }
+    const QString outputs = r.outputsPassed()                                 ? tr("within tolerance")
+                            : r.outputsVerdict() == compare::Verdict::Drift ? tr("out of tolerance, as drift")
+                                                                             : tr("OUT OF TOLERANCE: a bug");
+    QString text = tr("%1 against %2: %3 tensors compared: %4 equivalent, %5 drift, %6 bug; outputs %7. A %8 s, B %9 s.")
                        .arg(QString::fromStdString(r.labelB), QString::fromStdString(r.labelA))
                        .arg(r.tensors.size())
-                       .arg(failing)
-                       .arg(r.outputsPassed() ? tr("within tolerance") : tr("OUT OF TOLERANCE"))
+                       .arg(r.tensors.size() - drifting - bugs)
+                       .arg(drifting)
+                       .arg(bugs)
+                       .arg(outputs)
                        .arg(r.secondsA, 0, 'f', 2)
                        .arg(r.secondsB, 0, 'f', 2);
     if (const auto *first = m_outcome->firstDivergence)
@@ -221,7 +228,7 @@ void ComparePanel::fillSuspects()
     for (const auto &s : m_outcome->suspects) {
         QString why = QString::fromStdString(s.why);
         for (const auto &check : m_outcome->kernelChecks)
-            if (check.suspect && check.suspect->tensor == s.tensor)
+            if (check.tensor == s.tensor)
                 why += QStringLiteral(" — ") + QString::fromStdString(check.explanation);
         auto *item = new QTreeWidgetItem(m_suspects, {QString::fromStdString(compare::producerWithOp(s.tensor->node, s.tensor->opType)),
                                                       QString::number(s.error, 'g', 3), why});

@@ -31,10 +31,12 @@ QVariant ComparisonTableModel::data(const QModelIndex &index, int role) const
     const auto &m = t.metrics;
     if (role == kRowRole)
         return index.row();
-    if (role == Qt::ForegroundRole && index.column() == PassColumn)
-        return QBrush(m.passed ? QColor(0x1e, 0x9e, 0x4a) : QColor(0xd0, 0x30, 0x30));
-    if (role == Qt::ToolTipRole && !m.mismatch.empty())
-        return QString::fromStdString(m.mismatch);
+    if (role == Qt::ForegroundRole && index.column() == PassColumn) // green, amber, red
+        return QBrush(t.verdict == compare::Verdict::Equivalent ? QColor(0x1e, 0x9e, 0x4a)
+                      : t.verdict == compare::Verdict::Drift    ? QColor(0xb0, 0x70, 0x00)
+                                                                 : QColor(0xd0, 0x30, 0x30));
+    if (role == Qt::ToolTipRole && index.column() == PassColumn && t.failed())
+        return QString::fromStdString(t.verdictWhy);
     auto number = [role](double v, char format = 'g', int digits = 3) -> QVariant {
         if (role == kSortRole)
             return v;
@@ -52,8 +54,12 @@ QVariant ComparisonTableModel::data(const QModelIndex &index, int role) const
     case OpColumn: return role == Qt::DisplayRole || role == kSortRole ? QString::fromStdString(t.opType) : QVariant();
     case PassColumn:
         if (role == kSortRole)
-            return m.passed ? 1 : 0;
-        return role == Qt::DisplayRole ? (m.mismatch.empty() ? (m.passed ? tr("pass") : tr("FAIL")) : tr("mismatch")) : QVariant();
+            return static_cast<int>(t.verdict);
+        if (role != Qt::DisplayRole)
+            return {};
+        if (!m.mismatch.empty())
+            return tr("mismatch");
+        return t.verdict == compare::Verdict::Equivalent ? tr("equivalent") : t.verdict == compare::Verdict::Drift ? tr("drift") : tr("BUG");
     case MaxAbsColumn: return number(m.maxAbs);
     case MaxRelColumn: return number(m.maxRel);
     case CosineColumn: return number(m.cosine, 'f', 6);
@@ -70,7 +76,7 @@ QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientati
     switch (section) {
     case TensorColumn: return tr("Tensor");
     case OpColumn: return tr("Op");
-    case PassColumn: return tr("Result");
+    case PassColumn: return tr("Verdict");
     case MaxAbsColumn: return tr("Max abs");
     case MaxRelColumn: return tr("Max rel");
     case CosineColumn: return tr("Cosine");

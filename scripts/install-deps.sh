@@ -16,6 +16,9 @@ packages=(
   ocl-icd-opencl-dev # only Recommended by libdnnl-dev, yet its CMake config requires OpenCL (GPU runtime OCL)
   poppler-utils # the tests render the PDF report
 )
+# ONNX Runtime (`compare --b ort`, and the tests that use it) runs on Node.js; a machine that has its
+# own node keeps it
+command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 for option in "$@"; do
   case "$option" in
     --fixtures) packages+=(python3-torch python3-torchvision python3-onnx python3-numpy) ;;

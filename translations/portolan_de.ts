@@ -599,14 +599,14 @@
 <context>
     <name>portolan::views::ComparePanel</name>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="100"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="108"/>
         <source>seeded random inputs; or a test_data_set folder</source>
         <translation>Zufallseingaben mit Startwert; oder ein test_data_set-Ordner</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="75"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="101"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="82"/>
         <location filename="../views/compare/ComparePanel.cpp" line="109"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="117"/>
         <source>…</source>
         <translation>…</translation>
     </message>
@@ -632,7 +632,7 @@
     </message>
     <message>
         <location filename="../views/compare/ComparePanel.cpp" line="65"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="77"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="84"/>
         <source>Imported run</source>
         <translation>Importierter Lauf</translation>
     </message>
@@ -647,234 +647,249 @@
         <translation>CUDA-Executor (lokale GPU)</translation>
     </message>
     <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="69"/>
+        <source>ONNX Runtime</source>
+        <translation>ONNX Runtime</translation>
+    </message>
+    <message>
         <location filename="../views/compare/ComparePanel.cpp" line="72"/>
+        <source>optimizations: %1</source>
+        <translation>Optimierungen: %1</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="73"/>
+        <source>ONNX Runtime&apos;s graph optimization level (installed on first use with npm into the cache); every tensor its optimized graph keeps is compared</source>
+        <translation>Die Graph-Optimierungsstufe von ONNX Runtime (beim ersten Gebrauch mit npm in den Cache installiert); verglichen wird jeder Tensor, den sein optimierter Graph behält</translation>
+    </message>
+    <message>
+        <location filename="../views/compare/ComparePanel.cpp" line="79"/>
         <source>int8&apos;s calibration batches: random:N[:SEED], or a folder of test_data_set_N folders</source>
         <translation>Kalibrierdaten für int8: random:N[:SEED] oder ein Ordner mit test_data_set_N-Ordnern</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="74"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="81"/>
         <source>another runtime&apos;s tensors: a folder of .pb/.npy, an .npz, or Polygraphy&apos;s .json[#RUNNER]</source>
         <translation>Tensoren einer anderen Laufzeit: ein Ordner mit .pb/.npy, eine .npz oder Polygraphys .json[#RUNNER]</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="78"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="85"/>
         <source>Runs (*.npz *.json);;All files (*)</source>
         <translation>Läufe (*.npz *.json);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="83"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="90"/>
         <source>another runtime as a command: CMD {model} {inputs} {outputs}</source>
         <translation>eine andere Laufzeit als Befehl: CMD {model} {inputs} {outputs}</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="84"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="91"/>
         <source>Run through /bin/sh on the model file as loaded. {inputs} holds input_K.pb and NAME.npy; the command writes outputs (and any intermediates) into {outputs} as .pb or .npy.</source>
         <translation>Läuft über /bin/sh auf der geladenen Modelldatei. {inputs} enthält input_K.pb und NAME.npy; der Befehl schreibt die Ausgaben (und beliebige Zwischenwerte) als .pb oder .npy nach {outputs}.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="103"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="111"/>
         <source>Inputs (input_K.pb)</source>
         <translation>Eingaben (input_K.pb)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="108"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="116"/>
         <source>single inputs: name=FILE.npy; other=FILE.pb; third=random:SEED (over the test set&apos;s, or random)</source>
         <translation>einzelne Eingaben: name=DATEI.npy; andere=DATEI.pb; dritte=random:SEED (über denen des Testsatzes, sonst zufällig)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="110"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="118"/>
         <source>Add .pb or .npy files, each for the input it names (a .pb&apos;s stored name, a .npy&apos;s file name)</source>
         <translation>.pb- oder .npy-Dateien hinzufügen, jede für die Eingabe, die sie nennt (der in der .pb gespeicherte Name, der Dateiname der .npy)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="112"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="189"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="120"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="198"/>
         <source>Input files</source>
         <translation>Eingabedateien</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="112"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="120"/>
         <source>Tensors (*.pb *.npy)</source>
         <translation>Tensoren (*.pb *.npy)</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="125"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="133"/>
         <source>Random inputs: the K-th graph input gets seed N+K, as with portolan compare --seed N</source>
         <translation>Zufällige Eingaben: der K-te Graph-Eingang erhält den Seed N+K, wie bei portolan compare --seed N</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="127"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="135"/>
         <source>symbolic inputs: name=1,3,224,224; other=1,128</source>
         <translation>symbolische Eingaben: name=1,3,224,224; andere=1,128</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="130"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="138"/>
         <source>1e-5 × scale × √depth</source>
         <translation>1e-5 × Skala × √Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="131"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="139"/>
         <source>1e-5 × √depth</source>
         <translation>1e-5 × √Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="132"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="140"/>
         <source>no drift</source>
         <translation>keine Drift</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="133"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="141"/>
         <source>Judge every tensor out of tolerance a bug, however little past it (portolan compare --no-drift). By default, error up to what the precision&apos;s rounding explains is drift.</source>
         <translation>Jeden Tensor außerhalb der Toleranz als Fehler werten, wie knapp auch immer (portolan compare --no-drift). Sonst gilt ein Fehler bis zu dem, was die Rundung der Genauigkeit erklärt, als Drift.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="144"/>
         <source>max error / reference scale</source>
         <translation>max. Fehler / Referenzskala</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="144"/>
         <source>max abs error</source>
         <translation>max. absoluter Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="136"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="144"/>
         <source>1 − cosine</source>
         <translation>1 − Kosinus</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="138"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="146"/>
         <source>Compare</source>
         <translation>Vergleich</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="140"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="148"/>
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="145"/>
-        <location filename="../views/compare/ComparePanel.cpp" line="399"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="153"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="416"/>
         <source>running A and B: %p%</source>
         <translation>A und B laufen: %p%</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="155"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="163"/>
         <source>checking the failing kernels…</source>
         <translation>die abweichenden Kernel werden geprüft…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="157"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="165"/>
         <source>Reference interpreter (A) against the compiled CPU executor (B).</source>
         <translation>Referenzinterpreter (A) gegen den kompilierten CPU-Executor (B).</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="165"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="173"/>
         <source>seed</source>
         <translation>Startwert</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="176"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="185"/>
         <source>atol</source>
         <translation>atol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="178"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="187"/>
         <source>rtol</source>
         <translation>rtol</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="181"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="190"/>
         <source>A</source>
         <translation>A</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="182"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="191"/>
         <source>B</source>
         <translation>B</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="183"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="192"/>
         <source>Pipeline, precision</source>
         <translation>Pipeline, Genauigkeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="184"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="193"/>
         <source>Other runtime</source>
         <translation>Andere Laufzeit</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="185"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="194"/>
         <source>Inputs</source>
         <translation>Eingaben</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="190"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="199"/>
         <source>Shapes</source>
         <translation>Formen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="191"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="200"/>
         <source>Tolerance</source>
         <translation>Toleranz</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="192"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="201"/>
         <source>Heat on graph</source>
         <translation>Wärmebild im Graphen</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="193"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="202"/>
         <source>Extract Repro…</source>
         <translation>Repro herauslösen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="194"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="203"/>
         <source>Cut the selected suspect (or the first divergence) out as a standalone model with the inputs B gave it and the reference&apos;s outputs, shrunk while it still fails</source>
         <translation>Den gewählten Verdächtigen (oder die erste Abweichung) als eigenständiges Modell herauslösen, mit den Eingaben, die B ihm gab, und den Ausgaben der Referenz; verkleinert, solange der Fehler bleibt</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="197"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="206"/>
         <source>Bisect Precision</source>
         <translation>Genauigkeit bisektieren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="198"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="207"/>
         <source>Find the nodes to keep at fp32 for B&apos;s outputs to meet the tolerance</source>
         <translation>Die Knoten finden, die bei fp32 bleiben müssen, damit die Ausgaben von B die Toleranz einhalten</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="224"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="233"/>
         <source>Suspect</source>
         <translation>Verdächtig</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="224"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="233"/>
         <source>Error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="224"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="233"/>
         <source>Why</source>
         <translation>Warum</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="230"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="239"/>
         <source>Suspects</source>
         <translation>Verdächtige</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="231"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="240"/>
         <source>Tensors</source>
         <translation>Tensoren</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="232"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="241"/>
         <source>Error by depth</source>
         <translation>Fehler nach Tiefe</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="233"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="242"/>
         <source>GPU profile</source>
         <translation>GPU-Profil</translation>
     </message>
@@ -954,17 +969,17 @@
         <translation>%1 gegen %2: %3 Tensoren verglichen: %4 gleichwertig, %5 Drift, %6 Fehler; Ausgaben %7. A %8 s, B %9 s.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="405"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="422"/>
         <source>Running A and B…</source>
         <translation>A und B laufen…</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="435"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="452"/>
         <source>Cancelled.</source>
         <translation>Abgebrochen.</translation>
     </message>
     <message>
-        <location filename="../views/compare/ComparePanel.cpp" line="454"/>
+        <location filename="../views/compare/ComparePanel.cpp" line="471"/>
         <source>Cancelling…</source>
         <translation>Wird abgebrochen…</translation>
     </message>

@@ -52,7 +52,9 @@ struct CompareOptions {
                              "import:PATH (another runtime's tensors: a folder of .pb files named inside and .npy files named by "
                              "file name, an .npz archive, or Polygraphy's --save-outputs FILE.json[#RUNNER]), or "
                              "external:'CMD {model} {inputs} {outputs}' (another runtime: it reads input_K.pb or "
-                             "NAME.npy from {inputs} and writes .pb or .npy files into {outputs}).",
+                             "NAME.npy from {inputs} and writes .pb or .npy files into {outputs}), or "
+                             "ort[:disabled|basic|extended|all] (ONNX Runtime, installed on first use with npm; every "
+                             "tensor its optimized graph keeps is compared).",
                              "RUN", "cpu"};
     QCommandLineOption tolerance{"tolerance", "Tolerance of one tensor (by A's name). Repeatable.", "NAME=A,R"};
     QCommandLineOption maxMemory{"max-memory", "Bytes of A's tensors held in memory before spilling to disk (e.g. 2G).", "SIZE"};
@@ -89,7 +91,7 @@ support::Expected<session::SideSpec> sideFrom(const QCommandLineParser &parser, 
         if (auto p = runtime::parsePrecision(side->precision); !p)
             return p.takeError();
     }
-    if (side->kind == session::SideSpec::Kind::External) {
+    if (side->kind == session::SideSpec::Kind::External || side->kind == session::SideSpec::Kind::OnnxRuntime) {
         auto seconds = externalTimeout(parser, o.externalTimeout);
         if (!seconds)
             return seconds.takeError();

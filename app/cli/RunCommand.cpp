@@ -46,7 +46,9 @@ int runRun(const QStringList &arguments)
                                                   "(the compiled graph on the local GPU, at fp32 or the precision named; int8 takes "
                                                   "the calibration options), or "
                                                   "'external:CMD {model} {inputs} {outputs}' (another runtime, run as a command "
-                                                  "that reads input_K.pb or NAME.npy and writes .pb or .npy outputs).", "NAME",
+                                                  "that reads input_K.pb or NAME.npy and writes .pb or .npy outputs), or "
+                                                  "ort[:disabled|basic|extended|all] (ONNX Runtime, installed on first use with npm).",
+                                      "NAME",
                                       "reference");
     const QCommandLineOption timeoutOption = externalTimeoutOption();
     const QCommandLineOption noFallback("no-fallback", "cpu, cuda: refuse nodes without a native (CUDA) kernel instead of "
@@ -69,10 +71,10 @@ int runRun(const QStringList &arguments)
     auto side = session::SideSpec::parse(executorName);
     if (!side || side->kind == session::SideSpec::Kind::Imported || executorName.starts_with("cpu:"))
         return fail("--executor '" + executorName + "' is not one of: reference, cpu, cuda[:fp16|:bf16|:int8], external:CMD {model} "
-                    "{inputs} {outputs}" + (side ? std::string() : " (" + side.error().primary.message + ")"));
+                    "{inputs} {outputs}, ort[:disabled|basic|extended|all]" + (side ? std::string() : " (" + side.error().primary.message + ")"));
     const bool compiled = side->isCompiled() && side->executor == "cpu";
     const bool gpu = side->isCompiled() && side->executor == "cuda";
-    if (side->kind == session::SideSpec::Kind::External) {
+    if (side->kind == session::SideSpec::Kind::External || side->kind == session::SideSpec::Kind::OnnxRuntime) {
         auto seconds = externalTimeout(parser, timeoutOption);
         if (!seconds)
             return fail(seconds.error().format());

@@ -1,19 +1,14 @@
-// Spawning the external command (fork, exec /bin/sh in its own process group, poll its stderr
-// against a deadline) and the temporary folders it works in.
+// Running the external command in a temporary folder and reading what it wrote.
 #include "compare/ExternalRun.h"
+#include "compare/Shell.h"
 
 #include "runtime/NumpyFiles.h"
 #include "ir/ModelSaver.h"
 #include "runtime/TensorProtoIO.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,37 +20,6 @@ namespace portolan::compare {
 using support::makeError;
 
 namespace {
-
-/// A fresh folder under the system's temporary directory, removed with everything in it.
-class TemporaryFolder {
-public:
-    TemporaryFolder()
-    {
-        std::string pattern = (std::filesystem::temp_directory_path() / "portolan-external-XXXXXX").string();
-        if (mkdtemp(pattern.data()))
-            m_path = pattern;
-    }
-    ~TemporaryFolder()
-    {
-        std::error_code ec;
-        if (!m_path.empty())
-            std::filesystem::remove_all(m_path, ec);
-    }
-    TemporaryFolder(const TemporaryFolder &) = delete;
-    TemporaryFolder &operator=(const TemporaryFolder &) = delete;
-    const std::string &path() const { return m_path; }
-
-private:
-    std::string m_path;
-};
-
-std::string shellQuoted(const std::string &text)
-{
-    std::string out = "'";
-    for (const char c : text)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
 
 /// The template with each placeholder replaced by its path, quoted for the shell.
 std::string expanded(const std::string &text, const std::string &model, const std::string &inputs, const std::string &outputs)
@@ -75,69 +39,6 @@ std::string expanded(const std::string &text, const std::string &model, const st
     return out;
 }
 
-struct Finished {
-    bool timedOut = false;
-    int status = 0;      ///< waitpid's
-    std::string output;  ///< stdout and stderr together, the last 4 KiB
-};
-
-support::Expected<Finished> runShell(const std::string &command, double timeoutSeconds)
-{
-    int pipeEnds[2];
-    if (pipe(pipeEnds) != 0)
-        return makeError("external-failed", std::string("cannot create a pipe: ") + std::strerror(errno));
-    const pid_t pid = fork();
-    if (pid < 0)
-        return makeError("external-failed", std::string("cannot fork: ") + std::strerror(errno));
-    if (pid == 0) {
-        setpgid(0, 0); // its own group, so a timeout kills what it started too
-        dup2(pipeEnds[1], STDOUT_FILENO);
-        dup2(pipeEnds[1], STDERR_FILENO);
-        close(pipeEnds[0]);
-        close(pipeEnds[1]);
-        execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char *>(nullptr));
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    close(pipeEnds[1]);
-    Finished finished;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
-    char buffer[4096];
-    for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-        if (left <= 0) {
-            finished.timedOut = true;
-            break;
-        }
-        pollfd watch{pipeEnds[0], POLLIN, 0};
-        const int ready = poll(&watch, 1, static_cast<int>(std::min<long long>(left, 1000)));
-        if (ready < 0 && errno != EINTR)
-            break;
-        if (ready <= 0)
-            continue;
-        const ssize_t n = read(pipeEnds[0], buffer, sizeof buffer);
-        if (n <= 0)
-            break; // end of output: the command (and everything holding the pipe) is done
-        finished.output.append(buffer, static_cast<std::size_t>(n));
-        if (finished.output.size() > 8192)
-            finished.output.erase(0, finished.output.size() - 4096);
-    }
-    close(pipeEnds[0]);
-    // its output closed; it may still be running (a daemon holding no pipe): wait up to the deadline
-    while (!finished.timedOut && waitpid(pid, &finished.status, WNOHANG) == 0) {
-        if (std::chrono::steady_clock::now() >= deadline)
-            finished.timedOut = true;
-        else
-            usleep(10000);
-    }
-    if (finished.timedOut) {
-        kill(-pid, SIGKILL);
-        waitpid(pid, &finished.status, 0);
-    }
-    if (finished.output.size() > 4096)
-        finished.output.erase(0, finished.output.size() - 4096);
-    return finished;
-}
 
 } // namespace
 
@@ -177,21 +78,9 @@ support::Expected<ImportedRun> runExternal(const ExternalCommand &command, const
     auto finished = runShell(shell, command.timeoutSeconds);
     if (!finished)
         return finished.takeError();
+    if (auto st = commandSucceeded(*finished, shell, "the external command", command.timeoutSeconds, "--external-timeout"); !st)
+        return st.error();
     const std::string tail = finished->output.empty() ? "" : "; its output ends:\n" + finished->output;
-    if (finished->timedOut)
-    {
-        char seconds[32];
-        std::snprintf(seconds, sizeof seconds, "%g", command.timeoutSeconds);
-        return makeError("external-timeout", "the external command did not finish within " + std::string(seconds) +
-                                                 " s (--external-timeout) and was killed" + tail, shell);
-    }
-    if (WIFSIGNALED(finished->status))
-        return makeError("external-failed", "the external command was killed by signal " + std::to_string(WTERMSIG(finished->status)) + tail,
-                         shell);
-    if (WEXITSTATUS(finished->status) != 0)
-        return makeError("external-failed", "the external command exited with status " + std::to_string(WEXITSTATUS(finished->status)) +
-                                                (WEXITSTATUS(finished->status) == 127 ? " (command not found?)" : "") + tail,
-                         shell);
     auto run = readImportedRun(outputs, model);
     if (!run)
         return makeError("external-no-outputs", "the external command succeeded but left no tensors in {outputs} "

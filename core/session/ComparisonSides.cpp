@@ -3,6 +3,7 @@
 
 #include "compare/ExternalRun.h"
 #include "compare/ImportedRun.h"
+#include "compare/OnnxRuntime.h"
 #include "session/CompiledExecutor.h"
 
 namespace portolan::session {
@@ -39,6 +40,12 @@ support::Expected<compare::RunSide> ComparisonSides::make(const SideSpec &spec, 
         if (auto st = compare::checkExternalCommand(command); !st)
             return st.error();
         return compare::externalSide(m_loaded, m_modelPath, command);
+    }
+    case SideSpec::Kind::OnnxRuntime: {
+        auto install = compare::installOnnxRuntime(spec.timeoutSeconds);
+        if (!install)
+            return install.takeError();
+        return compare::onnxRuntimeSide(m_loaded, m_modelPath, spec.ortLevel, *install, spec.timeoutSeconds);
     }
     case SideSpec::Kind::Compiled:
         break;

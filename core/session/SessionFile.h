@@ -19,7 +19,7 @@ struct CompareForm {
     std::string calibration = "random:8"; ///< int8's calibration batches
     std::string importFrom;           ///< "": B is not an imported run; else its path
     std::string externalCommand;      ///< "": B is not an external command; else "CMD {model} {inputs} {outputs}"
-    std::string executorB = "cpu";    ///< B compiled on "cpu" or "cuda"
+    std::string executorB = "cpu";    ///< B compiled on "cpu" or "cuda", or "ort:LEVEL" (ONNX Runtime)
     std::string inputsDir;            ///< "": seeded random inputs
     std::string inputFiles;           ///< "name=FILE.npy; other=FILE.pb" as typed
     std::uint64_t seed = runtime::kDefaultSeed;

@@ -1,6 +1,8 @@
 // Side specs from and to their text, and a compiled side's precision policy (see SideSpec.h).
 #include "session/SideSpec.h"
 
+#include "compare/OnnxRuntime.h"
+
 #include <filesystem>
 
 namespace portolan::session {
@@ -33,8 +35,23 @@ SideSpec SideSpec::external(std::string command, double timeoutSeconds)
     return side;
 }
 
+SideSpec SideSpec::onnxRuntime(std::string level)
+{
+    SideSpec side;
+    side.kind = Kind::OnnxRuntime;
+    side.ortLevel = std::move(level);
+    return side;
+}
+
 support::Expected<SideSpec> SideSpec::parse(const std::string &text)
 {
+    if (text == "ort")
+        return onnxRuntime();
+    if (text.starts_with("ort:")) {
+        if (!compare::isOnnxRuntimeLevel(text.substr(4)))
+            return makeError("bad-side", "'" + text + "': ONNX Runtime's levels are disabled, basic, extended and all");
+        return onnxRuntime(text.substr(4));
+    }
     if (text == "reference")
         return reference();
     if (text.starts_with("import:") && text.size() > 7)
@@ -53,7 +70,8 @@ support::Expected<SideSpec> SideSpec::parse(const std::string &text)
         return compiled(name, precision);
     }
     return makeError("bad-side", "'" + text + "' is not reference, cpu, cpu:PRECISION (fp32, fp16, bf16, int8), cuda, "
-                                              "cuda:PRECISION, import:PATH or external:CMD {model} {inputs} {outputs}");
+                                              "cuda:PRECISION, import:PATH, external:CMD {model} {inputs} {outputs} or "
+                                              "ort[:disabled|basic|extended|all]");
 }
 
 std::string SideSpec::label() const
@@ -63,6 +81,7 @@ std::string SideSpec::label() const
     case Kind::Compiled: return executor + ":" + precision;
     case Kind::Imported: return "import:" + importFrom;
     case Kind::External: return "external:" + command;
+    case Kind::OnnxRuntime: return "ort:" + ortLevel;
     }
     return "reference";
 }

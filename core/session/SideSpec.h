@@ -14,22 +14,24 @@
 namespace portolan::session {
 
 struct SideSpec {
-    enum class Kind { Reference, Compiled, Imported, External };
+    enum class Kind { Reference, Compiled, Imported, External, OnnxRuntime };
     Kind kind = Kind::Reference;
     std::string executor = "cpu";   ///< Compiled: "cpu", or a plugged executor's name ("cuda")
     std::string precision = "fp32"; ///< Compiled: fp32, fp16, bf16 or int8
     /// Imported: a folder of .pb or .npy files, an .npz, or Polygraphy's --save-outputs .json[#RUNNER].
     std::string importFrom;
     std::string command;            ///< External: "CMD {model} {inputs} {outputs}"
-    double timeoutSeconds = 600;    ///< External: killed past this
+    double timeoutSeconds = 600;    ///< External, OnnxRuntime: killed past this
+    std::string ortLevel = "all";   ///< OnnxRuntime: its graph optimization level (disabled, basic, extended, all)
 
     static SideSpec reference() { return {}; }
     static SideSpec compiled(std::string executor, std::string precision);
     static SideSpec imported(std::string from);
     static SideSpec external(std::string command, double timeoutSeconds = 600);
+    static SideSpec onnxRuntime(std::string level = "all");
 
-    /// "reference", "cpu", "cpu:PRECISION", "cuda", "cuda:PRECISION", "import:PATH" or
-    /// "external:CMD {model} {inputs} {outputs}"; the error lists what is accepted.
+    /// "reference", "cpu", "cpu:PRECISION", "cuda", "cuda:PRECISION", "import:PATH",
+    /// "external:CMD {model} {inputs} {outputs}" or "ort[:LEVEL]"; the error lists what is accepted.
     static support::Expected<SideSpec> parse(const std::string &text);
     /// The side as parse() reads it back, and as a comparison labels its run ("cpu:fp16").
     std::string label() const;

@@ -3,6 +3,7 @@
 #include "session/Workbench.h"
 
 #include "compare/ExternalRun.h"
+#include "compare/OnnxRuntime.h"
 #include "runtime/cpu/CpuExecutor.h"
 #include "session/CompiledExecutor.h"
 #include "runtime/ValueDump.h"
@@ -74,7 +75,7 @@ support::Expected<RunOutcome> Workbench::run(const RunRequest &request) const
     auto pipeline = pipelineFromText(request.pipeline);
     if (!pipeline)
         return pipeline.takeError();
-    if (side.kind == Kind::External && !pipeline->passes.empty())
+    if ((side.kind == Kind::External || side.kind == Kind::OnnxRuntime) && !pipeline->passes.empty())
         return support::makeError("bad-usage", "an external runtime runs the model file as it is (it compiles it itself): drop the "
                                                "pipeline options");
     if (side.isCompiled())
@@ -122,8 +123,14 @@ support::Expected<RunOutcome> Workbench::run(const RunRequest &request) const
     if (side.kind == Kind::Reference) {
         interpreter = std::make_unique<runtime::Interpreter>(target);
         execute = [&](const runtime::RunOptions &o) { return interpreter->run(*feeds, o); };
-    } else if (side.kind == Kind::External) {
-        const compare::ExternalCommand command{side.command, side.timeoutSeconds};
+    } else if (side.kind == Kind::External || side.kind == Kind::OnnxRuntime) {
+        compare::ExternalCommand command{side.command, side.timeoutSeconds};
+        if (side.kind == Kind::OnnxRuntime) {
+            auto install = compare::installOnnxRuntime(side.timeoutSeconds);
+            if (!install)
+                return install.takeError();
+            command = compare::onnxRuntimeCommand(*install, side.ortLevel, side.timeoutSeconds);
+        }
         if (auto st = compare::checkExternalCommand(command); !st)
             return st.error();
         execute = [&, external = compare::externalSide(*m_model, m_model->sourcePath, command)](const runtime::RunOptions &o) {

@@ -4,6 +4,10 @@
 // benchmarks/.cache/node_modules). Reads every NAME.npy of {inputs} (names %-escaped, as Portolan
 // writes them), runs the model once, and writes each output as {outputs}/NAME.npy.
 // PORTOLAN_ORT_LEVEL picks the graph optimization level: disabled, basic, extended or all (default).
+//   node onnxruntime-node.js --save-optimized OPTIMIZED MODEL
+// writes the model as ONNX Runtime optimizes it at that level (what `--b ort` reads to learn which
+// tensors survive its fusions) and runs nothing. Portolan embeds this file and writes it into the
+// cache it installs onnxruntime-node in.
 const fs = require('fs');
 const path = require('path');
 let ort;
@@ -81,10 +85,17 @@ function writeNpy(file, tensor) {
 }
 
 (async () => {
+  const level = process.env.PORTOLAN_ORT_LEVEL || 'all';
+  if (process.argv[2] === '--save-optimized') {
+    const [optimized, model] = process.argv.slice(3);
+    if (!model) throw new Error('usage: node onnxruntime-node.js --save-optimized OPTIMIZED MODEL');
+    await ort.InferenceSession.create(model, { graphOptimizationLevel: level, optimizedModelFilePath: optimized });
+    return;
+  }
   const [model, inputs, outputs] = process.argv.slice(2);
   if (!outputs) throw new Error('usage: node onnxruntime-node.js MODEL INPUTS_DIR OUTPUTS_DIR');
   const session = await ort.InferenceSession.create(model, {
-    graphOptimizationLevel: process.env.PORTOLAN_ORT_LEVEL || 'all', intraOpNumThreads: 2, interOpNumThreads: 1 });
+    graphOptimizationLevel: level, intraOpNumThreads: 2, interOpNumThreads: 1 });
   const feeds = {};
   for (const file of fs.readdirSync(inputs))
     if (file.endsWith('.npy')) feeds[decodeURIComponent(file.slice(0, -4))] = readNpy(path.join(inputs, file));

@@ -4,6 +4,7 @@
 #include "support/CliSupport.h"
 #include "support/TestSupport.h"
 
+#include "compare/OnnxRuntime.h"
 #include "session/ComparisonJson.h"
 #include "session/Workbench.h"
 
@@ -291,11 +292,11 @@ private slots:
 
     void onnxRuntimeAdapterAgrees()
     {
-        // only where onnxruntime-node is installed (benchmarks/ort_install.sh): CI has no network for npm
+        // the script as an external command, with onnxruntime-node where `--b ort` installs it
         const QString source = PORTOLAN_SOURCE_DIR;
-        const QString modules = source + "/benchmarks/.cache/node_modules";
-        if (!QFile::exists(modules + "/onnxruntime-node") || QStandardPaths::findExecutable("node").isEmpty())
-            QSKIP("onnxruntime-node is not installed (benchmarks/ort_install.sh)");
+        auto install = compare::installOnnxRuntime();
+        QVERIFY2(install, install ? "" : install.error().format().c_str());
+        const QString modules = QString::fromStdString(install->cacheDir) + "/node_modules";
         const QString model = fixture("transformer_opset17");
         const QString inputs = QString::fromStdString(test::fixturesDir()) + "/transformer_opset17/test_data_set_0";
         qputenv("NODE_PATH", modules.toUtf8());

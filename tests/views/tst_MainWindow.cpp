@@ -330,6 +330,27 @@ private slots:
         QCOMPARE(pipeline->currentStep(), fused - 1);
     }
 
+    void onnxRuntimeIsASideOfTheDock()
+    {
+        gui::MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(openFixture(window, "transformer_opset17"));
+        auto *panel = window.comparePanel();
+        panel->setInputsDir(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/test_data_set_0"));
+        session::CompareForm form = panel->form();
+        form.executorB = "ort:basic";
+        panel->setForm(form);
+        QCOMPARE(panel->form().executorB, std::string("ort:basic")); // the side and its level round-trip
+        QSignalSpy finished(panel, &views::ComparePanel::finished);
+        panel->run();
+        QVERIFY(finished.wait(300000)); // the first use installs onnxruntime-node
+        QCOMPARE(finished.takeFirst().at(0).toString(), QString());
+        QCOMPARE(panel->outcome()->result.labelB, std::string("ort:basic"));
+        QVERIFY(panel->outcome()->result.tensors.size() > 10); // per layer, not the outputs alone
+        QVERIFY2(panel->summary().contains("0 bug"), qPrintable(panel->summary()));
+    }
+
     void gpuComparisonSaysWhereTheTimeWent()
     {
         // the CUDA side, with a stand-in registered as "cuda" before the window offers its sides

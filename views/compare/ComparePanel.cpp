@@ -65,6 +65,13 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     m_sideB->addItems({tr("Compiled CPU executor"), tr("Imported run"), tr("External command")});
     if (runtime::findExecutor("cuda")) // built with the CUDA executor: whether there is a GPU, the run says
         m_sideB->addItem(tr("CUDA executor (local GPU)"));
+    m_ortSide = m_sideB->count();
+    m_sideB->addItem(tr("ONNX Runtime"));
+    m_ortLevel = new QComboBox(this);
+    for (const char *level : {"all", "extended", "basic", "disabled"})
+        m_ortLevel->addItem(tr("optimizations: %1").arg(QLatin1String(level)), QLatin1String(level));
+    m_ortLevel->setToolTip(tr("ONNX Runtime's graph optimization level (installed on first use with npm into the cache); "
+                              "every tensor its optimized graph keeps is compared"));
     m_pipeline = new QLineEdit(QStringLiteral("-O2"), this);
     m_precision = new QComboBox(this);
     m_precision->addItems({QStringLiteral("fp32"), QStringLiteral("fp16"), QStringLiteral("bf16"), QStringLiteral("int8")});
@@ -88,11 +95,12 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
         m_pipeline->setEnabled(side == 0 || side == kCudaSide);
         m_precision->setEnabled(side == 0 || side == kCudaSide);
         m_calibration->setEnabled((side == 0 || side == kCudaSide) && m_precision->currentText() == QLatin1String("int8"));
-        m_importFrom->setVisible(side != 2);
-        browseImport->setVisible(side != 2);
+        m_importFrom->setVisible(side != 2 && side != m_ortSide);
+        browseImport->setVisible(side != 2 && side != m_ortSide);
         m_importFrom->setEnabled(side == 1);
         browseImport->setEnabled(side == 1);
         m_external->setVisible(side == 2);
+        m_ortLevel->setVisible(side == m_ortSide);
     };
     connect(m_sideB, &QComboBox::currentIndexChanged, this, showSide);
     connect(m_precision, &QComboBox::currentIndexChanged, this, showSide);
@@ -172,6 +180,7 @@ ComparePanel::ComparePanel(QWidget *parent) : QWidget(parent)
     importRow->addWidget(m_importFrom, 1);
     importRow->addWidget(browseImport);
     importRow->addWidget(m_external, 1);
+    importRow->addWidget(m_ortLevel, 1);
     auto *tolRow = new QHBoxLayout;
     tolRow->addWidget(new QLabel(tr("atol"), this));
     tolRow->addWidget(m_atol);
@@ -295,7 +304,9 @@ session::CompareForm ComparePanel::form() const
     f.calibration = m_calibration->text().trimmed().toStdString();
     f.importFrom = m_sideB->currentIndex() == 1 ? m_importFrom->text().trimmed().toStdString() : std::string();
     f.externalCommand = m_sideB->currentIndex() == 2 ? m_external->text().trimmed().toStdString() : std::string();
-    f.executorB = m_sideB->currentIndex() == kCudaSide ? "cuda" : "cpu";
+    f.executorB = m_sideB->currentIndex() == m_ortSide ? "ort:" + m_ortLevel->currentData().toString().toStdString()
+                  : m_sideB->currentIndex() == kCudaSide ? "cuda"
+                                                         : "cpu";
     f.inputsDir = m_inputs->text().trimmed().toStdString();
     f.inputFiles = m_inputFiles->text().trimmed().toStdString();
     f.seed = static_cast<std::uint64_t>(m_seed->value());
@@ -318,7 +329,11 @@ void ComparePanel::setForm(const session::CompareForm &f)
     m_importFrom->setText(QString::fromStdString(f.importFrom));
     m_external->setText(QString::fromStdString(f.externalCommand));
     const bool cuda = f.executorB == "cuda" && m_sideB->count() > kCudaSide;
-    m_sideB->setCurrentIndex(!f.importFrom.empty() ? 1 : !f.externalCommand.empty() ? 2 : cuda ? kCudaSide : 0);
+    const bool ort = f.executorB.starts_with("ort");
+    if (ort)
+        if (const int level = m_ortLevel->findData(QString::fromStdString(f.executorB.substr(f.executorB.find(':') + 1))); level >= 0)
+            m_ortLevel->setCurrentIndex(level);
+    m_sideB->setCurrentIndex(!f.importFrom.empty() ? 1 : !f.externalCommand.empty() ? 2 : ort ? m_ortSide : cuda ? kCudaSide : 0);
     m_inputs->setText(QString::fromStdString(f.inputsDir));
     m_inputFiles->setText(QString::fromStdString(f.inputFiles));
     m_seed->setValue(static_cast<int>(std::min<std::uint64_t>(f.seed, static_cast<std::uint64_t>(m_seed->maximum()))));
@@ -350,6 +365,8 @@ support::Expected<session::ComparisonRequest> ComparePanel::request() const
     }
     if (m_sideB->currentIndex() == 2)
         r.b = session::SideSpec::external(m_external->text().trimmed().toStdString()); // checked by the workbench
+    if (m_sideB->currentIndex() == m_ortSide)
+        r.b = session::SideSpec::onnxRuntime(m_ortLevel->currentData().toString().toStdString());
     r.feeds.testDataDir = m_inputs->text().trimmed().toStdString();
     for (const QString &entry : m_inputFiles->text().split(QLatin1Char(';'), Qt::SkipEmptyParts)) {
         auto source = session::parseFeedSource(entry.trimmed().toStdString());

@@ -126,6 +126,8 @@ private:
     QLineEdit *m_atol = nullptr;
     QLineEdit *m_rtol = nullptr;
     QCheckBox *m_noDrift = nullptr;
+    QComboBox *m_ortLevel = nullptr; ///< ONNX Runtime's optimization level, when B is it
+    int m_ortSide = -1;              ///< B's choice "ONNX Runtime"
     QComboBox *m_metric = nullptr;
     QPushButton *m_runButton = nullptr;
     QPushButton *m_cancelButton = nullptr;

@@ -79,6 +79,29 @@ class TestMainWindow : public QObject {
         return window.canvas()->scene() || QSignalSpy(window.canvas(), &views::GraphCanvas::sceneReady).wait(30000);
     }
 
+    /// Opens transformer_opset17 in `window`, sets the compare dock's B (as CompareForm::executorB
+    /// spells it) and its first test set, and runs the comparison; the panel once it finished
+    /// without an error, else nullptr.
+    static views::ComparePanel *compareTransformerAgainst(gui::MainWindow &window, const std::string &executorB)
+    {
+        window.resize(1600, 1000);
+        window.show();
+        if (!openFixture(window, "transformer_opset17"))
+            return nullptr;
+        auto *panel = window.comparePanel();
+        panel->setInputsDir(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/test_data_set_0"));
+        session::CompareForm form = panel->form();
+        form.executorB = executorB;
+        panel->setForm(form);
+        if (panel->form().executorB != executorB) // the side round-trips through the form
+            return nullptr;
+        QSignalSpy finished(panel, &views::ComparePanel::finished);
+        panel->run();
+        if (!finished.wait(300000) || !finished.takeFirst().at(0).toString().isEmpty())
+            return nullptr;
+        return panel;
+    }
+
 private slots:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); } // recent files and dock state stay out of the user's settings
 
@@ -333,19 +356,8 @@ private slots:
     void onnxRuntimeIsASideOfTheDock()
     {
         gui::MainWindow window;
-        window.resize(1600, 1000);
-        window.show();
-        QVERIFY(openFixture(window, "transformer_opset17"));
-        auto *panel = window.comparePanel();
-        panel->setInputsDir(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/test_data_set_0"));
-        session::CompareForm form = panel->form();
-        form.executorB = "ort:basic";
-        panel->setForm(form);
-        QCOMPARE(panel->form().executorB, std::string("ort:basic")); // the side and its level round-trip
-        QSignalSpy finished(panel, &views::ComparePanel::finished);
-        panel->run();
-        QVERIFY(finished.wait(300000)); // the first use installs onnxruntime-node
-        QCOMPARE(finished.takeFirst().at(0).toString(), QString());
+        auto *panel = compareTransformerAgainst(window, "ort:basic"); // the first use installs onnxruntime-node
+        QVERIFY(panel);
         QCOMPARE(panel->outcome()->result.labelB, std::string("ort:basic"));
         QVERIFY(panel->outcome()->result.tensors.size() > 10); // per layer, not the outputs alone
         QVERIFY2(panel->summary().contains("0 bug"), qPrintable(panel->summary()));
@@ -356,19 +368,8 @@ private slots:
         // the CUDA side, with a stand-in registered as "cuda" before the window offers its sides
         test::registerStandInGpu("cuda");
         gui::MainWindow window;
-        window.resize(1600, 1000);
-        window.show();
-        QVERIFY(openFixture(window, "transformer_opset17"));
-        auto *panel = window.comparePanel();
-        panel->setInputsDir(QString::fromStdString(test::fixturesDir() + "/transformer_opset17/test_data_set_0"));
-        session::CompareForm form = panel->form();
-        form.executorB = "cuda";
-        panel->setForm(form);
-        QCOMPARE(panel->form().executorB, std::string("cuda"));
-        QSignalSpy finished(panel, &views::ComparePanel::finished);
-        panel->run();
-        QVERIFY(finished.wait(120000));
-        QCOMPARE(finished.takeFirst().at(0).toString(), QString());
+        auto *panel = compareTransformerAgainst(window, "cuda");
+        QVERIFY(panel);
         QVERIFY(panel->outcome()->accelerator);
         const QString summary = panel->summary();
         QVERIFY2(summary.contains("On Test GPU: kernels 2.250 ms; 1 node") && summary.contains("on the CPU, 0.500 ms."), qPrintable(summary));

@@ -32,9 +32,12 @@ int runShapes(const QStringList &arguments)
                                     "Say which nodes this target needs static shapes for, and advise for it: a "
                                     "profile id (portolan check --list-targets) or a profile .json.",
                                     "TARGET");
+    const QCommandLineOption inputs("inputs", "Analyse at the dims of the inputs the model is run with: a test set's "
+                                              "input_K.pb files (ONNX test-data layout); -i wins for an input it names.",
+                                    "DIR");
     const QCommandLineOption json("json", "Print JSON (schema: docs/shapes-json.md) instead of text.");
     const QCommandLineOption all("all", "List every value whose shape is open, not only the first 20.");
-    parser.addOptions({input, target, json, all});
+    parser.addOptions({input, inputs, target, json, all});
     parser.addPositionalArgument("MODEL", "The .onnx file to analyse.");
     if (auto exit = parseArguments(parser, "shapes",
                                    "Trace every dynamic dim to its origin (an input dim or a data-dependent op), "
@@ -58,7 +61,7 @@ int runShapes(const QStringList &arguments)
         std::fprintf(stderr, "portolan shapes: error: %s\n", status.error().format().c_str());
         return kExitUsage;
     }
-    const auto analysis = workbench.analyzeShapes(options);
+    const auto analysis = workbench.analyzeShapes(options, parser.value(inputs).toStdString());
     if (!analysis) {
         std::fprintf(stderr, "portolan shapes: error: %s\n", analysis.error().format().c_str());
         return kExitUsage;

@@ -5,6 +5,7 @@
 // whose output size is data (NonZero, Unique, NonMaxSuppression, Compress, a Loop's scan outputs),
 // or an output nothing upstream explains, is a source of its own.
 #include "diagnose/DynamicShapes.h"
+#include "diagnose/FreezeDims.h"
 
 #include "analysis/ShapeInference.h"
 #include "diagnose/ShapeOperands.h"
@@ -79,14 +80,6 @@ std::optional<std::string> dataDependentReason(const std::string &opType)
     return it == reasons.end() ? std::nullopt : std::optional<std::string>(it->second);
 }
 
-std::string dimsText(const std::vector<std::int64_t> &dims)
-{
-    std::string text;
-    for (const std::int64_t d : dims)
-        text += (text.empty() ? "" : "x") + std::to_string(d);
-    return text.empty() ? "1" : text;
-}
-
 class Analysis {
 public:
     Analysis(const ir::Model &model, const ShapeOptions &options,
@@ -126,7 +119,10 @@ public:
                 m_sources[s].outputs.push_back(m_model.value(v).name);
         out.values = m_tensorValues;
         out.dynamicValues = std::move(m_dynamicValues);
-        out.freezeAll = freezeAllText();
+        const FrozenInputs frozen = freezeOpenInputs(m_model, m_frozen);
+        out.freezeAll = frozen.text;
+        out.unsized = frozen.unsized;
+        m_unsized = frozen.unsized;
         for (DimSource &s : m_sources)
             advise(s, out.freezeAll);
         out.sources = std::move(m_sources);
@@ -379,29 +375,6 @@ private:
         return op && op->staticShapes;
     }
 
-    /// freeze-shapes text for every runtime input still open: the frozen dims as given, others at 1.
-    std::string freezeAllText() const
-    {
-        std::string text;
-        for (const ir::ValueId v : m_model.graph(m_model.mainGraph()).inputs) {
-            const ir::Value &value = m_model.value(v);
-            if (value.isInitializer())
-                continue;
-            const auto frozen = m_frozen.find(value.name);
-            const ir::Shape shape = value.shape();
-            if (frozen == m_frozen.end() && (!shape.rankKnown() || shape.isStatic()))
-                continue;
-            std::vector<std::int64_t> dims;
-            if (frozen != m_frozen.end())
-                dims = frozen->second;
-            else
-                for (const ir::Dim &d : *shape.dims)
-                    dims.push_back(d.isStatic() ? d.extent() : 1);
-            text += (text.empty() ? "" : ",") + value.name + ":" + dimsText(dims);
-        }
-        return text;
-    }
-
     void advise(DimSource &s, const std::string &freezeAll) const
     {
         const std::string target = m_options.target ? m_options.target->name : std::string();
@@ -417,12 +390,20 @@ private:
             }
             const std::string freezeText = inputFreezeText(s.input, freezeAll);
             s.pipeline = "freeze-shapes{input=" + freezeText + "},fold-constants";
+            // the pipeline runs as it is; where a size was not known, the advice says which 1s to replace
+            FrozenInputs own;
+            for (const std::string &dim : m_unsized)
+                if (dim.starts_with(s.input + " axis "))
+                    own.unsized.push_back(dim);
+            const std::string sizes = own.unsized.empty() ? std::string()
+                                                           : "; " + unsizedNote(own) + ": give the sizes you run at with -i "
+                                                                                   "NAME=DIMS or --inputs DIR";
             const bool batchLike = s.axis == 0;
             if (needsStatic) {
                 s.advice = {ShapeAdvice::Freeze};
                 if (!batchLike)
                     s.advice.push_back(ShapeAdvice::Bucket);
-                s.suggestion = staticCount + ": freeze it (" + s.pipeline + ")" +
+                s.suggestion = staticCount + ": freeze it (" + s.pipeline + sizes + ")" +
                                (batchLike ? std::string()
                                           : "; if it varies at run time, compile one model per bucket of sizes and pad "
                                             "each input up to the next bucket");
@@ -430,14 +411,14 @@ private:
                 s.advice = {ShapeAdvice::Profile, ShapeAdvice::Freeze};
                 s.suggestion = target + " builds it from an optimization profile: give min, opt and max for axis " +
                                std::to_string(s.axis) + " of '" + s.input + "' (e.g. trtexec --minShapes=" +
-                               freezeText + " --optShapes=… --maxShapes=…); or freeze it (" + s.pipeline + ")";
+                               freezeText + " --optShapes=… --maxShapes=…); or freeze it (" + s.pipeline + sizes + ")";
             } else if (m_options.target) {
                 s.advice = {ShapeAdvice::Keep};
                 s.suggestion = target + " takes it dynamic; nothing to do";
             } else {
                 s.advice = {ShapeAdvice::Keep, ShapeAdvice::Freeze};
                 s.suggestion = "fine where dynamic shapes are; a static-shape target (--target) needs it frozen (" +
-                               s.pipeline + ")";
+                               s.pipeline + sizes + ")";
             }
             return;
         }
@@ -488,6 +469,7 @@ private:
     const ir::Model &m_model;
     const ShapeOptions &m_options;
     const std::map<std::string, std::vector<std::int64_t>> &m_frozen;
+    std::vector<std::string> m_unsized; ///< the open dims no given size told (FrozenInputs::unsized)
     analysis::ShapeInferenceResult m_types;
     std::unordered_map<ir::NodeId, std::string> m_displayNames;
     std::unordered_map<ir::ValueId, SourceSet> m_shapeTaint, m_valueTaint;

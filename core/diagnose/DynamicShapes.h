@@ -83,9 +83,10 @@ struct ShapeAnalysis {
     std::size_t values = 0;         ///< main-graph tensor values looked at
     std::vector<DimSource> sources; ///< input dims (input order, axis order), then ops in graph order
     std::vector<DynamicValue> dynamicValues;
-    /// freeze-shapes text fixing every input dim still open (each set to 1 unless given): what to run
-    /// when the target needs static shapes.
+    /// freeze-shapes text fixing every input dim still open (diagnose/FreezeDims.h: the sizes given,
+    /// shared by dim name and sums of names): what to run when the target needs static shapes.
     std::string freezeAll;
+    std::vector<std::string> unsized; ///< the dims freezeAll sets to 1 for want of a size ("x axis 2 (height)")
 };
 
 /// Analyses the main graph of `model`. Fails only on a bad `options.freeze`.

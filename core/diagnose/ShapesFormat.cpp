@@ -1,4 +1,5 @@
 #include "diagnose/ShapesFormat.h"
+#include "diagnose/FreezeDims.h"
 
 #include "diagnose/TargetCheck.h"
 #include "support/JsonWriter.h"
@@ -100,6 +101,11 @@ std::string shapesText(const ShapeAnalysis &a, bool allValues)
     if (needsStatic && !a.freezeAll.empty())
         out += "\nNext: portolan optimize " + (a.model.empty() ? std::string("MODEL") : a.model) +
                " --pipeline 'freeze-shapes{input=" + a.freezeAll + "},fold-constants' -o OUT.onnx\n";
+    if (needsStatic && !a.unsized.empty()) {
+        FrozenInputs open{a.freezeAll, a.unsized};
+        out += "      (" + unsizedNote(open) + ": no size was given for them; give the sizes you run at with -i NAME=DIMS "
+               "or --inputs DIR)\n";
+    }
     return out;
 }
 
@@ -121,6 +127,10 @@ std::string shapesJson(const ShapeAnalysis &a)
     }
     w.field("values", static_cast<std::uint64_t>(a.values));
     w.field("freezeAll", a.freezeAll);
+    w.key("unsized").beginArray();
+    for (const std::string &dim : a.unsized)
+        w.value(dim);
+    w.endArray();
     w.key("sources").beginArray();
     for (const DimSource &s : a.sources) {
         w.beginObject();

@@ -1,4 +1,5 @@
 #include "diagnose/TargetCheck.h"
+#include "diagnose/FreezeDims.h"
 
 #include "diagnose/Partition.h"
 #include "diagnose/TargetFixes.h"
@@ -105,8 +106,8 @@ std::optional<Fix> combinedFix(const TargetCheck &check, const ir::Model &model,
                 convert = "convert-opset{target=" + std::to_string(std::clamp(current, r.min, std::min(r.max, newestKnownOpset()))) + "}";
             }
     if (freeze.empty() && profile.dynamicShapes == DynamicShapes::Static)
-        if (const std::string frozen = freezeAllDynamicInputs(model); !frozen.empty())
-            freeze = "freeze-shapes{input=" + frozen + "}";
+        if (const FrozenInputs open = freezeOpenInputs(model); !open.text.empty())
+            freeze = "freeze-shapes{input=" + open.text + "}";
     std::string pipeline;
     std::vector<std::string> parts{convert, freeze};
     parts.insert(parts.end(), rest.begin(), rest.end());

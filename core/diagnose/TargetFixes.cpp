@@ -1,4 +1,5 @@
 #include "diagnose/TargetFixes.h"
+#include "diagnose/FreezeDims.h"
 
 #include "analysis/OpSchemas.h"
 #include "analysis/SummaryFormat.h"
@@ -112,29 +113,14 @@ std::size_t unsupportedCount(const std::vector<ProblemGroup> &groups)
     return nodes.size();
 }
 
-std::string freezeAllDynamicInputs(const ir::Model &model)
-{
-    std::string text;
-    for (const ir::ValueId v : model.graph(model.mainGraph()).inputs) {
-        const ir::Value &value = model.value(v);
-        if (value.isInitializer())
-            continue;
-        const ir::Shape shape = value.shape();
-        if (!shape.rankKnown() || shape.isStatic())
-            continue;
-        std::string dims;
-        for (const ir::Dim &d : *shape.dims)
-            dims += (dims.empty() ? "" : "x") + (d.isStatic() ? std::to_string(d.extent()) : std::string("1"));
-        text += (text.empty() ? "" : ",") + value.name + ":" + (dims.empty() ? "1" : dims);
-    }
-    return text;
-}
-
 std::vector<Fix> candidateFixes(const ir::Model &model, const TargetProfile &profile, const ProblemGroup &group,
                                 const Partitioning &partitions)
 {
     std::vector<Fix> fixes;
-    const std::string frozen = freezeAllDynamicInputs(model);
+    const FrozenInputs open = freezeOpenInputs(model);
+    const std::string &frozen = open.text;
+    // runnable as it is; which 1s stand for a size nothing told is said, never left silent
+    const std::string ones = open.unsized.empty() ? std::string() : "; " + unsizedNote(open) + ": put yours";
     switch (group.cause) {
     case Cause::OpsetTooOld:
     case Cause::OpsetTooNew:
@@ -158,15 +144,15 @@ std::vector<Fix> candidateFixes(const ir::Model &model, const TargetProfile &pro
                                     "precompute the input where it depends only on constants"));
         if (!frozen.empty())
             fixes.push_back(pipelineFix(FixKind::FreezeShapes, "freeze-shapes{input=" + frozen + "},fold-constants",
-                                        "fix the input dims (1 stands for each symbolic dim: put yours), so shape "
-                                        "computations become constants, then fold them"));
+                                        "fix the input dims" + ones + ", so shape computations become constants, then "
+                                        "fold them"));
         break;
     case Cause::DynamicShape:
         // Dims a shape computation hides (Shape → … → Expand) are known once it is folded.
         if (!frozen.empty()) {
             const std::string freeze = "freeze-shapes{input=" + frozen + "}";
-            const std::string why = "fix the input dims (1 stands for each symbolic dim: put yours; to serve several "
-                                    "sizes, compile one model per size bucket)";
+            const std::string why = "fix the input dims" + ones + " (to serve several sizes, compile one model per size "
+                                    "bucket)";
             fixes.push_back(pipelineFix(FixKind::FreezeShapes, freeze, why));
             fixes.push_back(pipelineFix(FixKind::FreezeShapes, freeze + ",fold-constants,infer-shapes",
                                         why + ", then fold the shape computations"));

@@ -43,8 +43,5 @@ int newestKnownOpset();
 /// Nodes with at least one problem.
 std::size_t unsupportedCount(const std::vector<ProblemGroup> &groups);
 
-/// Every graph input's dims with each symbolic or unknown dim set to 1, as freeze-shapes' option
-/// ("x:1x3x224x224,mask:1x128"); empty when no input has one.
-std::string freezeAllDynamicInputs(const ir::Model &model);
 
 } // namespace portolan::diagnose

@@ -5,6 +5,7 @@
 
 #include "ir/ModelSaver.h"
 #include "runtime/ExecutorRegistry.h"
+#include "runtime/TestDataSet.h"
 
 #include <spdlog/spdlog.h>
 
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <optional>
 #include <regex>
+#include <set>
 
 namespace portolan::session {
 
@@ -73,11 +75,33 @@ diagnose::TargetCheck Workbench::checkTarget(const diagnose::TargetProfile &prof
     return diagnose::checkTarget(*m_model, profile, options);
 }
 
-support::Expected<diagnose::ShapeAnalysis> Workbench::analyzeShapes(const diagnose::ShapeOptions &options) const
+support::Expected<diagnose::ShapeAnalysis> Workbench::analyzeShapes(const diagnose::ShapeOptions &options,
+                                                                    const std::string &inputsDir) const
 {
     if (!m_model)
         return support::makeError("no-model", "no model is open");
-    return diagnose::analyzeShapes(*m_model, options);
+    if (inputsDir.empty())
+        return diagnose::analyzeShapes(*m_model, options);
+    auto inputs = runtime::readTestDataInputs(*m_model, inputsDir);
+    if (!inputs)
+        return inputs.takeError();
+    std::set<std::string> given; // the inputs options.freeze names ("" for one given without a name)
+    for (std::size_t start = 0; start < options.freeze.size();) {
+        const std::size_t end = std::min(options.freeze.find(',', start), options.freeze.size());
+        const std::string entry = options.freeze.substr(start, end - start);
+        given.insert(entry.find(':') == std::string::npos ? std::string() : entry.substr(0, entry.find(':')));
+        start = end + 1;
+    }
+    diagnose::ShapeOptions atTheirSizes = options;
+    for (const auto &[name, value] : *inputs) {
+        if (!value.isTensor() || given.contains(name) || given.contains(""))
+            continue; // a size given with -i wins
+        std::string dims;
+        for (const std::int64_t d : value.tensor.shape())
+            dims += (dims.empty() ? "" : "x") + std::to_string(d);
+        atTheirSizes.freeze += (atTheirSizes.freeze.empty() ? "" : ",") + name + ":" + (dims.empty() ? "1" : dims);
+    }
+    return diagnose::analyzeShapes(*m_model, atTheirSizes);
 }
 
 support::Expected<passes::Pipeline> Workbench::pipelineFromText(const std::string &text)

@@ -95,7 +95,10 @@ public:
                                       const diagnose::CheckOptions &options = {}) const;
 
     /// Where the open model's dynamic dims come from and what they reach (`portolan shapes`).
-    support::Expected<diagnose::ShapeAnalysis> analyzeShapes(const diagnose::ShapeOptions &options = {}) const;
+    /// `inputsDir`, a test set (input_K.pb), adds its inputs' dims to options.freeze: the analysis
+    /// and its advice are then at the sizes the model is actually run with.
+    support::Expected<diagnose::ShapeAnalysis> analyzeShapes(const diagnose::ShapeOptions &options = {},
+                                                             const std::string &inputsDir = {}) const;
 
     /// "-O0"…"-O3" or pipeline text ("infer-shapes,fuse-gelu{…}"), checked against the pass registry.
     static support::Expected<passes::Pipeline> pipelineFromText(const std::string &text);

@@ -6,6 +6,7 @@
 #include "support/TestSupport.h"
 
 #include "diagnose/DynamicShapes.h"
+#include "diagnose/FreezeDims.h"
 #include "diagnose/ShapesFormat.h"
 #include "diagnose/TargetProfile.h"
 
@@ -70,6 +71,7 @@ private slots:
     void perOpStaticShapesCountOnlyThoseNodes();
     void freezingClosesTheInputDims();
     void badFreezeIsAnError();
+    void relatedDimsAreSizedTogether();
     void fixtureAsAUserRunsIt();
 };
 
@@ -219,6 +221,39 @@ void TestDynamicShapes::freezingClosesTheInputDims()
     QCOMPARE(a.sources[0].opType, std::string("NonZero"));
     QCOMPARE(a.freezeAll, std::string("x:2x4"));
     QVERIFY(valueNamed(a, "t") == nullptr);
+}
+
+void TestDynamicShapes::relatedDimsAreSizedTogether()
+{
+    // a decoder step: the mask spans the cached and the new tokens; its dims name that sum
+    auto m = model("(int64[batch, sequence] ids, float[batch, 4, past, 8] cache, int64[batch, total] mask, "
+                   "float[batch, 3, height, width] image) => (int64[batch, sequence] y)",
+                   "y = Identity(ids)");
+    QVERIFY(m);
+    for (const ir::ValueId v : m->graph(m->mainGraph()).inputs) // as exporters spell it (the text format cannot)
+        if (m->value(v).name == "mask")
+            m->value(v).info.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_param("past + sequence");
+    // nothing given: every dim is 1, and each is named as such
+    const auto blind = diagnose::freezeOpenInputs(*m);
+    QCOMPARE(blind.text, std::string("ids:1x1,cache:1x4x1x8,mask:1x1,image:1x3x1x1"));
+    QCOMPARE(blind.unsized.size(), std::size_t(9)); // batch four times, sequence, past, their sum, height, width
+    QCOMPARE(blind.unsized.front(), std::string("ids axis 0 (batch)"));
+    QVERIFY(diagnose::unsizedNote(blind).starts_with("1 stands for ids axis 0 (batch), ids axis 1 (sequence)"));
+    // the sizes of the inputs used: the mask follows as past + sequence, the batch everywhere
+    const auto sized = diagnose::freezeOpenInputs(*m, {{"ids", {2, 7}}, {"cache", {2, 4, 5, 8}}});
+    QCOMPARE(sized.text, std::string("ids:2x7,cache:2x4x5x8,mask:2x12,image:2x3x1x1"));
+    QCOMPARE(sized.unsized, (std::vector<std::string>{"image axis 2 (height)", "image axis 3 (width)"}));
+    // the analysis's advice says so too
+    diagnose::ShapeOptions options;
+    options.target = target("static", R"("Identity": {})");
+    const auto a = analyze(*m, options);
+    QCOMPARE(a.freezeAll, blind.text);
+    QCOMPARE(a.unsized, blind.unsized);
+    const auto ids = std::find_if(a.sources.begin(), a.sources.end(), [](const auto &s) { return s.input == "ids" && s.axis == 1; });
+    QVERIFY(ids != a.sources.end());
+    QVERIFY2(ids->suggestion.find("1 stands for ids axis 0 (batch) and ids axis 1 (sequence)") != std::string::npos,
+             ids->suggestion.c_str());
+    QVERIFY2(ids->suggestion.find("cache") == std::string::npos, ids->suggestion.c_str()); // only its own dims
 }
 
 void TestDynamicShapes::badFreezeIsAnError()

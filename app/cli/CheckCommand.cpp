@@ -36,7 +36,10 @@ int runCheck(const QStringList &arguments)
     const QCommandLineOption json("json", "Print JSON (schema: docs/check-json.md) instead of text.");
     const QCommandLineOption noFixes("no-fixes", "Do not try the suggested passes on copies of the model (faster).");
     const QCommandLineOption list("list-targets", "List the target profiles found, with their sources, and exit.");
-    parser.addOptions({target, json, noFixes, list});
+    const QCommandLineOption inputs("inputs", "The sizes the model runs with, from a test set's input_K.pb files: "
+                                              "freeze fixes take them instead of 1.",
+                                    "DIR");
+    parser.addOptions({target, json, noFixes, list, inputs});
     parser.addPositionalArgument("MODEL", "The .onnx file to check.");
     if (auto exit = parseArguments(parser, "check",
                                    "Check every node of a model against a target's supported ops, opsets, types, "
@@ -62,6 +65,14 @@ int runCheck(const QStringList &arguments)
     }
     diagnose::CheckOptions options;
     options.tryFixes = !parser.isSet(noFixes);
+    if (parser.isSet(inputs)) {
+        auto sizes = workbench.inputSizesOf(parser.value(inputs).toStdString());
+        if (!sizes) {
+            std::fprintf(stderr, "portolan check: error: %s\n", sizes.error().format().c_str());
+            return kExitUsage;
+        }
+        options.inputSizes = std::move(*sizes);
+    }
     const diagnose::TargetCheck check = workbench.checkTarget(*profile, options);
     const std::string text = parser.isSet(json) ? diagnose::checkJson(check) : diagnose::checkText(check);
     std::fwrite(text.data(), 1, text.size(), stdout);

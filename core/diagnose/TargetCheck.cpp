@@ -58,7 +58,8 @@ support::Diagnostics modelFindings(const ir::Model &model, const TargetProfile &
 }
 
 /// The best measured pass fix of every group, and the model's own opset conversion, as one pipeline.
-std::optional<Fix> combinedFix(const TargetCheck &check, const ir::Model &model, const TargetProfile &profile)
+std::optional<Fix> combinedFix(const TargetCheck &check, const ir::Model &model, const TargetProfile &profile,
+                               const std::map<std::string, std::vector<std::int64_t>> &inputSizes)
 {
     std::vector<std::pair<const ProblemGroup *, const Fix *>> chosen;
     for (const ProblemGroup &g : check.groups) {
@@ -106,7 +107,7 @@ std::optional<Fix> combinedFix(const TargetCheck &check, const ir::Model &model,
                 convert = "convert-opset{target=" + std::to_string(std::clamp(current, r.min, std::min(r.max, newestKnownOpset()))) + "}";
             }
     if (freeze.empty() && profile.dynamicShapes == DynamicShapes::Static)
-        if (const FrozenInputs open = freezeOpenInputs(model); !open.text.empty())
+        if (const FrozenInputs open = freezeOpenInputs(model, inputSizes); !open.text.empty())
             freeze = "freeze-shapes{input=" + open.text + "}";
     std::string pipeline;
     std::vector<std::string> parts{convert, freeze};
@@ -148,14 +149,14 @@ TargetCheck checkTarget(const ir::Model &model, const TargetProfile &profile, co
 
     FixTrials trials(model, profile);
     for (ProblemGroup &g : check.groups) {
-        g.fixes = candidateFixes(model, profile, g, check.partitions);
+        g.fixes = candidateFixes(model, profile, g, check.partitions, options.inputSizes);
         if (options.tryFixes)
             for (Fix &f : g.fixes)
                 if (!f.pipeline.empty())
                     trials.measure(f, g);
     }
     if (options.tryFixes && (check.unsupportedNodes > 0 || support::hasErrors(check.modelFindings)))
-        if ((check.combined = combinedFix(check, model, profile)))
+        if ((check.combined = combinedFix(check, model, profile, options.inputSizes)))
             trials.measureAll(*check.combined, check.unsupportedNodes);
     return check;
 }

@@ -8,6 +8,7 @@
 #include "support/Diagnostic.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,6 +94,8 @@ struct Partitioning {
 
 struct CheckOptions {
     bool tryFixes = true; ///< run each pass fix on a copy and re-check (costs a pipeline per fix)
+    /// The sizes the model runs with, by input: freeze fixes take them (diagnose/FreezeDims.h).
+    std::map<std::string, std::vector<std::int64_t>> inputSizes;
 };
 
 struct TargetCheck {

@@ -114,10 +114,10 @@ std::size_t unsupportedCount(const std::vector<ProblemGroup> &groups)
 }
 
 std::vector<Fix> candidateFixes(const ir::Model &model, const TargetProfile &profile, const ProblemGroup &group,
-                                const Partitioning &partitions)
+                                const Partitioning &partitions, const std::map<std::string, std::vector<std::int64_t>> &inputSizes)
 {
     std::vector<Fix> fixes;
-    const FrozenInputs open = freezeOpenInputs(model);
+    const FrozenInputs open = freezeOpenInputs(model, inputSizes);
     const std::string &frozen = open.text;
     // runnable as it is; which 1s stand for a size nothing told is said, never left silent
     const std::string ones = open.unsized.empty() ? std::string() : "; " + unsizedNote(open) + ": put yours";

@@ -35,7 +35,7 @@ private:
 
 /// The candidate fixes for `group`, best first (pass fixes untried), ending with fallback and plugin.
 std::vector<Fix> candidateFixes(const ir::Model &model, const TargetProfile &profile, const ProblemGroup &group,
-                                const Partitioning &partitions);
+                                const Partitioning &partitions, const std::map<std::string, std::vector<std::int64_t>> &inputSizes);
 
 /// The newest ai.onnx opset this build's ONNX knows (the version converter's ceiling).
 int newestKnownOpset();

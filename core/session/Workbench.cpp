@@ -75,6 +75,20 @@ diagnose::TargetCheck Workbench::checkTarget(const diagnose::TargetProfile &prof
     return diagnose::checkTarget(*m_model, profile, options);
 }
 
+support::Expected<std::map<std::string, std::vector<std::int64_t>>> Workbench::inputSizesOf(const std::string &testDataDir) const
+{
+    if (!m_model)
+        return support::makeError("no-model", "no model is open");
+    auto inputs = runtime::readTestDataInputs(*m_model, testDataDir);
+    if (!inputs)
+        return inputs.takeError();
+    std::map<std::string, std::vector<std::int64_t>> sizes;
+    for (const auto &[name, value] : *inputs)
+        if (value.isTensor())
+            sizes[name] = value.tensor.shape();
+    return sizes;
+}
+
 support::Expected<diagnose::ShapeAnalysis> Workbench::analyzeShapes(const diagnose::ShapeOptions &options,
                                                                     const std::string &inputsDir) const
 {
@@ -82,9 +96,9 @@ support::Expected<diagnose::ShapeAnalysis> Workbench::analyzeShapes(const diagno
         return support::makeError("no-model", "no model is open");
     if (inputsDir.empty())
         return diagnose::analyzeShapes(*m_model, options);
-    auto inputs = runtime::readTestDataInputs(*m_model, inputsDir);
-    if (!inputs)
-        return inputs.takeError();
+    auto sizes = inputSizesOf(inputsDir);
+    if (!sizes)
+        return sizes.takeError();
     std::set<std::string> given; // the inputs options.freeze names ("" for one given without a name)
     for (std::size_t start = 0; start < options.freeze.size();) {
         const std::size_t end = std::min(options.freeze.find(',', start), options.freeze.size());
@@ -93,11 +107,11 @@ support::Expected<diagnose::ShapeAnalysis> Workbench::analyzeShapes(const diagno
         start = end + 1;
     }
     diagnose::ShapeOptions atTheirSizes = options;
-    for (const auto &[name, value] : *inputs) {
-        if (!value.isTensor() || given.contains(name) || given.contains(""))
+    for (const auto &[name, shape] : *sizes) {
+        if (given.contains(name) || given.contains(""))
             continue; // a size given with -i wins
         std::string dims;
-        for (const std::int64_t d : value.tensor.shape())
+        for (const std::int64_t d : shape)
             dims += (dims.empty() ? "" : "x") + std::to_string(d);
         atTheirSizes.freeze += (atTheirSizes.freeze.empty() ? "" : ",") + name + ":" + (dims.empty() ? "1" : dims);
     }

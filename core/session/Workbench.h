@@ -16,6 +16,7 @@
 #include "session/PortReportBuilder.h"
 #include "support/Expected.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -93,6 +94,9 @@ public:
     /// Every node of the open model against a target profile, with the fixes tried on copies.
     diagnose::TargetCheck checkTarget(const diagnose::TargetProfile &profile,
                                       const diagnose::CheckOptions &options = {}) const;
+
+    /// The dims of a test set's inputs (input_K.pb), by input name: the sizes the model runs with.
+    support::Expected<std::map<std::string, std::vector<std::int64_t>>> inputSizesOf(const std::string &testDataDir) const;
 
     /// Where the open model's dynamic dims come from and what they reach (`portolan shapes`).
     /// `inputsDir`, a test set (input_K.pb), adds its inputs' dims to options.freeze: the analysis

@@ -392,6 +392,23 @@ void TestTargetCheck::fixtureOnStaticTargetGetsAWorkingPipeline()
     QVERIFY(check.combined);
     QVERIFY2(check.combined->pipeline.starts_with("freeze-shapes{input=input:1x1x32}"), check.combined->pipeline.c_str());
     QCOMPARE(check.combined->unsupportedAfter, std::size_t(0));
+    bool saysWhichOne = false; // the 1 stands for a size nothing told, and a freeze fix says which
+    for (const auto &g : check.groups)
+        for (const auto &f : g.fixes)
+            saysWhichOne = saysWhichOne || f.summary.find("1 stands for input axis 1 (seq)") != std::string::npos;
+    QVERIFY(saysWhichOne);
+    // at the sizes the model runs with (its test set), the fixes freeze those, and say nothing of 1s
+    auto sizes = workbench.inputSizesOf(test::fixturesDir() + "/transformer_opset17/test_data_set_0");
+    QVERIFY2(sizes, sizes ? "" : sizes.error().format().c_str());
+    diagnose::CheckOptions atTheirSizes;
+    atTheirSizes.inputSizes = *sizes;
+    const auto sized = workbench.checkTarget(*mobile, atTheirSizes);
+    QVERIFY(sized.combined);
+    QVERIFY2(sized.combined->pipeline.starts_with("freeze-shapes{input=input:1x8x32}"), sized.combined->pipeline.c_str());
+    QCOMPARE(sized.combined->unsupportedAfter, std::size_t(0));
+    for (const auto &g : sized.groups)
+        for (const auto &f : g.fixes)
+            QVERIFY2(f.summary.find("stands for") == std::string::npos, f.summary.c_str());
 }
 
 void TestTargetCheck::cliExitCodesAndJson()

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <unordered_set>
 
@@ -36,8 +37,8 @@ std::string runner(const OnnxRuntimeInstall &install, const std::string &level)
 }
 
 /// Writes a copy of `model` to `markedPath` with every main-graph tensor that ORT's optimized graph
-/// (at `optimizedPath`) still computes as an extra output; how many were added.
-support::Expected<std::size_t> markKeptTensors(const ir::Model &model, const std::string &optimizedPath, const std::string &markedPath)
+/// (at `optimizedPath`) still computes as an extra output.
+support::Status markKeptTensors(const ir::Model &model, const std::string &optimizedPath, const std::string &markedPath)
 {
     onnx::ModelProto optimized;
     std::ifstream in(optimizedPath, std::ios::binary);
@@ -50,22 +51,26 @@ support::Expected<std::size_t> markKeptTensors(const ir::Model &model, const std
     std::unordered_set<std::string> outputs;
     for (const onnx::ValueInfoProto &out : proto.graph().output())
         outputs.insert(out.name());
-    std::size_t added = 0;
     for (const ir::NodeId n : model.graph(model.mainGraph()).nodes) {
         const ir::Node &node = model.node(n);
         if (!node.alive || node.isConstant())
             continue;
         for (const ir::ValueId v : node.outputs)
-            if (v.valid() && kept.contains(model.value(v).name) && outputs.insert(model.value(v).name).second) {
+            if (v.valid() && kept.contains(model.value(v).name) && outputs.insert(model.value(v).name).second)
                 proto.mutable_graph()->add_output()->set_name(model.value(v).name); // ORT infers the type
-                ++added;
-            }
     }
     std::ofstream out(markedPath, std::ios::binary);
     if (!out || !proto.SerializeToOstream(&out))
         return makeError("external-failed", "cannot write the model with ONNX Runtime's kept tensors marked", markedPath);
-    return added;
+    return support::Status::ok();
 }
+
+/// The marked model of onnxRuntimeSide, made at its first run and kept for the later ones (the
+/// kernel check's, the GPU profile's): ORT's optimization depends on the model and level alone.
+struct MarkedModel {
+    TemporaryFolder folder;
+    std::string path; ///< empty until made
+};
 
 } // namespace
 
@@ -137,22 +142,25 @@ RunSide onnxRuntimeSide(const ir::Model &model, const std::string &modelPath, co
     const ExternalCommand command = onnxRuntimeCommand(install, level, timeoutSeconds);
     RunSide side = externalSide(model, modelPath, command);
     side.label = "ort:" + level;
-    side.run = [&model, modelPath, level, install, command](const runtime::NamedValues &feeds, const runtime::RunOptions &options)
+    auto marked = std::make_shared<MarkedModel>();
+    side.run = [&model, modelPath, level, install, command, marked](const runtime::NamedValues &feeds,
+                                                                     const runtime::RunOptions &options)
         -> support::Expected<runtime::NamedValues> {
-        TemporaryFolder work;
-        if (work.path().empty())
-            return makeError("external-failed", "cannot create a temporary folder");
-        const std::string optimized = work.path() + "/optimized.onnx", marked = work.path() + "/marked.onnx";
-        const std::string optimize = runner(install, level) + " --save-optimized " + shellQuoted(optimized) + " " + shellQuoted(modelPath);
-        auto finished = runShell(optimize, command.timeoutSeconds);
-        if (!finished)
-            return finished.takeError();
-        if (auto st = commandSucceeded(*finished, optimize, "ONNX Runtime's optimizer", command.timeoutSeconds, "--external-timeout"); !st)
-            return st.error();
-        auto added = markKeptTensors(model, optimized, marked);
-        if (!added)
-            return added.takeError();
-        auto run = runExternal(command, marked, model, feeds);
+        if (marked->path.empty()) {
+            if (marked->folder.path().empty())
+                return makeError("external-failed", "cannot create a temporary folder");
+            const std::string optimized = marked->folder.path() + "/optimized.onnx", path = marked->folder.path() + "/marked.onnx";
+            const std::string optimize = runner(install, level) + " --save-optimized " + shellQuoted(optimized) + " " + shellQuoted(modelPath);
+            auto finished = runShell(optimize, command.timeoutSeconds);
+            if (!finished)
+                return finished.takeError();
+            if (auto st = commandSucceeded(*finished, optimize, "ONNX Runtime's optimizer", command.timeoutSeconds, "--external-timeout"); !st)
+                return st.error();
+            if (auto st = markKeptTensors(model, optimized, path); !st)
+                return st.error();
+            marked->path = path;
+        }
+        auto run = runExternal(command, marked->path, model, feeds);
         if (!run)
             return run.takeError();
         return replayImported(model, *run, options);

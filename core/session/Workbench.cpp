@@ -4,6 +4,7 @@
 #include "session/ModelFindings.h"
 
 #include "ir/ModelSaver.h"
+#include "passes/FreezeShapes.h"
 #include "runtime/ExecutorRegistry.h"
 #include "runtime/TestDataSet.h"
 
@@ -13,7 +14,6 @@
 #include <filesystem>
 #include <optional>
 #include <regex>
-#include <set>
 
 namespace portolan::session {
 
@@ -99,16 +99,12 @@ support::Expected<diagnose::ShapeAnalysis> Workbench::analyzeShapes(const diagno
     auto sizes = inputSizesOf(inputsDir);
     if (!sizes)
         return sizes.takeError();
-    std::set<std::string> given; // the inputs options.freeze names ("" for one given without a name)
-    for (std::size_t start = 0; start < options.freeze.size();) {
-        const std::size_t end = std::min(options.freeze.find(',', start), options.freeze.size());
-        const std::string entry = options.freeze.substr(start, end - start);
-        given.insert(entry.find(':') == std::string::npos ? std::string() : entry.substr(0, entry.find(':')));
-        start = end + 1;
-    }
+    auto given = passes::frozenInputShapes(*m_model, options.freeze); // what -i gave, by input name
+    if (!given)
+        return given.takeError();
     diagnose::ShapeOptions atTheirSizes = options;
     for (const auto &[name, shape] : *sizes) {
-        if (given.contains(name) || given.contains(""))
+        if (given->contains(name))
             continue; // a size given with -i wins
         std::string dims;
         for (const std::int64_t d : shape)
